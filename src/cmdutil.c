@@ -1,0 +1,109 @@
+/* What both commands do at their boundary: report errors, log changes, resolve the service group. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "nss.h"
+
+const char *cmd_name = "slots";
+
+void cmd_report(const char *what, const struct slots_error *e, const char *fix)
+{
+        char buf[2 * SLOTS_ERR_TEXT + 64];
+
+        fprintf(stderr, "%s: %s: %s\n", cmd_name, what, slots_error_format(e, buf, sizeof(buf)));
+        if (e->fix[0])
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, e->fix);
+        else if (fix)
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, fix);
+}
+
+int cmd_exit_for(int r)
+{
+        if (r >= 0)
+                return EXIT_DONE;
+        return r == -EBADMSG || r == -EINVAL ? EXIT_USAGE : EXIT_REFUSED;
+}
+
+void cmd_log(const char *fmt, ...)
+{
+        const char *sudo_user = getenv("SUDO_USER");
+        char msg[1024], who[128];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (sudo_user && sudo_user[0])
+                snprintf(who, sizeof(who), "%s (via sudo)", sudo_user);
+        else
+                snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
+        openlog(cmd_name, LOG_PID, LOG_AUTHPRIV);
+        syslog(LOG_NOTICE, "%s; by %s", msg, who);
+        closelog();
+}
+
+int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e)
+{
+        struct slots_pw pw = { 0 };
+        struct slots_gr gr = { 0 };
+        int r;
+
+        if (c->service_group) {
+                r = slots_nss_group(c->service_group, &gr);
+                if (r == 0) {
+                        slots_error_set(e, -ENOENT, c->service_group, "the service group does not exist");
+                        slots_error_fix(e, "create it, or fix \"service_group\" in %s", c->path);
+                        return -ENOENT;
+                }
+                if (r < 0)
+                        return slots_error_set(e, r, c->service_group, "group lookup failed: %s",
+                                               strerror(-r));
+                *gid = gr.gid;
+                *name = gr.name;
+                gr.name = NULL;
+                slots_gr_clear(&gr);
+                return 0;
+        }
+        r = slots_nss_user(c->service, &pw);
+        if (r == 0) {
+                slots_error_set(e, -ENOENT, c->service, "the service account does not exist");
+                slots_error_fix(e, "create the service account, or fix \"service\" in %s", c->path);
+                return -ENOENT;
+        }
+        if (r < 0)
+                return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
+        *gid = pw.gid;
+        slots_pw_clear(&pw);
+        r = slots_nss_gid(*gid, &gr);
+        if (r < 0)
+                return slots_error_set(e, r, c->service, "group lookup failed: %s", strerror(-r));
+        if (r == 0) {
+                if (asprintf(name, "%u", (unsigned) *gid) < 0)
+                        return -ENOMEM;
+                return 0;
+        }
+        *name = gr.name;
+        gr.name = NULL;
+        slots_gr_clear(&gr);
+        return 0;
+}
+
+int cmd_load_config(const char *path, struct slots_config **c)
+{
+        struct slots_error e;
+        int r;
+
+        r = slots_config_load(AT_FDCWD, path ? path : slots_config_default_path(), c, &e);
+        if (r < 0) {
+                cmd_report(r == -EBADMSG ? "invalid config" : "cannot read the config", &e, NULL);
+                return EXIT_USAGE;
+        }
+        return EXIT_DONE;
+}

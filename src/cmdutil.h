@@ -1,0 +1,39 @@
+/* What both commands do at their boundary: report errors, log changes, resolve the service group. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "error.h"
+
+/* Exit statuses of the contract. */
+enum {
+        EXIT_DONE = 0,
+        EXIT_REFUSED = 1,
+        EXIT_USAGE = 2,
+};
+
+/* The command's name for messages ("slots-admin"); set once in main. */
+extern const char *cmd_name;
+
+/*
+ * Prints "<cmd>: <what>: <object>[:line:col]: <reason>" and, when the error
+ * carries one, "<cmd>: fix: <fix>" (or `fix` given here when the error has none).
+ */
+void cmd_report(const char *what, const struct slots_error *e, const char *fix);
+
+/* Exit status for a library result: -EBADMSG and -EINVAL are 2, other errors 1. */
+int cmd_exit_for(int r);
+
+/* Logs a change to syslog (LOG_AUTHPRIV) with the invoking admin (SUDO_USER or the uid). */
+void cmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The service group: service_group from the config, else the primary group of
+ * the service account, looked up through NSS.  *name is malloc'ed.
+ */
+int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e);
+
+/* Loads the config named by --config, SLOTS_CONFIG or the default; reports and returns an exit status. */
+int cmd_load_config(const char *path, struct slots_config **c);

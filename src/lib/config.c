@@ -1,0 +1,492 @@
+/* The config file (SPEC "Config"): strict parse, defaults resolved in one place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+#include "ids.h"
+#include "jsonpos.h"
+
+#define CONFIG_MAX ((size_t) 1 << 20)
+
+enum kind {
+        K_NAME,         /* account or group name */
+        K_PREFIX,       /* group name prefix */
+        K_POOL,         /* 1..9999 */
+        K_ID,           /* uid */
+        K_ABSPATH,      /* absolute, normalized path */
+        K_FILENAME,     /* one path component */
+        K_USERTREE,     /* relative path holding {user} */
+        K_RELPATHS,     /* array of relative paths */
+        K_ABSPATHS,     /* array of absolute paths */
+        K_LIMITS,
+};
+
+static const struct key {
+        const char *name;
+        enum kind kind;
+        size_t offset;
+} keys[] = {
+        { "service", K_NAME, offsetof(struct slots_config, service) },
+        { "service_group", K_NAME, offsetof(struct slots_config, service_group) },
+        { "prefix", K_PREFIX, offsetof(struct slots_config, prefix) },
+        { "slots", K_POOL, offsetof(struct slots_config, slots) },
+        { "uid_min", K_ID, offsetof(struct slots_config, uid_min) },
+        { "uid_max", K_ID, offsetof(struct slots_config, uid_max) },
+        { "shell", K_ABSPATH, offsetof(struct slots_config, shell) },
+        { "app_root", K_ABSPATH, offsetof(struct slots_config, app_root) },
+        { "launcher", K_FILENAME, offsetof(struct slots_config, launcher) },
+        { "docs_root", K_ABSPATH, offsetof(struct slots_config, docs_root) },
+        { "user_tree", K_USERTREE, offsetof(struct slots_config, user_tree) },
+        { "shared_dirs", K_RELPATHS, offsetof(struct slots_config, shared_dirs) },
+        { "slots_root", K_ABSPATH, offsetof(struct slots_config, slots_root) },
+        { "private_paths", K_ABSPATHS, offsetof(struct slots_config, private_paths) },
+        { "table", K_ABSPATH, offsetof(struct slots_config, table) },
+        { "slotctl_config", K_ABSPATH, offsetof(struct slots_config, slotctl_config) },
+        { "limits", K_LIMITS, 0 },
+};
+
+static const char known_keys[] =
+        "service, service_group, prefix, slots, uid_min, uid_max, shell, app_root, launcher, docs_root, "
+        "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits";
+
+const char *slots_config_default_path(void)
+{
+        const char *p = secure_getenv("SLOTS_CONFIG");
+
+        return p && p[0] ? p : SLOTS_DEFAULT_CONFIG;
+}
+
+void slots_config_free(struct slots_config *c)
+{
+        if (!c)
+                return;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+                if (keys[i].kind == K_RELPATHS || keys[i].kind == K_ABSPATHS || keys[i].kind == K_POOL ||
+                    keys[i].kind == K_ID || keys[i].kind == K_LIMITS)
+                        continue;
+                free(*(char **) ((char *) c + keys[i].offset));
+        }
+        for (size_t i = 0; i < c->n_shared_dirs; i++)
+                free(c->shared_dirs[i]);
+        free(c->shared_dirs);
+        for (size_t i = 0; i < c->n_private_paths; i++)
+                free(c->private_paths[i]);
+        free(c->private_paths);
+        free(c->slot_limits);
+        free(c->path);
+        free(c);
+}
+
+static int fail(const struct slots_jsrc *src, const struct slots_jpath *p, size_t n, bool key,
+                struct slots_error *e, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int fail(const struct slots_jsrc *src, const struct slots_jpath *p, size_t n, bool key,
+                struct slots_error *e, const char *fmt, ...)
+{
+        char text[SLOTS_ERR_TEXT];
+        unsigned line, col;
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        slots_error_set(e, -EBADMSG, src->file, "%s", text);
+        (void) slots_json_locate(src, p, n, key, &line, &col);
+        slots_error_at(e, line, col);
+        return -EBADMSG;
+}
+
+static bool name_valid(const char *s, size_t max)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n > max)
+                return false;
+        if (!((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+                return false;
+        for (size_t i = 1; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+                      s[i] == '-'))
+                        return false;
+        return true;
+}
+
+/* Relative (absolute when abs) path of plain components: no empty, ".", ".." component. */
+static bool path_valid(const char *s, bool abs)
+{
+        const char *p = s;
+
+        if (abs) {
+                if (s[0] != '/')
+                        return false;
+                if (s[1] == '\0')
+                        return true;
+                p = s + 1;
+        } else if (s[0] == '/' || s[0] == '\0') {
+                return false;
+        }
+        for (;;) {
+                const char *end = strchr(p, '/');
+                size_t len = end ? (size_t) (end - p) : strlen(p);
+
+                if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (!end)
+                        return true;
+                p = end + 1;
+        }
+}
+
+static int set_string(char **dst, const char *v)
+{
+        char *s = strdup(v);
+
+        if (!s)
+                return -ENOMEM;
+        free(*dst);
+        *dst = s;
+        return 0;
+}
+
+static int parse_paths(const struct slots_jsrc *src, const struct slots_jpath *p, json_t *v, bool abs,
+                       char ***out, size_t *n_out, struct slots_error *e)
+{
+        struct slots_jpath q[2] = { p[0], { 0 } };
+        size_t i;
+        json_t *item;
+
+        if (!json_is_array(v))
+                return fail(src, p, 1, false, e, "\"%s\" must be an array of %s paths", p[0].key,
+                            abs ? "absolute" : "relative");
+        *out = calloc(json_array_size(v) + 1, sizeof(char *));
+        if (!*out)
+                return -ENOMEM;
+        json_array_foreach(v, i, item) {
+                q[1] = (struct slots_jpath){ .key = NULL, .index = i };
+                if (!json_is_string(item) || !path_valid(json_string_value(item), abs))
+                        return fail(src, q, 2, false, e,
+                                    "\"%s\" entry %zu must be %s path without \".\", \"..\" or empty "
+                                    "components", p[0].key, i + 1, abs ? "an absolute" : "a relative");
+                (*out)[i] = strdup(json_string_value(item));
+                if (!(*out)[i])
+                        return -ENOMEM;
+                *n_out = i + 1;
+        }
+        return 0;
+}
+
+static int parse_limits(const struct slots_jsrc *src, json_t *v, struct slots_config *c,
+                        struct slots_error *e)
+{
+        struct slots_jpath p[2] = { { .key = "limits" }, { 0 } };
+        const char *key;
+        json_t *sub;
+        int r;
+
+        if (!json_is_object(v))
+                return fail(src, p, 1, false, e,
+                            "\"limits\" must be an object: {\"default\": {...}, \"slot03\": {...}}");
+        c->has_limits = true;
+        c->slot_limits = calloc(json_object_size(v) + 1, sizeof(*c->slot_limits));
+        if (!c->slot_limits)
+                return -ENOMEM;
+        json_object_foreach(v, key, sub) {
+                unsigned n = 0;
+
+                p[1].key = key;
+                if (strcmp(key, "default") == 0) {
+                        r = slots_limits_parse(sub, src, p, 2, &c->limits_default, e);
+                } else if ((n = slots_slot_parse(key)) != 0) {
+                        struct slots_slot_limits *sl = &c->slot_limits[c->n_slot_limits++];
+                        sl->slot = n;
+                        r = slots_limits_parse(sub, src, p, 2, &sl->limits, e);
+                } else {
+                        return fail(src, p, 2, true, e,
+                                    "\"limits\" has key \"%s\"; only \"default\" and slot names (slot01, "
+                                    "...) are allowed", key);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *v, struct slots_config *c,
+                     struct slots_error *e)
+{
+        const struct slots_jpath p[1] = { { .key = k->name } };
+        char **dst = (char **) ((char *) c + k->offset);
+        const char *s = json_string_value(v);
+
+        switch (k->kind) {
+        case K_NAME:
+                if (!s || !name_valid(s, 32))
+                        return fail(src, p, 1, false, e,
+                                    "\"%s\" must be an account or group name (lower case letters, digits, "
+                                    "_ and -, starting with a letter or _, at most 32)", k->name);
+                return set_string(dst, s);
+        case K_PREFIX:
+                if (!s || !name_valid(s, 26))
+                        return fail(src, p, 1, false, e,
+                                    "\"prefix\" must be a group name prefix (lower case letters, digits, _ "
+                                    "and -, at most 26 so that <prefix>shared fits in 32)");
+                return set_string(dst, s);
+        case K_POOL:
+                if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+                    json_integer_value(v) > SLOTS_POOL_MAX)
+                        return fail(src, p, 1, false, e, "\"slots\" must be an integer from 1 to %d",
+                                    SLOTS_POOL_MAX);
+                c->slots = (unsigned) json_integer_value(v);
+                return 0;
+        case K_ID:
+                if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+                    json_integer_value(v) >= (json_int_t) UINT32_MAX)
+                        return fail(src, p, 1, false, e, "\"%s\" must be an integer from 1 to %u", k->name,
+                                    UINT32_MAX - 1);
+                *(uid_t *) ((char *) c + k->offset) = (uid_t) json_integer_value(v);
+                return 0;
+        case K_ABSPATH:
+                if (!s || !path_valid(s, true))
+                        return fail(src, p, 1, false, e,
+                                    "\"%s\" must be an absolute path without \".\", \"..\", empty "
+                                    "components or a trailing /", k->name);
+                return set_string(dst, s);
+        case K_FILENAME:
+                if (!s || !path_valid(s, false) || strchr(s, '/'))
+                        return fail(src, p, 1, false, e, "\"%s\" must be a file name without /", k->name);
+                return set_string(dst, s);
+        case K_USERTREE:
+                if (!s || !path_valid(s, false) || !strstr(s, "{user}"))
+                        return fail(src, p, 1, false, e,
+                                    "\"user_tree\" must be a relative path that contains {user}, without "
+                                    "\".\", \"..\" or empty components");
+                return set_string(dst, s);
+        case K_RELPATHS:
+                return parse_paths(src, p, v, false, &c->shared_dirs, &c->n_shared_dirs, e);
+        case K_ABSPATHS:
+                return parse_paths(src, p, v, true, &c->private_paths, &c->n_private_paths, e);
+        case K_LIMITS:
+                return parse_limits(src, v, c, e);
+        }
+        return -EINVAL;
+}
+
+/* True when `path` is `base` or lies below it (both normalized absolute paths). */
+static bool path_under(const char *path, const char *base)
+{
+        size_t n = strlen(base);
+
+        if (strcmp(base, "/") == 0)
+                return true;
+        return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool slots_config_is_private(const struct slots_config *c, const char *path)
+{
+        for (size_t i = 0; i < c->n_private_paths; i++)
+                if (path_under(path, c->private_paths[i]))
+                        return true;
+        return false;
+}
+
+/* Cross-key rules and defaults, in one place. */
+static int finish(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
+{
+        static const struct slots_jpath top[1] = { { .key = NULL, .index = 0 } };
+        char *dir = NULL;
+
+        if (!c->service)
+                return fail(src, top, 0, false, e, "required key \"service\" is missing");
+        if (c->slots == 0)
+                return fail(src, top, 0, false, e, "required key \"slots\" is missing");
+        if ((c->uid_min != 0) != (c->uid_max != 0)) {
+                const struct slots_jpath p = { .key = c->uid_min ? "uid_min" : "uid_max" };
+                return fail(src, &p, 1, true, e, "\"uid_min\" and \"uid_max\" go together; set both");
+        }
+        c->uid_range_set = c->uid_min != 0;
+        if (c->uid_range_set && c->uid_max < c->uid_min) {
+                const struct slots_jpath p = { .key = "uid_max" };
+                return fail(src, &p, 1, false, e, "\"uid_max\" is below \"uid_min\"");
+        }
+        if (c->uid_range_set && c->uid_max - c->uid_min + 1 < c->slots + 1) {
+                const struct slots_jpath p = { .key = "uid_max" };
+                return fail(src, &p, 1, false, e,
+                            "the range uid_min..uid_max holds %u ids; the pool needs %u (slots and the "
+                            "shared group)", (unsigned) (c->uid_max - c->uid_min + 1), c->slots + 1);
+        }
+        for (size_t i = 0; i < c->n_slot_limits; i++)
+                if (c->slot_limits[i].slot > c->slots) {
+                        char name[SLOTS_NAME_MAX];
+                        const struct slots_jpath p[2] = {
+                                { .key = "limits" },
+                                { .key = slots_slot_name(c->slot_limits[i].slot, name) },
+                        };
+                        return fail(src, p, 2, true, e, "\"limits\" names %s, outside the pool of %u slots",
+                                    name, c->slots);
+                }
+        if (c->n_shared_dirs && !c->docs_root) {
+                const struct slots_jpath p = { .key = "shared_dirs" };
+                return fail(src, &p, 1, true, e, "\"shared_dirs\" needs \"docs_root\"");
+        }
+        /* A shared folder that holds a private path would hand that path to every slot. */
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                if (asprintf(&dir, "%s/%s", c->docs_root, c->shared_dirs[i]) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < c->n_private_paths; j++)
+                        if (path_under(c->private_paths[j], dir) || path_under(dir, c->private_paths[j])) {
+                                const struct slots_jpath p[2] = { { .key = "shared_dirs" },
+                                                                  { .key = NULL, .index = i } };
+                                int r = fail(src, p, 2, false, e,
+                                             "shared folder %s overlaps the private path %s; a private path "
+                                             "must never be shared", dir, c->private_paths[j]);
+                                free(dir);
+                                return r;
+                        }
+                free(dir);
+                dir = NULL;
+        }
+        if (!c->prefix && set_string(&c->prefix, "slot") < 0)
+                return -ENOMEM;
+        if (!c->shell && set_string(&c->shell, "/usr/sbin/nologin") < 0)
+                return -ENOMEM;
+        if (!c->user_tree && set_string(&c->user_tree, "_users/{user}") < 0)
+                return -ENOMEM;
+        if (!c->table && set_string(&c->table, SLOTS_DEFAULT_TABLE) < 0)
+                return -ENOMEM;
+        if (!c->slotctl_config && set_string(&c->slotctl_config, SLOTS_DEFAULT_SLOTCTL) < 0)
+                return -ENOMEM;
+        if (!c->slots_root) {
+                if (asprintf(&c->slots_root, "/var/lib/slots/%s", c->service) < 0) {
+                        c->slots_root = NULL;
+                        return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+int slots_config_parse(const char *text, size_t len, const char *file, struct slots_config **ret,
+                       struct slots_error *e)
+{
+        const struct slots_jsrc src = { .file = file, .text = text, .len = len };
+        struct slots_config *c;
+        json_error_t jerr;
+        json_t *root, *v;
+        const char *key;
+        int r = 0;
+
+        root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!root) {
+                slots_error_set(e, -EBADMSG, file, "%s", jerr.text);
+                slots_error_at(e, (unsigned) (jerr.line > 0 ? jerr.line : 1),
+                               (unsigned) (jerr.column > 0 ? jerr.column : 1));
+                return -EBADMSG;
+        }
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                json_decref(root);
+                return -ENOMEM;
+        }
+        if (!json_is_object(root)) {
+                r = fail(&src, NULL, 0, false, e, "the config must be a JSON object");
+                goto out;
+        }
+        json_object_foreach(root, key, v) {
+                const struct key *k = NULL;
+
+                for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                        if (strcmp(keys[i].name, key) == 0)
+                                k = &keys[i];
+                if (!k) {
+                        const struct slots_jpath p = { .key = key };
+                        r = fail(&src, &p, 1, true, e, "unknown key \"%s\" (known: %s)", key, known_keys);
+                        goto out;
+                }
+                r = parse_key(&src, k, v, c, e);
+                if (r < 0)
+                        goto out;
+        }
+        r = finish(&src, c, e);
+        if (r == 0 && !(c->path = strdup(file)))
+                r = -ENOMEM;
+out:
+        json_decref(root);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        slots_error_set(e, r, file, "out of memory");
+                slots_config_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int slots_config_load(int rootfd, const char *path, struct slots_config **ret, struct slots_error *e)
+{
+        struct stat st;
+        char *text = NULL;
+        size_t len;
+        int fd, r;
+
+        fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
+                if (fd == -ENOENT)
+                        slots_error_fix(e, "create it (see slots.conf(5)) or name another with --config");
+                return fd;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return slots_error_set(e, -EINVAL, path, "the config is not a regular file");
+        }
+        r = slots_read_all(fd, CONFIG_MAX, &text, &len);
+        close(fd);
+        if (r < 0)
+                return slots_error_set(e, r, path, "cannot read the config: %s", strerror(-r));
+        if (memchr(text, '\0', len))
+                r = slots_error_set(e, -EBADMSG, path, "the config contains a NUL byte");
+        else
+                r = slots_config_parse(text, len, path, ret, e);
+        free(text);
+        return r;
+}
+
+void slots_config_limits_for(const struct slots_config *c, unsigned n, struct slots_limits *out)
+{
+        *out = c->limits_default;
+        for (size_t i = 0; i < c->n_slot_limits; i++)
+                if (c->slot_limits[i].slot == n)
+                        slots_limits_overlay(out, &c->slot_limits[i].limits);
+}
+
+char *slots_config_user_tree(const struct slots_config *c, const char *user)
+{
+        const char *t = c->user_tree;
+        size_t ulen = strlen(user), n = 0;
+        char *out, *o;
+
+        for (const char *p = t; (p = strstr(p, "{user}")); p += 6)
+                n++;
+        out = malloc(strlen(t) + n * ulen + 1);
+        if (!out)
+                return NULL;
+        o = out;
+        while (*t) {
+                if (strncmp(t, "{user}", 6) == 0) {
+                        memcpy(o, user, ulen);
+                        o += ulen;
+                        t += 6;
+                } else {
+                        *o++ = *t++;
+                }
+        }
+        *o = '\0';
+        return out;
+}

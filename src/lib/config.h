@@ -1,0 +1,69 @@
+/* The config file (SPEC "Config"): strict parse, defaults resolved in one place. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "limits.h"
+
+#define SLOTS_DEFAULT_CONFIG "/etc/slots/slots.conf"
+#define SLOTS_DEFAULT_TABLE "/etc/slots/slots.json"
+#define SLOTS_DEFAULT_SLOTCTL "/etc/slots/slotctl.json"
+
+struct slots_slot_limits {
+        unsigned slot;
+        struct slots_limits limits;
+};
+
+struct slots_config {
+        char *path;                     /* where it was read from */
+        char *service;
+        char *service_group;            /* NULL: the primary group of service */
+        char *prefix;                   /* shared group is <prefix>shared */
+        unsigned slots;                 /* pool size, 1..9999 */
+        bool uid_range_set;             /* false: SYS_UID_MIN/MAX of login.defs */
+        uid_t uid_min, uid_max;
+        char *shell;
+        char *app_root;                 /* NULL when unset */
+        char *launcher;                 /* NULL when unset */
+        char *docs_root;                /* NULL when unset */
+        char *user_tree;                /* relative to docs_root, holds "{user}" */
+        char *slots_root;
+        char **shared_dirs;             /* relative to docs_root */
+        size_t n_shared_dirs;
+        char **private_paths;           /* absolute */
+        size_t n_private_paths;
+        char *table;
+        char *slotctl_config;
+        bool has_limits;
+        struct slots_limits limits_default;
+        struct slots_slot_limits *slot_limits;
+        size_t n_slot_limits;
+};
+
+/* The config path: SLOTS_CONFIG from the environment, else the built-in default. */
+const char *slots_config_default_path(void);
+
+/* Parses config text; file names it in errors.  Returns 0, -EBADMSG or -ENOMEM. */
+int slots_config_parse(const char *text, size_t len, const char *file, struct slots_config **ret,
+                       struct slots_error *e);
+
+/*
+ * Reads and parses path, resolved inside rootfd (AT_FDCWD for the host).  Returns
+ * 0, -EBADMSG (invalid content) or another -errno (cannot read: the error names
+ * the file).
+ */
+int slots_config_load(int rootfd, const char *path, struct slots_config **ret, struct slots_error *e);
+
+void slots_config_free(struct slots_config *c);
+
+/* The limits of slot n: limits.default overlaid with limits.slotNN. */
+void slots_config_limits_for(const struct slots_config *c, unsigned n, struct slots_limits *out);
+
+/* The user's tree relative to docs_root ("{user}" replaced); malloc'ed, NULL on ENOMEM. */
+char *slots_config_user_tree(const struct slots_config *c, const char *user);
+
+/* True when path is private_paths entry or below one. */
+bool slots_config_is_private(const struct slots_config *c, const char *path);

@@ -1,0 +1,50 @@
+/* Names the contract gives a syntax to: application user ids and slot names. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ids.h"
+
+static bool user_char(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '.' || c == '_' || c == '-';
+}
+
+bool slots_user_valid(const char *user)
+{
+        size_t n;
+
+        if (!user || user[0] == '\0' || user[0] == '.' || user[0] == '-')
+                return false;
+        for (n = 0; user[n]; n++)
+                if (n >= SLOTS_USER_MAX || !user_char(user[n]))
+                        return false;
+        return true;
+}
+
+unsigned slots_slot_parse(const char *name)
+{
+        char canon[SLOTS_NAME_MAX];
+        unsigned n = 0;
+        size_t i;
+
+        if (!name || strncmp(name, "slot", 4) != 0)
+                return 0;
+        for (i = 4; name[i]; i++) {
+                if (name[i] < '0' || name[i] > '9' || i >= 8)
+                        return 0;
+                n = n * 10 + (unsigned) (name[i] - '0');
+        }
+        if (n < 1 || n > SLOTS_POOL_MAX)
+                return 0;
+        /* Only the canonical spelling names a slot: refuses slot1, slot001. */
+        if (strcmp(slots_slot_name(n, canon), name) != 0)
+                return 0;
+        return n;
+}
+
+const char *slots_slot_name(unsigned n, char buf[static SLOTS_NAME_MAX])
+{
+        snprintf(buf, SLOTS_NAME_MAX, "slot%02u", n);
+        return buf;
+}

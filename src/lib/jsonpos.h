@@ -1,0 +1,30 @@
+/* Where a value or key sits in a JSON text, for errors that name line and column. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One step of a path into a JSON document: an object key, or an array index when key is NULL. */
+struct slots_jpath {
+        const char *key;
+        size_t index;
+};
+
+/*
+ * The source of a parsed document: its name (for errors) and its text, which
+ * jansson has already accepted as JSON.
+ */
+struct slots_jsrc {
+        const char *file;
+        const char *text;
+        size_t len;
+};
+
+/*
+ * Finds the element at path (n steps) in src.  With want_key, the position of
+ * the last step's key (an object member) instead of its value.  Lines and
+ * columns are 1-based, columns count bytes.  Returns 0, or -ENOENT when the path
+ * is not in the text (then line/column are those of the deepest element found).
+ */
+int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n,
+                      bool want_key, unsigned *line, unsigned *column);

@@ -1,0 +1,148 @@
+/* The system account id range of login.defs (SYS_UID_MIN/SYS_UID_MAX), read the way shadow reads it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "logindefs.h"
+
+#define LOGINDEFS "/etc/login.defs"
+#define LOGINDEFS_MAX ((size_t) 1 << 20)
+
+struct def {
+        const char *key;
+        bool set;
+        unsigned long value;
+        unsigned line;
+};
+
+static bool is_space(char c)
+{
+        return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* shadow's getdef_ulong: strtoul base 0, the whole value must be a number. */
+static bool parse_number(const char *s, size_t len, unsigned long *out)
+{
+        char buf[32], *end;
+        unsigned long v;
+
+        if (len == 0 || len >= sizeof(buf) || s[0] == '-' || s[0] == '+')
+                return false;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        errno = 0;
+        v = strtoul(buf, &end, 0);
+        if (errno || *end || v > UINT32_MAX - 1)
+                return false;
+        *out = v;
+        return true;
+}
+
+int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t *min, uid_t *max,
+                          struct slots_error *e)
+{
+        struct def defs[] = { { .key = "SYS_UID_MIN" }, { .key = "SYS_UID_MAX" }, { .key = "UID_MIN" } };
+        const char *p = text, *end = text + len;
+        unsigned line = 0;
+        unsigned long lo, hi;
+
+        while (p < end) {
+                const char *eol = memchr(p, '\n', (size_t) (end - p));
+                const char *q = p, *kend, *v, *vend;
+
+                if (!eol)
+                        eol = end;
+                line++;
+                while (q < eol && is_space(*q))
+                        q++;
+                if (q == eol || *q == '#')
+                        goto next;
+                kend = q;
+                while (kend < eol && !is_space(*kend))
+                        kend++;
+                v = kend;
+                while (v < eol && is_space(*v))
+                        v++;
+                vend = eol;
+                while (vend > v && is_space(vend[-1]))
+                        vend--;
+                /* shadow accepts a value in double quotes. */
+                if (vend - v >= 2 && v[0] == '"' && vend[-1] == '"') {
+                        v++;
+                        vend--;
+                }
+                for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+                        if (strlen(defs[i].key) != (size_t) (kend - q) ||
+                            memcmp(defs[i].key, q, (size_t) (kend - q)) != 0)
+                                continue;
+                        if (!parse_number(v, (size_t) (vend - v), &defs[i].value)) {
+                                slots_error_set(e, -EBADMSG, file, "%s is not a number: \"%.*s\"",
+                                                defs[i].key, (int) (vend - v), v);
+                                slots_error_at(e, line, (unsigned) (v - p) + 1);
+                                slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config",
+                                                file);
+                                return -EBADMSG;
+                        }
+                        /* shadow uses the first definition of a key. */
+                        if (!defs[i].set) {
+                                defs[i].set = true;
+                                defs[i].line = line;
+                        }
+                }
+        next:
+                p = eol + 1;
+        }
+
+        lo = defs[0].set ? defs[0].value : SLOTS_SYS_UID_MIN_DEFAULT;
+        if (defs[1].set)
+                hi = defs[1].value;
+        else if (defs[2].set && defs[2].value > 0)
+                hi = defs[2].value - 1;
+        else
+                hi = SLOTS_SYS_UID_MAX_DEFAULT;
+        if (lo == 0 || hi < lo) {
+                slots_error_set(e, -EBADMSG, file,
+                                "SYS_UID_MIN %lu and SYS_UID_MAX %lu do not form a range of system ids", lo,
+                                hi);
+                if (defs[0].set || defs[1].set)
+                        slots_error_at(e, defs[defs[0].set ? 0 : 1].line, 1);
+                slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config", file);
+                return -EBADMSG;
+        }
+        *min = (uid_t) lo;
+        *max = (uid_t) hi;
+        return 0;
+}
+
+int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_error *e)
+{
+        struct stat st;
+        char *text = NULL;
+        size_t len = 0;
+        int fd, r;
+
+        fd = slots_open_in(rootfd, LOGINDEFS, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd == -ENOENT) {
+                *min = SLOTS_SYS_UID_MIN_DEFAULT;
+                *max = SLOTS_SYS_UID_MAX_DEFAULT;
+                return 0;
+        }
+        if (fd < 0)
+                return slots_error_set(e, fd, LOGINDEFS, "cannot open: %s", strerror(-fd));
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                slots_close(fd);
+                return slots_error_set(e, -EINVAL, LOGINDEFS, "is not a regular file");
+        }
+        r = slots_read_all(fd, LOGINDEFS_MAX, &text, &len);
+        slots_close(fd);
+        if (r < 0)
+                return slots_error_set(e, r, LOGINDEFS, "cannot read: %s", strerror(-r));
+        r = slots_logindefs_parse(text, len, LOGINDEFS, min, max, e);
+        free(text);
+        return r;
+}

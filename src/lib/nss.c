@@ -1,0 +1,126 @@
+/* Account lookups through NSS that tell "not found" from "the lookup failed". */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nss.h"
+
+/* getpwnam_r(3): these mean "no such entry"; anything else is a failed lookup. */
+static bool not_found(int r)
+{
+        return r == 0 || r == ENOENT || r == ESRCH || r == EBADF || r == EPERM;
+}
+
+void slots_pw_clear(struct slots_pw *p)
+{
+        free(p->name);
+        free(p->dir);
+        free(p->shell);
+        memset(p, 0, sizeof(*p));
+}
+
+void slots_gr_clear(struct slots_gr *g)
+{
+        if (g->members)
+                for (char **m = g->members; *m; m++)
+                        free(*m);
+        free(g->members);
+        free(g->name);
+        memset(g, 0, sizeof(*g));
+}
+
+static int copy_pw(const struct passwd *pw, struct slots_pw *out)
+{
+        memset(out, 0, sizeof(*out));
+        out->uid = pw->pw_uid;
+        out->gid = pw->pw_gid;
+        out->name = strdup(pw->pw_name);
+        out->dir = strdup(pw->pw_dir ? pw->pw_dir : "");
+        out->shell = strdup(pw->pw_shell ? pw->pw_shell : "");
+        if (!out->name || !out->dir || !out->shell) {
+                slots_pw_clear(out);
+                return -ENOMEM;
+        }
+        return 1;
+}
+
+static int copy_gr(const struct group *gr, struct slots_gr *out)
+{
+        size_t n = 0;
+
+        memset(out, 0, sizeof(*out));
+        out->gid = gr->gr_gid;
+        out->name = strdup(gr->gr_name);
+        while (gr->gr_mem && gr->gr_mem[n])
+                n++;
+        out->members = calloc(n + 1, sizeof(char *));
+        if (!out->name || !out->members)
+                goto oom;
+        for (size_t i = 0; i < n; i++)
+                if (!(out->members[i] = strdup(gr->gr_mem[i])))
+                        goto oom;
+        return 1;
+oom:
+        slots_gr_clear(out);
+        return -ENOMEM;
+}
+
+/* Calls one *_r lookup with a buffer that grows on ERANGE. */
+#define LOOKUP(type, call, copy)                                                \
+        do {                                                                    \
+                size_t size = 1024;                                             \
+                for (;;) {                                                      \
+                        struct type ent, *res = NULL;                           \
+                        char *buf = malloc(size);                               \
+                        int r;                                                  \
+                        if (!buf)                                               \
+                                return -ENOMEM;                                 \
+                        r = call;                                               \
+                        if (r == ERANGE && size < (1u << 24)) {                 \
+                                free(buf);                                      \
+                                size *= 2;                                      \
+                                continue;                                       \
+                        }                                                       \
+                        if (res) {                                              \
+                                r = copy(res, out);                             \
+                                free(buf);                                      \
+                                return r;                                       \
+                        }                                                       \
+                        free(buf);                                              \
+                        if (not_found(r))                                       \
+                                return 0;                                       \
+                        return -r;                                              \
+                }                                                               \
+        } while (0)
+
+int slots_nss_user(const char *name, struct slots_pw *out)
+{
+        LOOKUP(passwd, getpwnam_r(name, &ent, buf, size, &res), copy_pw);
+}
+
+int slots_nss_uid(uid_t uid, struct slots_pw *out)
+{
+        LOOKUP(passwd, getpwuid_r(uid, &ent, buf, size, &res), copy_pw);
+}
+
+int slots_nss_group(const char *name, struct slots_gr *out)
+{
+        LOOKUP(group, getgrnam_r(name, &ent, buf, size, &res), copy_gr);
+}
+
+int slots_nss_gid(gid_t gid, struct slots_gr *out)
+{
+        LOOKUP(group, getgrgid_r(gid, &ent, buf, size, &res), copy_gr);
+}
+
+bool slots_gr_has_member(const struct slots_gr *g, const char *name)
+{
+        if (!g->members)
+                return false;
+        for (char **m = g->members; *m; m++)
+                if (strcmp(*m, name) == 0)
+                        return true;
+        return false;
+}

@@ -1,0 +1,35 @@
+/* Account lookups through NSS that tell "not found" from "the lookup failed". */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct slots_pw {
+        char *name;
+        uid_t uid;
+        gid_t gid;
+        char *dir;
+        char *shell;
+};
+
+struct slots_gr {
+        char *name;
+        gid_t gid;
+        char **members;                 /* NULL-terminated */
+};
+
+/*
+ * Each returns 1 and fills *out (free with the matching _clear) when found, 0
+ * when the name or id does not exist, or -errno when the lookup itself failed
+ * (an unreachable LDAP server, a broken nsswitch.conf): callers must not read
+ * that as "not found".
+ */
+int slots_nss_user(const char *name, struct slots_pw *out);
+int slots_nss_uid(uid_t uid, struct slots_pw *out);
+int slots_nss_group(const char *name, struct slots_gr *out);
+int slots_nss_gid(gid_t gid, struct slots_gr *out);
+
+void slots_pw_clear(struct slots_pw *p);
+void slots_gr_clear(struct slots_gr *g);
+
+bool slots_gr_has_member(const struct slots_gr *g, const char *name);

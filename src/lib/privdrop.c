@@ -1,0 +1,107 @@
+/* Acting as another account: a forked child that drops groups, gid and uid before it runs. */
+#include <errno.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nss.h"
+#include "privdrop.h"
+
+#define EXIT_DROP_FAILED 126
+
+static void drop_or_die(const struct slots_ident *id)
+{
+        if (setgroups((size_t) id->n_groups, id->groups) < 0 || setresgid(id->gid, id->gid, id->gid) < 0 ||
+            setresuid(id->uid, id->uid, id->uid) < 0)
+                _exit(EXIT_DROP_FAILED);
+        /* Make sure the old identity cannot come back (a kernel or LSM quirk would be fatal here). */
+        if (id->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+                _exit(EXIT_DROP_FAILED);
+        if (getuid() != id->uid || geteuid() != id->uid || getgid() != id->gid || getegid() != id->gid)
+                _exit(EXIT_DROP_FAILED);
+}
+
+static long now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+        int status;
+        pid_t pid, w;
+
+        pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                int r;
+                drop_or_die(id);
+                r = fn(arg);
+                _exit(r < 0 ? 125 : r > 125 ? 125 : r);
+        }
+        for (;;) {
+                w = waitpid(pid, &status, timeout_ms > 0 ? WNOHANG : 0);
+                if (w == pid)
+                        break;
+                if (w < 0 && errno != EINTR)
+                        return -errno;
+                if (timeout_ms > 0 && now_ms() >= deadline) {
+                        (void) kill(pid, SIGKILL);
+                        (void) waitpid(pid, &status, 0);
+                        return -ETIMEDOUT;
+                }
+                if (w == 0)
+                        (void) poll(NULL, 0, 2);
+        }
+        if (!WIFEXITED(status))
+                return -ECHILD;
+        if (WEXITSTATUS(status) == EXIT_DROP_FAILED)
+                return -EPERM;
+        return WEXITSTATUS(status);
+}
+
+int slots_ident_of(const char *account, struct slots_ident *id, gid_t **groups)
+{
+        struct slots_pw pw;
+        int n = 16, r;
+        gid_t *g = NULL;
+
+        r = slots_nss_user(account, &pw);
+        if (r <= 0)
+                return r == 0 ? -ENOENT : r;
+        for (;;) {
+                gid_t *ng = realloc(g, (size_t) n * sizeof(gid_t));
+                int want = n;
+                if (!ng) {
+                        free(g);
+                        slots_pw_clear(&pw);
+                        return -ENOMEM;
+                }
+                g = ng;
+                if (getgrouplist(pw.name, pw.gid, g, &want) >= 0) {
+                        n = want;
+                        break;
+                }
+                if (want <= n)
+                        n *= 2;
+                else
+                        n = want;
+        }
+        id->uid = pw.uid;
+        id->gid = pw.gid;
+        id->groups = g;
+        id->n_groups = n;
+        *groups = g;
+        slots_pw_clear(&pw);
+        return 0;
+}

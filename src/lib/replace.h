@@ -1,0 +1,55 @@
+/* Owner-preserving atomic replace of a file: temp, fchown, fchmod, ACL, fsync, renameat, fsync dir. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* Owner and mode for a file that does not exist yet. */
+struct slots_file_mode {
+        uid_t uid;
+        gid_t gid;
+        mode_t mode;
+};
+
+enum {
+        SLOTS_REPLACE_BACKUP = 1 << 0,  /* keep the old content as "<name>-", same owner and mode */
+        SLOTS_REPLACE_FORCE_MODE = 1 << 1, /* apply def even when the file exists (repair) */
+};
+
+/* A replacement written and synced but not yet renamed into place. */
+struct slots_staged {
+        int dirfd;                      /* borrowed */
+        char name[256];
+        char tmp[300];
+        char backup_tmp[300];           /* empty without a backup */
+        char display[4096];             /* path for errors */
+};
+
+/*
+ * Takes an exclusive flock on dirfd/lockname (created 0600 root if missing,
+ * opened O_NOFOLLOW; must be a regular file).  Returns the lock fd or -errno.
+ * The lock is released by closing the fd.
+ */
+int slots_lock_take(int dirfd, const char *lockname, const char *display, struct slots_error *e);
+
+/*
+ * Writes data into a new temp file next to dirfd/name that has the owner, group,
+ * mode and POSIX ACL of the existing file (or def when there is none), and
+ * fsyncs it.  Nothing visible changes yet.  On failure the temp is removed.
+ */
+int slots_replace_stage(int dirfd, const char *name, const char *display, const void *data,
+                        size_t len, const struct slots_file_mode *def, unsigned flags,
+                        struct slots_staged *st, struct slots_error *e);
+
+/* Renames a staged file (and its backup first) into place and fsyncs the directory. */
+int slots_replace_commit(struct slots_staged *st, struct slots_error *e);
+
+/* Removes a staged temp (and backup temp); safe to call twice. */
+void slots_replace_abort(struct slots_staged *st);
+
+/* stage + commit. */
+int slots_replace(int dirfd, const char *name, const char *display, const void *data, size_t len,
+                  const struct slots_file_mode *def, unsigned flags, struct slots_error *e);

@@ -1,0 +1,145 @@
+/* The table file on disk: checked directory, lock, load, owner-preserving save. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "replace.h"
+#include "store.h"
+
+#define TABLE_MAX ((size_t) 64 << 20)
+
+static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
+{
+        struct stat st;
+
+        if (fstat(dirfd, &st) < 0)
+                return slots_error_set(e, -errno, path, "cannot stat its directory: %s", strerror(errno));
+        /* Others who can write the directory could swap the table between our checks and the rename. */
+        if ((st.st_mode & S_IWOTH) && (flags & SLOTS_STORE_WRITE)) {
+                slots_error_set(e, -EPERM, path, "its directory is writable by others (mode %04o)",
+                                st.st_mode & 07777);
+                slots_error_fix(e, "chmod o-w the directory that holds the table");
+                return -EPERM;
+        }
+        if ((flags & SLOTS_STORE_WRITE) && st.st_uid != 0 && st.st_uid != geteuid()) {
+                slots_error_set(e, -EPERM, path, "its directory is owned by uid %u, not root",
+                                (unsigned) st.st_uid);
+                slots_error_fix(e, "chown root the directory that holds the table");
+                return -EPERM;
+        }
+        return 0;
+}
+
+int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
+                     unsigned flags, struct slots_error *e)
+{
+        char *text = NULL, *lockname = NULL;
+        size_t len = 0;
+        int fd = -1, r;
+
+        memset(s, 0, sizeof(*s));
+        s->dirfd = s->lockfd = -1;
+        s->pool = pool;
+        s->group = group;
+        s->path = strdup(path);
+        if (!s->path)
+                return -ENOMEM;
+
+        r = slots_open_parent_in(rootfd, s->path, &s->name);
+        if (r < 0) {
+                slots_error_set(e, r, path, "cannot open its directory: %s", strerror(-r));
+                goto fail;
+        }
+        s->dirfd = r;
+        r = check_dir(s->dirfd, path, flags, e);
+        if (r < 0)
+                goto fail;
+
+        if (flags & SLOTS_STORE_WRITE) {
+                if (asprintf(&lockname, "%s%s", s->name, SLOTS_LOCK_SUFFIX) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                r = slots_lock_take(s->dirfd, lockname, path, e);
+                if (r < 0)
+                        goto fail;
+                s->lockfd = r;
+        }
+
+        fd = slots_open_regular(s->dirfd, s->name, &s->st);
+        if (fd == -ENOENT) {
+                s->table = slots_table_new();
+                r = s->table ? 0 : -ENOMEM;
+                goto out;
+        }
+        if (fd < 0) {
+                r = fd;
+                if (r == -ELOOP) {
+                        slots_error_set(e, r, path, "is a symlink; refusing to follow it");
+                        slots_error_fix(e, "replace the link with the table file itself");
+                } else if (r == -EINVAL) {
+                        slots_error_set(e, r, path, "is not a regular file");
+                        slots_error_fix(e, "move it away; slots-provision creates an empty table");
+                } else {
+                        slots_error_set(e, r, path, "cannot open: %s", strerror(-r));
+                        if (r == -EACCES)
+                                slots_error_fix(e, "run as root or as a member of the table's group");
+                }
+                goto fail;
+        }
+        s->exists = true;
+        r = slots_read_all(fd, TABLE_MAX, &text, &len);
+        if (r < 0) {
+                slots_error_set(e, r, path, "cannot read: %s", strerror(-r));
+                goto fail;
+        }
+        if (memchr(text, '\0', len)) {
+                r = slots_error_set(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
+                goto fail;
+        }
+        r = slots_table_parse(text, len, path, pool, &s->table, e);
+        if (r < 0)
+                goto fail;
+out:
+        free(text);
+        free(lockname);
+        slots_close(fd);
+        return r;
+fail:
+        free(text);
+        free(lockname);
+        slots_close(fd);
+        slots_store_close(s);
+        return r;
+}
+
+int slots_store_save(struct slots_store *s, struct slots_error *e)
+{
+        const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = 0640 };
+        size_t len;
+        char *text = slots_table_dump(s->table, &len);
+        int r;
+
+        if (!text)
+                return slots_error_set(e, -ENOMEM, s->path, "out of memory");
+        r = slots_replace(s->dirfd, s->name, s->path, text, len, &def, 0, e);
+        free(text);
+        if (r == 0)
+                s->exists = true;
+        return r;
+}
+
+void slots_store_close(struct slots_store *s)
+{
+        slots_table_free(s->table);
+        s->table = NULL;
+        slots_close(s->lockfd);
+        slots_close(s->dirfd);
+        s->lockfd = s->dirfd = -1;
+        free(s->path);
+        s->path = NULL;
+}

@@ -1,0 +1,536 @@
+/* slots-admin: the command line for the slot table (assign, release, status, check). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdutil.h"
+#include "config.h"
+#include "ids.h"
+#include "nss.h"
+#include "store.h"
+
+static const char usage_text[] =
+        "Usage: slots-admin [--config FILE] COMMAND [ARGS]\n"
+        "\n"
+        "Manage the slot table: which application user holds which slot account.\n"
+        "\n"
+        "Commands:\n"
+        "  assign USER [SLOT]        give USER the slot SLOT, or the lowest free slot; prints the slot\n"
+        "  release USER              free the slot USER holds and clean it for the next user\n"
+        "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
+        "  status [--json] [USER|SLOT]\n"
+        "                            one row per slot, the table file's owner and mode, the test slot\n"
+        "\n"
+        "Options:\n"
+        "  --config FILE             config file (default: $SLOTS_CONFIG or /etc/slots/slots.conf)\n"
+        "  --json                    machine-readable output (status)\n"
+        "  --slot SLOT               select by slot (release)\n"
+        "  -h, --help                show this help and exit\n"
+        "  -V, --version             show the version and exit\n"
+        "\n"
+        "Exit status: 0 done (a no-op counts as done), 1 refused or failed (nothing changed),\n"
+        "2 usage error or an invalid config or table.  See slots-admin(8).\n";
+
+struct opts {
+        const char *config;
+        const char *slot;
+        bool json;
+};
+
+/* What a command works on: the config, the service group and the open table. */
+struct ctx {
+        struct slots_config *cfg;
+        gid_t group;
+        char *group_name;
+        struct slots_store store;
+        bool store_open;
+};
+
+static void ctx_done(struct ctx *x)
+{
+        if (x->store_open)
+                slots_store_close(&x->store);
+        free(x->group_name);
+        slots_config_free(x->cfg);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(stderr, "%s: ", cmd_name);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry 'slots-admin --help'.\n");
+        return EXIT_USAGE;
+}
+
+/* Loads config and service group, then opens the table (locked when writing). */
+static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsigned flags)
+{
+        struct slots_error e;
+        int r;
+
+        r = cmd_load_config(o->config, &x->cfg);
+        if (r != EXIT_DONE)
+                return r;
+        r = cmd_service_group(x->cfg, &x->group, &x->group_name, &e);
+        if (r < 0) {
+                cmd_report(what, &e, NULL);
+                return EXIT_REFUSED;
+        }
+        r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, flags, &e);
+        if (r < 0) {
+                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
+                return cmd_exit_for(r);
+        }
+        x->store_open = true;
+        return EXIT_DONE;
+}
+
+static int need_root(const char *what)
+{
+        if (geteuid() == 0)
+                return EXIT_DONE;
+        fprintf(stderr, "%s: %s: permission denied: only root changes the slot table\n", cmd_name, what);
+        fprintf(stderr, "%s: fix: run it as root (sudo slots-admin ...)\n", cmd_name);
+        return EXIT_REFUSED;
+}
+
+/* Refuses with the contract's message shape; the table was not touched. */
+static int refuse(const char *what, const char *object, const char *reason, const char *fix)
+{
+        struct slots_error e;
+
+        slots_error_set(&e, -EPERM, object, "%s", reason);
+        cmd_report(what, &e, fix);
+        return EXIT_REFUSED;
+}
+
+static int save(struct ctx *x, const char *what)
+{
+        struct slots_error e;
+        int r = slots_store_save(&x->store, &e);
+
+        if (r < 0) {
+                cmd_report(what, &e, NULL);
+                return EXIT_REFUSED;
+        }
+        return EXIT_DONE;
+}
+
+static int cmd_assign(const struct opts *o, int argc, char **argv)
+{
+        const char *user, *holder;
+        char what[64], name[SLOTS_NAME_MAX], reason[256], fix[256], since[32];
+        struct slots_pw pw = { 0 };
+        struct ctx x = { 0 };
+        unsigned n = 0, held;
+        int r;
+
+        if (argc < 1 || argc > 2)
+                return usage_error("assign takes USER and an optional SLOT");
+        user = argv[0];
+        if (!slots_user_valid(user))
+                return usage_error("invalid user id: it must be 1-64 of A-Z a-z 0-9 . _ -, not "
+                                   "starting with . or -");
+        if (argc == 2 && !(n = slots_slot_parse(argv[1])))
+                return usage_error("invalid slot name: slot names are slot01 ... slot99, slot100 ... slot9999");
+        snprintf(what, sizeof(what), "cannot assign %s", argc == 2 ? argv[1] : "a slot");
+        r = need_root(what);
+        if (r != EXIT_DONE)
+                return r;
+        r = ctx_open(&x, o, what, SLOTS_STORE_WRITE);
+        if (r != EXIT_DONE)
+                goto out;
+
+        held = slots_table_find_user(x.store.table, user);
+        if (held && (n == 0 || held == n)) {
+                /* The same assignment again is done already. */
+                printf("%s\n", slots_slot_name(held, name));
+                r = EXIT_DONE;
+                goto out;
+        }
+        if (held) {
+                snprintf(reason, sizeof(reason), "the user already holds %s", slots_slot_name(held, name));
+                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
+                r = refuse(what, x.cfg->table, reason, fix);
+                goto out;
+        }
+        if (n > x.cfg->slots) {
+                snprintf(reason, sizeof(reason), "%s is outside the pool of %u slots", argv[1], x.cfg->slots);
+                snprintf(fix, sizeof(fix), "choose slot01 to %s, or raise \"slots\" in %s and run slots-provision",
+                         slots_slot_name(x.cfg->slots, name), x.cfg->path);
+                r = refuse(what, x.cfg->table, reason, fix);
+                goto out;
+        }
+        if (n == 0) {
+                n = slots_table_lowest_free(x.store.table, x.cfg->slots);
+                if (n == 0) {
+                        snprintf(reason, sizeof(reason), "the pool is full: all %u slots are held or pending",
+                                 x.cfg->slots);
+                        snprintf(fix, sizeof(fix),
+                                 "release a slot, or raise \"slots\" in %s and run slots-provision", x.cfg->path);
+                        r = refuse("cannot assign a slot", x.cfg->table, reason, fix);
+                        goto out;
+                }
+        }
+        slots_slot_name(n, name);
+        snprintf(what, sizeof(what), "cannot assign %s", name);
+        switch (slots_table_get(x.store.table, n, &holder, NULL, NULL)) {
+        case SLOTS_SLOT_ASSIGNED:
+                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
+                r = refuse(what, x.cfg->table, "the slot is held by another user", fix);
+                goto out;
+        case SLOTS_SLOT_PENDING:
+                snprintf(fix, sizeof(fix), "finish the release: slots-admin release --slot %s", name);
+                r = refuse(what, x.cfg->table, "the slot's last release did not finish (cleanup pending)", fix);
+                goto out;
+        case SLOTS_SLOT_FREE:
+                break;
+        }
+        r = slots_nss_user(name, &pw);
+        if (r == 0) {
+                r = refuse(what, name, "the slot account does not exist", "create it: slots-provision");
+                goto out;
+        }
+        if (r < 0) {
+                snprintf(reason, sizeof(reason), "the account lookup failed: %s", strerror(-r));
+                r = refuse(what, name, reason, NULL);
+                goto out;
+        }
+
+        r = slots_table_assign(x.store.table, n, user, slots_now_rfc3339(since));
+        if (r < 0) {
+                r = refuse(what, x.cfg->table, "out of memory", NULL);
+                goto out;
+        }
+        r = save(&x, what);
+        if (r != EXIT_DONE)
+                goto out;
+        cmd_log("assigned %s to user %s", name, user);
+        printf("%s\n", name);
+out:
+        slots_pw_clear(&pw);
+        ctx_done(&x);
+        return r;
+}
+
+static int cmd_release(const struct opts *o, int argc, char **argv)
+{
+        const char *user = NULL, *holder = NULL;
+        char what[64], name[SLOTS_NAME_MAX], released[32];
+        struct ctx x = { 0 };
+        enum slots_slot_state state;
+        unsigned n = 0;
+        int r;
+
+        if (o->slot ? argc != 0 : argc != 1)
+                return usage_error("release takes USER, or --slot SLOT");
+        if (o->slot && !(n = slots_slot_parse(o->slot)))
+                return usage_error("invalid slot name: slot names are slot01 ... slot99, slot100 ... slot9999");
+        if (!o->slot) {
+                user = argv[0];
+                if (!slots_user_valid(user))
+                        return usage_error("invalid user id: it must be 1-64 of A-Z a-z 0-9 . _ -, not "
+                                           "starting with . or -");
+        }
+        snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
+        r = need_root(what);
+        if (r != EXIT_DONE)
+                return r;
+        r = ctx_open(&x, o, what, SLOTS_STORE_WRITE);
+        if (r != EXIT_DONE)
+                goto out;
+
+        if (user) {
+                n = slots_table_find_user(x.store.table, user);
+                if (n == 0) {
+                        printf("user %s holds no slot; nothing to release\n", user);
+                        r = EXIT_DONE;
+                        goto out;
+                }
+        } else if (n > x.cfg->slots) {
+                r = refuse(what, x.cfg->table, "the slot is outside the pool", NULL);
+                goto out;
+        }
+        slots_slot_name(n, name);
+        snprintf(what, sizeof(what), "cannot release %s", name);
+        state = slots_table_get(x.store.table, n, &holder, NULL, NULL);
+        if (state == SLOTS_SLOT_FREE) {
+                printf("%s is free; nothing to release\n", name);
+                r = EXIT_DONE;
+                goto out;
+        }
+
+        /* Step 1: the user leaves the table before anything else, so the service stops using the slot. */
+        if (state == SLOTS_SLOT_ASSIGNED) {
+                if (slots_table_mark_pending(x.store.table, n, slots_now_rfc3339(released)) < 0) {
+                        r = refuse(what, x.cfg->table, "out of memory", NULL);
+                        goto out;
+                }
+                r = save(&x, what);
+                if (r != EXIT_DONE)
+                        goto out;
+                cmd_log("released %s from user %s (cleanup pending)", name, user ? user : "(by slot)");
+        }
+
+        /* Step 5: cleanup finished; the slot returns to the pool. */
+        slots_table_remove(x.store.table, n);
+        r = save(&x, what);
+        if (r != EXIT_DONE)
+                goto out;
+        cmd_log("%s is clean and free", name);
+        printf("%s released\n", name);
+out:
+        ctx_done(&x);
+        return r;
+}
+
+/* Account uids of the pool: one enumeration, then a lookup for each slot it did not list (LDAP). */
+static int pool_uids(unsigned pool, long *uids)
+{
+        struct passwd *pw;
+        int r = 0;
+
+        for (unsigned n = 0; n <= pool; n++)
+                uids[n] = -1;
+        setpwent();
+        while ((pw = getpwent())) {
+                unsigned n = slots_slot_parse(pw->pw_name);
+                if (n && n <= pool && uids[n] < 0)
+                        uids[n] = (long) pw->pw_uid;
+        }
+        endpwent();
+        for (unsigned n = 1; n <= pool; n++) {
+                char name[SLOTS_NAME_MAX];
+                struct slots_pw p;
+                int k;
+
+                if (uids[n] >= 0)
+                        continue;
+                k = slots_nss_user(slots_slot_name(n, name), &p);
+                if (k < 0)
+                        r = k;
+                if (k > 0) {
+                        uids[n] = (long) p.uid;
+                        slots_pw_clear(&p);
+                }
+        }
+        return r;
+}
+
+static const char *owner_name(uid_t uid, char *buf, size_t size)
+{
+        struct passwd *pw = getpwuid(uid);
+
+        if (pw)
+                snprintf(buf, size, "%s", pw->pw_name);
+        else
+                snprintf(buf, size, "%u", (unsigned) uid);
+        return buf;
+}
+
+static const char *group_name(gid_t gid, char *buf, size_t size)
+{
+        struct group *gr = getgrgid(gid);
+
+        if (gr)
+                snprintf(buf, size, "%s", gr->gr_name);
+        else
+                snprintf(buf, size, "%u", (unsigned) gid);
+        return buf;
+}
+
+static int cmd_status(const struct opts *o, int argc, char **argv)
+{
+        char owner[64] = "", group[64] = "", mode[8] = "", name[SLOTS_NAME_MAX];
+        struct ctx x = { 0 };
+        unsigned only = 0, assigned, pending, test;
+        long *uids = NULL;
+        bool ok;
+        int r;
+
+        if (argc > 1)
+                return usage_error("status takes at most one USER or SLOT");
+        if (argc == 1 && !slots_slot_parse(argv[0]) && !slots_user_valid(argv[0]))
+                return usage_error("the argument is neither a slot name nor a valid user id");
+        r = ctx_open(&x, o, "cannot show status", 0);
+        if (r != EXIT_DONE)
+                goto out;
+        if (argc == 1) {
+                only = slots_slot_parse(argv[0]);
+                if (only == 0)
+                        only = slots_table_find_user(x.store.table, argv[0]);
+                if (only == 0 || only > x.cfg->slots) {
+                        r = refuse("cannot show status", argv[0],
+                                   only ? "the slot is outside the pool" : "the user holds no slot", NULL);
+                        goto out;
+                }
+        }
+        uids = calloc(x.cfg->slots + 1, sizeof(long));
+        if (!uids) {
+                r = EXIT_REFUSED;
+                goto out;
+        }
+        if (pool_uids(x.cfg->slots, uids) < 0)
+                fprintf(stderr, "%s: warning: some slot account lookups failed; they show as missing\n",
+                        cmd_name);
+
+        if (x.store.exists) {
+                owner_name(x.store.st.st_uid, owner, sizeof(owner));
+                group_name(x.store.st.st_gid, group, sizeof(group));
+                snprintf(mode, sizeof(mode), "%04o", x.store.st.st_mode & 07777);
+        }
+        ok = x.store.exists && x.store.st.st_uid == 0 && x.store.st.st_gid == x.group &&
+             (x.store.st.st_mode & 07777) == 0640;
+        slots_table_count(x.store.table, &assigned, &pending);
+        test = slots_table_test_slot(x.store.table, x.cfg->slots);
+
+        if (o->json) {
+                json_t *root, *slots = json_array(), *table;
+
+                for (unsigned n = 1; n <= x.cfg->slots; n++) {
+                        const char *user, *since, *released;
+                        enum slots_slot_state st;
+                        json_t *row;
+
+                        if (only && n != only)
+                                continue;
+                        st = slots_table_get(x.store.table, n, &user, &since, &released);
+                        row = json_pack("{s:s, s:o, s:b, s:o, s:o}", "slot", slots_slot_name(n, name), "uid",
+                                        uids[n] >= 0 ? json_integer(uids[n]) : json_null(), "account",
+                                        uids[n] >= 0, "user", user ? json_string(user) : json_null(),
+                                        "since", since ? json_string(since) : json_null());
+                        if (row && st == SLOTS_SLOT_PENDING) {
+                                json_object_set_new(row, "cleanup", json_string("pending"));
+                                json_object_set_new(row, "released",
+                                                    released ? json_string(released) : json_null());
+                        }
+                        json_array_append_new(slots, row);
+                }
+                table = json_pack("{s:s, s:o, s:o, s:o, s:b}", "path", x.cfg->table, "owner",
+                                  x.store.exists ? json_string(owner) : json_null(), "group",
+                                  x.store.exists ? json_string(group) : json_null(), "mode",
+                                  x.store.exists ? json_string(mode) : json_null(), "ok", ok);
+                root = json_pack("{s:o, s:o, s:i, s:i, s:i, s:o}", "table", table, "slots", slots, "assigned",
+                                 (int) assigned, "pending", (int) pending, "free",
+                                 (int) (x.cfg->slots - assigned - pending), "test_slot",
+                                 test ? json_string(slots_slot_name(test, name)) : json_null());
+                if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+                        json_decref(root);
+                        r = EXIT_REFUSED;
+                        goto out;
+                }
+                putchar('\n');
+                json_decref(root);
+        } else {
+                printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
+                for (unsigned n = 1; n <= x.cfg->slots; n++) {
+                        const char *user, *since, *released;
+                        char uid[16];
+
+                        if (only && n != only)
+                                continue;
+                        switch (slots_table_get(x.store.table, n, &user, &since, &released)) {
+                        case SLOTS_SLOT_PENDING:
+                                user = "(cleanup pending)";
+                                since = released;
+                                break;
+                        case SLOTS_SLOT_FREE:
+                                user = "-";
+                                since = "-";
+                                break;
+                        case SLOTS_SLOT_ASSIGNED:
+                                break;
+                        }
+                        snprintf(uid, sizeof(uid), "%ld", uids[n]);
+                        printf("%-9s %-7s %-7s %-34s %s\n", slots_slot_name(n, name), uids[n] >= 0 ? uid : "-",
+                               uids[n] >= 0 ? "yes" : "MISSING", user, since ? since : "-");
+                }
+                printf("\n%u assigned, %u pending, %u free\n", assigned, pending,
+                       x.cfg->slots - assigned - pending);
+                if (x.store.exists)
+                        printf("table %s: %s:%s %s\n", x.cfg->table, owner, group, mode);
+                if (!x.store.exists)
+                        printf("WARN table %s does not exist -- fix: slots-provision creates it "
+                               "root:%s 0640\n", x.cfg->table, x.group_name);
+                else if (!ok)
+                        printf("WARN table %s is %s:%s %s, not root:%s 0640; the service cannot rely on "
+                               "reading it -- fix: chown root:%s %s && chmod 0640 %s\n",
+                               x.cfg->table, owner, group, mode, x.group_name, x.group_name, x.cfg->table,
+                               x.cfg->table);
+                printf("test slot: %s\n", test ? slots_slot_name(test, name) : "none (every slot is in use)");
+        }
+        r = EXIT_DONE;
+out:
+        free(uids);
+        ctx_done(&x);
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "json", no_argument, NULL, 'j' },
+                { "slot", required_argument, NULL, 's' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {},
+        };
+        struct opts o = { 0 };
+        const char *cmd;
+        int c;
+
+        cmd_name = "slots-admin";
+        while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
+                switch (c) {
+                case 'c':
+                        o.config = optarg;
+                        break;
+                case 'j':
+                        o.json = true;
+                        break;
+                case 's':
+                        o.slot = optarg;
+                        break;
+                case 'h':
+                        fputs(usage_text, stdout);
+                        return EXIT_DONE;
+                case 'V':
+                        printf("slots-admin %s\n", PACKAGE_VERSION);
+                        return EXIT_DONE;
+                default:
+                        fprintf(stderr, "Try 'slots-admin --help'.\n");
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind >= argc)
+                return usage_error("no command given (assign, release, status)");
+        cmd = argv[optind++];
+        argc -= optind;
+        argv += optind;
+        if (o.json && strcmp(cmd, "status") != 0)
+                return usage_error("--json goes with status");
+        if (o.slot && strcmp(cmd, "release") != 0)
+                return usage_error("--slot goes with release");
+        if (strcmp(cmd, "assign") == 0)
+                return cmd_assign(&o, argc, argv);
+        if (strcmp(cmd, "release") == 0)
+                return cmd_release(&o, argc, argv);
+        if (strcmp(cmd, "status") == 0)
+                return cmd_status(&o, argc, argv);
+        return usage_error("unknown command '%s' (assign, release, status)", cmd);
+}
