@@ -82,6 +82,8 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                         slots_error_set(e, r, path, "is a symlink; refusing to follow it");
                         slots_error_fix(e, "replace the link with the table file itself");
                 } else if (r == -EINVAL) {
+                        /* Refused (exit 1) like a symlink, not a malformed table (exit 2). */
+                        r = -EPERM;
                         slots_error_set(e, r, path, "is not a regular file");
                         slots_error_fix(e, "move it away; slots-provision creates an empty table");
                 } else {

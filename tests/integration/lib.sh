@@ -89,11 +89,11 @@ slots_enter_namespace() {
 	export SLOTS_SCRATCH
 }
 
-# A throwaway folder that is removed when the script exits.
+# A throwaway folder in $slots_tmp, removed when the script exits.  Call it directly
+# (not as $(slots_tmpdir): the trap would fire when the subshell ends).
 slots_tmpdir() {
 	slots_tmp=$(mktemp -d "${TMPDIR:-/tmp}/slots-test.XXXXXX")
 	trap 'rm -rf "$slots_tmp"' EXIT
-	echo "$slots_tmp"
 }
 
 # stat summary "owner:group mode" of a path (never follows a symlink).

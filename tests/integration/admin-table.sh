@@ -1,0 +1,177 @@
+#!/bin/sh
+# slots-admin and the table file: owner, group, mode and ACL kept; bad tables and refusals
+# leave the file byte-for-byte unchanged; status --json has the SPEC's shape.
+# Accounts come from nss_wrapper files, so the host's /etc is never read or touched.
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+
+NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
+[ -f "$NSSW" ] || NSSW=libnss_wrapper.so
+slots_tmpdir
+T=$slots_tmp
+mkdir -m 0755 "$T/etc"
+POOL=4
+
+# The service "svc" (uid 4242, group svc 4242) and slot01..slot03; slot04 has no account.
+{
+	echo "root:x:0:0:root:/root:/bin/sh"
+	echo "svc:x:4242:4242:svc:/nonexistent:/usr/sbin/nologin"
+	for n in 01 02 03; do echo "slot$n:x:90$n:90$n::/var/lib/slots/svc/home/slot$n:/usr/sbin/nologin"; done
+} >"$T/passwd"
+printf 'root:x:0:\nsvc:x:4242:\nother:x:4243:\n' >"$T/group"
+cat >"$T/slots.conf" <<EOF
+{
+  "service": "svc",
+  "slots": $POOL,
+  "table": "$T/etc/slots.json"
+}
+EOF
+TABLE=$T/etc/slots.json
+
+admin() {
+	LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group \
+		"$SLOTS_ADMIN" --config "$T/slots.conf" "$@"
+}
+
+# --- 1. owner, group, mode and ACL are kept; a missing table is created root:svc 0640 ---
+rm -f "$TABLE"
+check "assign creates a missing table" admin assign alice slot01 >/dev/null
+check "a new table is root:<service group> 0640" [ "$(stat -c '%u:%g %a' "$TABLE")" = "0:4242 640" ]
+
+for spec in "0:4242 640" "0:0 600" "0:4243 644" "4242:4243 600" "0:4242 440"; do
+	own=${spec% *}
+	mode=${spec#* }
+	chown "$own" "$TABLE"
+	chmod "$mode" "$TABLE"
+	admin assign bob slot02 >/dev/null
+	check "assign keeps $own $mode" [ "$(stat -c '%u:%g %a' "$TABLE")" = "$own $mode" ]
+	admin release bob >/dev/null
+	check "release keeps $own $mode" [ "$(stat -c '%u:%g %a' "$TABLE")" = "$own $mode" ]
+done
+chown 0:4242 "$TABLE"
+chmod 0640 "$TABLE"
+
+if setfacl -m u:4243:r "$TABLE" 2>/dev/null; then
+	acl_before=$(getfacl -cn "$TABLE" 2>/dev/null)
+	admin assign bob slot02 >/dev/null
+	admin release bob >/dev/null
+	check "assign and release keep the POSIX ACL" [ "$(getfacl -cn "$TABLE" 2>/dev/null)" = "$acl_before" ]
+	setfacl -b "$TABLE"
+else
+	echo "# the file system has no POSIX ACLs; ACL case not run"
+fi
+check "no temp or backup file is left next to the table" \
+	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' | wc -l)" = 0 ]
+
+# --- 2. a malformed table: exit 2, file:line:column named, file byte-for-byte unchanged ---
+bad_table() {
+	desc=$1
+	pos=$2
+	cat >"$TABLE"
+	cp -p "$TABLE" "$T/before"
+	admin assign carol >/dev/null 2>"$T/err"
+	st=$?
+	check "$desc: exit 2" [ "$st" = 2 ]
+	check "$desc: error names $TABLE:$pos" grep -q -F "$TABLE:$pos:" "$T/err"
+	check "$desc: table unchanged" cmp -s "$TABLE" "$T/before"
+}
+printf '{\n  "slots": {\n    "slot01": {\n' | bad_table "truncated" 4
+printf '{\n  "slots": {},\n  "slots": {},\n  "version": 1\n}\n' | bad_table "duplicate key" 3
+printf '{\n  "slots": {},\n  "version": 2\n}\n' | bad_table "version 2" "3:14"
+printf '{\n  "slots": {\n    "slot05": {"user": "x", "since": "t"}\n  },\n  "version": 1\n}\n' |
+	bad_table "slot outside the pool" "3:5"
+printf '{\n  "slots": {\n    "slot01": {"user": "x", "since": "t"},\n    "slot02": {"user": "x", "since": "t"}\n  },\n  "version": 1\n}\n' |
+	bad_table "user in two slots" "4:24"
+printf '{\n  "slots": {\n    "slot01": {"user": "../etc", "since": "t"}\n  },\n  "version": 1\n}\n' |
+	bad_table "bad user id" "3:24"
+
+# A symlink at the table path is refused; the link and its target stay as they were.
+echo '{"slots": {}, "version": 1}' >"$T/target.json"
+chmod 0600 "$T/target.json"
+target_sum=$(sha256sum <"$T/target.json")
+rm -f "$TABLE"
+ln -s "$T/target.json" "$TABLE"
+check_exit "a symlink at the table path is refused" 1 admin assign carol slot01 2>"$T/err"
+check "the refusal says it is a symlink" grep -q symlink "$T/err"
+check "the link is still a link to the same target" [ "$(readlink "$TABLE")" = "$T/target.json" ]
+check "the link's target is unchanged" [ "$(sha256sum <"$T/target.json")" = "$target_sum" ]
+check "the link's target keeps its mode" [ "$(stat -c %a "$T/target.json")" = 600 ]
+rm -f "$TABLE"
+
+# A FIFO at the table path is refused without blocking.
+mkfifo "$TABLE"
+check_exit "a FIFO at the table path is refused" 1 timeout 10 env LD_PRELOAD="$NSSW" \
+	NSS_WRAPPER_PASSWD="$T/passwd" NSS_WRAPPER_GROUP="$T/group" "$SLOTS_ADMIN" --config "$T/slots.conf" status 2>/dev/null
+rm -f "$TABLE"
+
+# --- 3. refusals leave the table byte-for-byte unchanged; a repeat is exit 0 ---
+admin assign alice slot01 >/dev/null
+admin assign bob slot02 >/dev/null
+refused() {
+	desc=$1
+	shift
+	cp -p "$TABLE" "$T/before"
+	check_exit "$desc: exit 1" 1 admin "$@" 2>"$T/err"
+	check "$desc: table unchanged" cmp -s "$TABLE" "$T/before"
+	check "$desc: the message has a fix" grep -q 'fix:' "$T/err"
+}
+refused "slot held by another user" assign carol slot01
+refused "user already in another slot" assign alice slot03
+refused "slot outside the pool" assign carol slot05
+refused "slot account missing" assign carol slot04
+admin assign carol slot03 >/dev/null
+refused "pool full" assign dave
+
+cp -p "$TABLE" "$T/before"
+check "the same assignment again is exit 0" admin assign alice slot01 >/dev/null
+check "the same assignment again prints the slot" [ "$(admin assign alice slot01)" = slot01 ]
+check "assign without SLOT for a user who holds one prints that slot" [ "$(admin assign alice)" = slot01 ]
+check "the same assignment again changes nothing" cmp -s "$TABLE" "$T/before"
+check_exit "an invalid user id is a usage error" 2 admin assign "a/b" 2>/dev/null
+check_exit "an invalid slot name is a usage error" 2 admin assign alice slot1 2>/dev/null
+check "releasing a user who holds no slot is exit 0" admin release nobody-here >/dev/null
+check "and says so" sh -c "LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group \
+	'$SLOTS_ADMIN' --config '$T/slots.conf' release nobody-here | grep -q 'holds no slot'"
+
+# A non-root caller cannot write, and the table is unchanged; the service group can read status.
+cp -p "$TABLE" "$T/before"
+if command -v setpriv >/dev/null; then
+	as_svc() {
+		LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group \
+			setpriv --reuid=4242 --regid=4242 --clear-groups "$SLOTS_ADMIN" --config "$T/slots.conf" "$@"
+	}
+	chmod 0644 "$T/slots.conf"
+	chmod 0755 "$T"
+	check_exit "a write by the service account is refused" 1 as_svc release alice 2>"$T/err"
+	check "the refusal says only root writes" grep -q "only root" "$T/err"
+	check "the table is unchanged after the refused write" cmp -s "$TABLE" "$T/before"
+	check "the service account can run status" as_svc status >"$T/out"
+	check "its status shows the holders" grep -q "^slot01 .*alice" "$T/out"
+fi
+
+# --- 6. status --json has the SPEC's shape ---
+admin release bob >/dev/null
+admin status --json >"$T/status.json"
+check "status --json has the SPEC's shape" python3 - "$T/status.json" "$TABLE" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["table"]
+assert t == {"path": sys.argv[2], "owner": "root", "group": "svc", "mode": "0640", "ok": True}, t
+assert [s["slot"] for s in d["slots"]] == ["slot01", "slot02", "slot03", "slot04"]
+s = {x["slot"]: x for x in d["slots"]}
+assert s["slot01"]["user"] == "alice" and s["slot01"]["uid"] == 9001 and s["slot01"]["account"] is True
+assert s["slot02"]["user"] is None and s["slot02"]["since"] is None
+assert s["slot04"]["account"] is False and s["slot04"]["uid"] is None
+assert d["assigned"] == 2 and d["free"] == 2 and d["test_slot"] == "slot04", d
+for row in d["slots"]:
+    assert set(row) >= {"slot", "uid", "account", "user", "since"}
+EOF
+chgrp 0 "$TABLE"
+admin status >"$T/out"
+check "status warns when the table is not root:<service group> 0640" grep -q "^WARN table .*root:root 0640" "$T/out"
+check "the warning names the fix" grep -q "chown root:svc" "$T/out"
+check "status --json says ok false then" sh -c "LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd \
+	NSS_WRAPPER_GROUP=$T/group '$SLOTS_ADMIN' --config '$T/slots.conf' status --json |
+	python3 -c 'import json,sys; assert json.load(sys.stdin)[\"table\"][\"ok\"] is False'"
+
+slots_done
