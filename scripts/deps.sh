@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs what building, testing and the demo need on Debian 12 (run as root).
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+pkgs="build-essential autoconf automake libtool pkg-config
+      libpam0g-dev libacl1-dev libjansson-dev libcrypt-dev libcmocka-dev
+      libpam-wrapper libpamtest0-dev libnss-wrapper libuid-wrapper
+      libpam-modules pamtester sudo passwd login util-linux acl mandoc valgrind clang python3"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

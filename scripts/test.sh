@@ -1,0 +1,47 @@
+#!/bin/sh
+# The whole test suite, as CI runs it: dependencies, a -Werror build with "make check",
+# then the unit, integration and PAM tests again under AddressSanitizer + UBSan, then
+# valgrind over the unit and PAM tests.  Run as root on Debian 12 (root tests run in
+# private mount namespaces and change nothing on the host).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${SLOTS_BUILD:-$top/build-test}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+sh "$top/scripts/deps.sh"
+(cd "$top" && ./autogen.sh >/dev/null)
+
+step() { printf '\n=== %s\n' "$*"; }
+
+run_check() {
+	# make check prints each test's result; on failure show the logs of the failed ones.
+	if ! make -C "$1" -j"$jobs" check; then
+		for log in $(find "$1" -name '*.log' ! -name config.log ! -name test-suite.log); do
+			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 60 "$log"; }
+		done
+		return 1
+	fi
+}
+
+step "build with -Werror and run make check"
+rm -rf "$out/plain" && mkdir -p "$out/plain"
+(cd "$out/plain" && "$top/configure" -q --enable-werror)
+make -C "$out/plain" -j"$jobs" >/dev/null
+run_check "$out/plain"
+
+step "AddressSanitizer + UndefinedBehaviorSanitizer: make check again"
+rm -rf "$out/asan" && mkdir -p "$out/asan"
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+(cd "$out/asan" && "$top/configure" -q --enable-werror CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined")
+make -C "$out/asan" -j"$jobs" >/dev/null
+# nss_wrapper and pam_wrapper are preloaded in some tests: ASan must not insist on coming first.
+(
+	export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+	export SLOTS_SANITIZER=1
+	run_check "$out/asan"
+)
+
+step "valgrind over the unit and PAM tests"
+SLOTS_BUILD_DIR=$out/plain sh "$top/tests/valgrind.sh"
+
+step "all test runs passed"
