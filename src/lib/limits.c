@@ -141,7 +141,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 return -EINVAL;
         memcpy(p, path, n * sizeof(p[0]));
         if (!json_is_object(obj))
-                return fail(src, p, n, false, e, "%s%s: must be an object of limits", path[n - 1].key, "");
+                return fail(src, p, n, false, e, "%s: must be an object of limits", path[n - 1].key);
 
         json_object_foreach(obj, key, v) {
                 int item = slots_limit_item_from_name(key);
@@ -152,7 +152,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 if (item < 0)
                         return fail(src, p, n + 1, true, e,
                                     "unknown limit \"%s\"%s (known: nproc, nofile, as, data, stack, cpu, "
-                                    "fsize, core, memlock, nice)", key, "");
+                                    "fsize, core, memlock, nice)", key);
                 l = &out->item[item];
                 l->set = true;
                 if (items[item].unit == UNIT_NICE) {
@@ -188,10 +188,10 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                         }
                         if (!has_soft || !has_hard)
                                 return fail(src, p, n + 1, false, e,
-                                            "limit \"%s\": needs both \"soft\" and \"hard\"%s", key, "");
+                                            "limit \"%s\": needs both \"soft\" and \"hard\"", key);
                         if (l->soft > l->hard)
                                 return fail(src, p, n + 1, false, e,
-                                            "limit \"%s\": soft is above hard%s", key, "");
+                                            "limit \"%s\": soft is above hard", key);
                         continue;
                 }
                 r = parse_scalar(v, items[item].unit, &l->soft);

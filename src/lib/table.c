@@ -66,7 +66,7 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
         static const char *const strings[] = { "since", "released", "cleanup" };
 
         if (!json_is_object(entry))
-                return bad(e, src, p, 2, false, "%s: the entry must be an object%s", slot, "");
+                return bad(e, src, p, 2, false, "%s: the entry must be an object", slot);
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
                 json_t *v = json_object_get(entry, strings[i]);
                 p[2].key = strings[i];
@@ -77,19 +77,19 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
         if (user) {
                 if (!json_is_string(user) || !slots_user_valid(json_string_value(user)))
                         return bad(e, src, p, 3, false,
-                                   "%s: invalid user id%s (1-64 of A-Z a-z 0-9 . _ -, not starting "
-                                   "with . or -)", slot, "");
+                                   "%s: invalid user id (1-64 of A-Z a-z 0-9 . _ -, not starting "
+                                   "with . or -)", slot);
                 if (cleanup)
                         return bad(e, src, p, 3, false,
-                                   "%s: an entry has either \"user\" or \"cleanup\", not both%s", slot, "");
+                                   "%s: an entry has either \"user\" or \"cleanup\", not both", slot);
                 return 0;
         }
         p[2].key = "cleanup";
         if (!cleanup)
                 return bad(e, src, p, 2, false,
-                           "%s: the entry has neither \"user\" nor \"cleanup\": \"pending\"%s", slot, "");
+                           "%s: the entry has neither \"user\" nor \"cleanup\": \"pending\"", slot);
         if (strcmp(json_string_value(cleanup), "pending") != 0)
-                return bad(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"%s", slot, "");
+                return bad(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"", slot);
         return 0;
 }
 
@@ -111,20 +111,20 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                 return -EBADMSG;
         }
         if (!json_is_object(root)) {
-                r = bad(e, &src, NULL, 0, false, "the table must be a JSON object%s%s", "", "");
+                r = bad(e, &src, NULL, 0, false, "the table must be a JSON object");
                 goto fail;
         }
         version = json_object_get(root, "version");
         if (!json_is_integer(version) || json_integer_value(version) != 1) {
                 const struct slots_jpath p = { .key = "version" };
                 r = bad(e, &src, &p, 1, false,
-                        "unsupported table version%s%s (this slots-admin reads \"version\": 1)", "", "");
+                        "unsupported table version (this slots-admin reads \"version\": 1)");
                 goto fail;
         }
         slots = json_object_get(root, "slots");
         if (!json_is_object(slots)) {
                 const struct slots_jpath p = { .key = "slots" };
-                r = bad(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries%s%s", "", "");
+                r = bad(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries");
                 goto fail;
         }
         seen = json_object();   /* user -> slot, to find a user in two slots */
