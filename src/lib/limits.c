@@ -151,7 +151,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 p[n] = (struct slots_jpath){ .key = key };
                 if (item < 0)
                         return fail(src, p, n + 1, true, e,
-                                    "unknown limit \"%s\"%s (known: nproc, nofile, as, data, stack, cpu, "
+                                    "unknown limit \"%s\" (known: nproc, nofile, as, data, stack, cpu, "
                                     "fsize, core, memlock, nice)", key);
                 l = &out->item[item];
                 l->set = true;
