@@ -1,0 +1,1797 @@
+/* What slots-provision brings a host (or an image tree) to: accounts, folders, traversal bits, files. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "accounts.h"
+#include "fsutil.h"
+#include "ids.h"
+#include "logindefs.h"
+#include "nss.h"
+#include "provision.h"
+#include "replace.h"
+#include "store.h"
+
+#define VISUDO "/usr/sbin/visudo"
+#define SUDOERS_DIR "/etc/sudoers.d"
+#define SHARE_MAX_DEPTH 64
+
+struct pslot {
+        char name[SLOTS_NAME_MAX];
+        uid_t uid;                      /* GID = UID */
+};
+
+struct ctx {
+        int rootfd, etcfd;
+        const struct slots_config *c;
+        const struct slots_prov_opts *o;
+        struct slots_error *e;
+        struct slots_accounts *db;
+        uid_t id_min, id_max, cursor;
+        bool cursor_done;
+        char shared[64];
+        gid_t shared_gid;
+        uid_t svc_uid;
+        gid_t table_gid;
+        char *table_group;
+        struct pslot *slots;
+        char **acct_lines;              /* account changes, reported once they are written */
+        size_t n_acct_lines;
+        unsigned changes, problems;
+        char **dry_made;                /* folders a dry pass has reported as created */
+        size_t n_dry_made;
+        bool quiet;                     /* the check before changing: problems only */
+        bool dry;                       /* this pass changes nothing */
+};
+
+/* ---- reporting ---- */
+
+static void emit(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
+                 const char *text)
+{
+        const struct slots_prov_msg m = { .kind = kind, .object = object ? object : "", .text = text,
+                                          .fix = fix ? fix : "" };
+
+        if (x->o->report)
+                x->o->report(x->o->arg, &m);
+}
+
+static void change(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void change(struct ctx *x, const char *fmt, ...)
+{
+        char text[8192];
+        va_list ap;
+
+        if (x->quiet)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        x->changes++;
+        emit(x, SLOTS_PROV_CHANGE, NULL, NULL, text);
+}
+
+static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
+                 const char *fmt, ...)
+{
+        char text[4096];
+        va_list ap;
+
+        if (kind == SLOTS_PROV_PROBLEM)
+                x->problems++;
+        else if (x->quiet)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        emit(x, kind, object, fix, text);
+}
+
+#define WARN(x, obj, fix, ...) note(x, SLOTS_PROV_WARNING, obj, fix, __VA_ARGS__)
+#define PROBLEM(x, obj, fix, ...) note(x, SLOTS_PROV_PROBLEM, obj, fix, __VA_ARGS__)
+
+static char *fmt_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_fix(const char *fmt, ...)
+{
+        static char buf[2048];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        return buf;
+}
+
+static int acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int acct_line(struct ctx *x, const char *fmt, ...)
+{
+        char **n, *s;
+        va_list ap;
+        int k;
+
+        va_start(ap, fmt);
+        k = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+                return -ENOMEM;
+        n = realloc(x->acct_lines, (x->n_acct_lines + 1) * sizeof(*n));
+        if (!n) {
+                free(s);
+                return -ENOMEM;
+        }
+        x->acct_lines = n;
+        x->acct_lines[x->n_acct_lines++] = s;
+        return 0;
+}
+
+/* Names for owners in messages: the accounts this run knows, numbers for the rest. */
+static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
+{
+        if (uid == 0)
+                return "root";
+        if (uid == x->svc_uid)
+                return x->c->service;
+        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
+                if (x->slots[i].uid == uid)
+                        return x->slots[i].name;
+        snprintf(buf, size, "%u", (unsigned) uid);
+        return buf;
+}
+
+static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
+{
+        if (gid == 0)
+                return "root";
+        if (x->shared[0] && gid == x->shared_gid)
+                return x->shared;
+        if (x->table_group && gid == x->table_gid)
+                return x->table_group;
+        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
+                if (x->slots[i].uid == gid)
+                        return x->slots[i].name;
+        snprintf(buf, size, "%u", (unsigned) gid);
+        return buf;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+        char *s;
+
+        if (asprintf(&s, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
+                return NULL;
+        return s;
+}
+
+/* ---- ids ---- */
+
+static int nss_failed(struct ctx *x, int r, const char *what)
+{
+        slots_error_set(x->e, r, what, "the lookup through NSS failed: %s", strerror(-r));
+        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
+                              "then run slots-provision again; nothing was changed");
+        return r;
+}
+
+/* 1 when id is neither a uid nor a gid anywhere, 0 when taken, -errno when a lookup failed. */
+static int id_free(struct ctx *x, uid_t id)
+{
+        struct slots_pw pw;
+        struct slots_gr gr;
+        char what[64];
+        int r;
+
+        if (slots_accounts_user_by_uid(x->db, id) || slots_accounts_group_by_gid(x->db, id))
+                return 0;
+        if (!x->o->host)
+                return 1;
+        snprintf(what, sizeof(what), "uid %u", (unsigned) id);
+        r = slots_nss_uid(id, &pw);
+        if (r < 0)
+                return nss_failed(x, r, what);
+        if (r > 0) {
+                slots_pw_clear(&pw);
+                return 0;
+        }
+        snprintf(what, sizeof(what), "gid %u", (unsigned) id);
+        r = slots_nss_gid(id, &gr);
+        if (r < 0)
+                return nss_failed(x, r, what);
+        if (r > 0) {
+                slots_gr_clear(&gr);
+                return 0;
+        }
+        return 1;
+}
+
+/* The next free id going down from the top of the range, as shadow allocates system ids. */
+static int next_id(struct ctx *x, uid_t *out)
+{
+        while (!x->cursor_done) {
+                uid_t id = x->cursor;
+                int r;
+
+                if (x->cursor == x->id_min)
+                        x->cursor_done = true;
+                else
+                        x->cursor--;
+                r = id_free(x, id);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        *out = id;
+                        return 0;
+                }
+        }
+        return -ENOSPC;
+}
+
+/* An account as either source knows it. */
+struct acct {
+        bool found, local, valid;
+        uid_t uid;
+        gid_t gid;
+        char *dir, *shell;
+        char **members;                 /* NSS groups only */
+        struct slots_pw pw;
+        struct slots_gr gr;
+};
+
+static void acct_clear(struct acct *a)
+{
+        slots_pw_clear(&a->pw);
+        slots_gr_clear(&a->gr);
+        memset(a, 0, sizeof(*a));
+}
+
+static int find_user(struct ctx *x, const char *name, struct acct *a)
+{
+        const struct slots_acct_user *u = slots_accounts_user(x->db, name);
+        int r;
+
+        memset(a, 0, sizeof(*a));
+        if (u) {
+                a->found = a->local = true;
+                a->valid = u->valid;
+                a->uid = u->uid;
+                a->gid = u->gid;
+                a->dir = (char *) u->dir;
+                a->shell = (char *) u->shell;
+                return 0;
+        }
+        if (!x->o->host)
+                return 0;
+        r = slots_nss_user(name, &a->pw);
+        if (r < 0)
+                return nss_failed(x, r, name);
+        if (r > 0) {
+                a->found = a->valid = true;
+                a->uid = a->pw.uid;
+                a->gid = a->pw.gid;
+                a->dir = a->pw.dir;
+                a->shell = a->pw.shell;
+        }
+        return 0;
+}
+
+static int find_group(struct ctx *x, const char *name, struct acct *a)
+{
+        const struct slots_acct_group *g = slots_accounts_group(x->db, name);
+        int r;
+
+        memset(a, 0, sizeof(*a));
+        if (g) {
+                a->found = a->local = true;
+                a->valid = g->valid;
+                a->gid = g->gid;
+                return 0;
+        }
+        if (!x->o->host)
+                return 0;
+        r = slots_nss_group(name, &a->gr);
+        if (r < 0)
+                return nss_failed(x, r, name);
+        if (r > 0) {
+                a->found = a->valid = true;
+                a->gid = a->gr.gid;
+        }
+        return 0;
+}
+
+/* ---- the account plan ---- */
+
+static char *slot_home(struct ctx *x, const char *slot)
+{
+        char *s;
+
+        if (asprintf(&s, "%s%shome/%s", x->c->slots_root, strcmp(x->c->slots_root, "/") ? "/" : "", slot) < 0)
+                return NULL;
+        return s;
+}
+
+static const char *range_text(struct ctx *x)
+{
+        static char buf[96];
+
+        snprintf(buf, sizeof(buf), "%u-%u%s", (unsigned) x->id_min, (unsigned) x->id_max,
+                 x->c->uid_range_set ? " (uid_min-uid_max)" : " (SYS_UID_MIN-SYS_UID_MAX of login.defs)");
+        return buf;
+}
+
+static int plan_shared(struct ctx *x)
+{
+        struct acct g;
+        int r;
+
+        snprintf(x->shared, sizeof(x->shared), "%sshared", x->c->prefix);
+        r = find_group(x, x->shared, &g);
+        if (r < 0)
+                return r;
+        if (g.found && !g.valid) {
+                PROBLEM(x, x->shared, "repair the line with vigr", "the group's line in /etc/group is malformed");
+                acct_clear(&g);
+                return 0;
+        }
+        if (g.found) {
+                /* Any gid is fine for a group the admin made; only new ids come from the range. */
+                x->shared_gid = g.gid;
+                acct_clear(&g);
+                return 0;
+        }
+        r = next_id(x, &x->shared_gid);
+        if (r == -ENOSPC) {
+                PROBLEM(x, x->shared, "widen uid_min/uid_max in the config", "no free id left in %s",
+                        range_text(x));
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        r = slots_accounts_add_group(x->db, x->shared, x->shared_gid);
+        if (r == 0)
+                r = acct_line(x, "create group %s (gid %u)", x->shared, (unsigned) x->shared_gid);
+        return r;
+}
+
+/* Checks (and plans) one slot; conflicts are PROBLEMs. */
+static int plan_slot(struct ctx *x, struct pslot *s)
+{
+        const struct slots_config *c = x->c;
+        struct acct u, g;
+        char *home = slot_home(x, s->name);
+        char who[256];
+        uid_t id = 0;
+        bool ok = true;
+        int r;
+
+        if (!home)
+                return -ENOMEM;
+        r = find_user(x, s->name, &u);
+        if (r == 0)
+                r = find_group(x, s->name, &g);
+        else
+                memset(&g, 0, sizeof(g));
+        if (r < 0)
+                goto out;
+
+        if (u.found && !u.valid) {
+                PROBLEM(x, s->name, "repair the line with vipw", "the account's line in /etc/passwd is malformed");
+                goto out;
+        }
+        if (g.found && !g.valid) {
+                PROBLEM(x, s->name, "repair the line with vigr", "the group's line in /etc/group is malformed");
+                goto out;
+        }
+
+        if (u.found) {
+                id = u.uid;
+                if (u.uid < x->id_min || u.uid > x->id_max) {
+                        uid_t planned = 0;
+                        r = next_id(x, &planned);
+                        if (r < 0 && r != -ENOSPC)
+                                goto out;
+                        r = 0;
+                        if (planned)
+                                snprintf(who, sizeof(who), "planned %u", (unsigned) planned);
+                        else
+                                snprintf(who, sizeof(who), "no id free");
+                        PROBLEM(x, s->name,
+                                fmt_fix("remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
+                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) u.uid),
+                                "%s exists with uid %u, %s: %u is outside %s", s->name, (unsigned) u.uid, who,
+                                (unsigned) u.uid, range_text(x));
+                        ok = false;
+                }
+                if (u.gid != u.uid) {
+                        PROBLEM(x, s->name,
+                                fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                        (unsigned) u.uid, s->name, s->name, (unsigned) u.uid),
+                                "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
+                                (unsigned) u.gid, (unsigned) u.uid, s->name);
+                        ok = false;
+                }
+                if (strcmp(u.dir, home) != 0) {
+                        PROBLEM(x, s->name, fmt_fix("usermod -d %s %s", home, s->name),
+                                "%s has home %s, planned %s", s->name, u.dir, home);
+                        ok = false;
+                }
+                if (strcmp(u.shell, c->shell) != 0) {
+                        PROBLEM(x, s->name,
+                                fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name),
+                                "%s has shell %s, planned %s", s->name, u.shell, c->shell);
+                        ok = false;
+                }
+                if (g.found && g.gid != u.uid) {
+                        PROBLEM(x, s->name,
+                                fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)", (unsigned) u.uid,
+                                        s->name, s->name),
+                                "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
+                                (unsigned) g.gid, (unsigned) u.uid, s->name);
+                        ok = false;
+                }
+                if (!g.found) {
+                        /* The group will be made with gid = uid: that gid must be free. */
+                        const struct slots_acct_group *og = slots_accounts_group_by_gid(x->db, u.uid);
+
+                        who[0] = '\0';
+                        if (og) {
+                                snprintf(who, sizeof(who), "%s", og->name);
+                        } else if (x->o->host) {
+                                struct slots_gr gr;
+                                int k = slots_nss_gid(u.uid, &gr);
+
+                                if (k < 0) {
+                                        r = nss_failed(x, k, s->name);
+                                        goto out;
+                                }
+                                if (k > 0) {
+                                        snprintf(who, sizeof(who), "%s", gr.name);
+                                        slots_gr_clear(&gr);
+                                }
+                        }
+                        if (who[0]) {
+                                PROBLEM(x, s->name,
+                                        fmt_fix("renumber or remove the group %s, or remove %s so that it is "
+                                                "created again with a free id", who, s->name),
+                                        "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
+                                        (unsigned) u.uid, s->name, s->name, who);
+                                ok = false;
+                        }
+                }
+        } else if (g.found) {
+                /* An account is missing but its group is there: the account takes the group's id. */
+                id = g.gid;
+                if (g.gid < x->id_min || g.gid > x->id_max) {
+                        PROBLEM(x, s->name,
+                                fmt_fix("remove the group (groupdel %s) or renumber it (groupmod -g), or set "
+                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) g.gid),
+                                "group %s exists with gid %u, outside %s", s->name, (unsigned) g.gid,
+                                range_text(x));
+                        ok = false;
+                } else {
+                        /* The account will be made with uid = the group's gid: that uid must be free. */
+                        const struct slots_acct_user *ou = slots_accounts_user_by_uid(x->db, g.gid);
+
+                        who[0] = '\0';
+                        if (ou) {
+                                snprintf(who, sizeof(who), "%s", ou->name);
+                        } else if (x->o->host) {
+                                struct slots_pw pw;
+                                int k = slots_nss_uid(g.gid, &pw);
+
+                                if (k < 0) {
+                                        r = nss_failed(x, k, s->name);
+                                        goto out;
+                                }
+                                if (k > 0) {
+                                        snprintf(who, sizeof(who), "%s", pw.name);
+                                        slots_pw_clear(&pw);
+                                }
+                        }
+                        if (who[0]) {
+                                PROBLEM(x, s->name,
+                                        fmt_fix("remove the group %s (groupdel %s) so that a free id is chosen, or "
+                                                "renumber the account %s", s->name, s->name, who),
+                                        "planned uid %u for %s (the gid of its existing group %s) is taken by the "
+                                        "account %s", (unsigned) g.gid, s->name, s->name, who);
+                                ok = false;
+                        }
+                }
+        } else {
+                r = next_id(x, &id);
+                if (r == -ENOSPC) {
+                        PROBLEM(x, s->name, "widen uid_min/uid_max in the config, or make the pool smaller",
+                                "no free id left for %s in %s", s->name, range_text(x));
+                        r = 0;
+                        goto out;
+                }
+                if (r < 0)
+                        goto out;
+        }
+        s->uid = id;
+        if (!ok || x->problems)
+                goto out;
+
+        /* Nothing conflicts: plan what is missing. */
+        if (!g.found) {
+                r = slots_accounts_add_group(x->db, s->name, id);
+                if (r == 0)
+                        r = acct_line(x, "create group %s (gid %u)", s->name, (unsigned) id);
+        } else if (g.local && !slots_accounts_has_gshadow(x->db, s->name)) {
+                r = slots_accounts_add_gshadow(x->db, s->name);
+                if (r == 0)
+                        r = acct_line(x, "add gshadow entry for group %s", s->name);
+        }
+        if (r < 0)
+                goto out;
+        if (!u.found) {
+                r = slots_accounts_add_user(x->db, s->name, id, id, home, c->shell, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
+                                      s->name, (unsigned) id, s->name, home, c->shell);
+        } else if (u.local && !slots_accounts_has_shadow(x->db, s->name)) {
+                r = slots_accounts_add_shadow(x->db, s->name, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "add locked shadow entry for %s", s->name);
+        }
+        if (r < 0)
+                goto out;
+        if (slots_accounts_group(x->db, x->shared)) {
+                if (!slots_accounts_is_member(x->db, x->shared, s->name)) {
+                        r = slots_accounts_add_member(x->db, x->shared, s->name);
+                        if (r == 0)
+                                r = acct_line(x, "add %s to group %s", s->name, x->shared);
+                }
+        } else if (x->o->host) {
+                struct slots_gr gr;
+                int k = slots_nss_group(x->shared, &gr);
+
+                if (k < 0) {
+                        r = nss_failed(x, k, x->shared);
+                        goto out;
+                }
+                if (k > 0 && !slots_gr_has_member(&gr, s->name))
+                        PROBLEM(x, x->shared,
+                                fmt_fix("add %s to %s where the group is kept (directory service)", s->name,
+                                        x->shared),
+                                "the group comes from the name service, not /etc/group, and does not list %s",
+                                s->name);
+                if (k > 0)
+                        slots_gr_clear(&gr);
+        }
+out:
+        if (r == -EINVAL)
+                r = slots_error_set(x->e, -EBADMSG, c->path,
+                                    "the home or shell of %s holds ':', ',' or a newline, which account files "
+                                    "cannot hold", s->name);
+        else if (r == -ENOMEM)
+                slots_error_set(x->e, r, s->name, "out of memory");
+        else if (r == -EBADMSG)
+                r = slots_error_set(x->e, -ENOTSUP, x->shared,
+                                    "its line in /etc/group or /etc/gshadow is malformed; repair it with vigr");
+        acct_clear(&u);
+        acct_clear(&g);
+        free(home);
+        return r;
+}
+
+static int plan_service(struct ctx *x)
+{
+        const struct slots_config *c = x->c;
+        gid_t gid;
+        int r;
+
+        if (x->o->host) {
+                struct slots_pw pw;
+                struct slots_gr gr;
+
+                r = slots_nss_user(c->service, &pw);
+                if (r < 0)
+                        return nss_failed(x, r, c->service);
+                if (r == 0) {
+                        PROBLEM(x, c->service, "create the service account first, or fix \"service\" in the config",
+                                "the service account does not exist");
+                        return 0;
+                }
+                x->svc_uid = pw.uid;
+                gid = pw.gid;
+                slots_pw_clear(&pw);
+                r = c->service_group ? slots_nss_group(c->service_group, &gr) : slots_nss_gid(gid, &gr);
+                if (r < 0)
+                        return nss_failed(x, r, c->service_group ? c->service_group : c->service);
+                if (r > 0) {
+                        x->table_gid = gr.gid;
+                        x->table_group = strdup(gr.name);
+                        slots_gr_clear(&gr);
+                } else if (c->service_group) {
+                        PROBLEM(x, c->service_group, "create the group, or fix \"service_group\" in the config",
+                                "the service group does not exist");
+                        return 0;
+                } else {
+                        x->table_gid = gid;
+                        r = asprintf(&x->table_group, "%u", (unsigned) gid);
+                        if (r < 0)
+                                x->table_group = NULL;
+                }
+        } else {
+                const struct slots_acct_user *u = slots_accounts_user(x->db, c->service);
+                const struct slots_acct_group *g;
+
+                if (!u || !u->valid) {
+                        PROBLEM(x, c->service,
+                                "add the service account to the image's /etc/passwd first, or fix \"service\"",
+                                "the service account is not in the tree's /etc/passwd");
+                        return 0;
+                }
+                x->svc_uid = u->uid;
+                g = c->service_group ? slots_accounts_group(x->db, c->service_group) :
+                                       slots_accounts_group_by_gid(x->db, u->gid);
+                if (c->service_group && (!g || !g->valid)) {
+                        PROBLEM(x, c->service_group,
+                                "add the group to the image's /etc/group first, or fix \"service_group\"",
+                                "the service group is not in the tree's /etc/group");
+                        return 0;
+                }
+                x->table_gid = g ? g->gid : u->gid;
+                if (g)
+                        x->table_group = strdup(g->name);
+                else if (asprintf(&x->table_group, "%u", (unsigned) u->gid) < 0)
+                        x->table_group = NULL;
+        }
+        if (!x->table_group)
+                return slots_error_set(x->e, -ENOMEM, c->service, "out of memory");
+        return 0;
+}
+
+static int plan_accounts(struct ctx *x)
+{
+        int r;
+
+        x->cursor = x->id_max;
+        x->cursor_done = false;
+        r = plan_service(x);
+        if (r < 0)
+                return r;
+        r = plan_shared(x);
+        if (r < 0)
+                return r;
+        x->slots = calloc(x->c->slots, sizeof(*x->slots));
+        if (!x->slots)
+                return slots_error_set(x->e, -ENOMEM, "slots", "out of memory");
+        for (unsigned i = 0; i < x->c->slots; i++) {
+                slots_slot_name(i + 1, x->slots[i].name);
+                r = plan_slot(x, &x->slots[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- folders ---- */
+
+/* A dry pass reports a missing folder once, however many files go into it. */
+static bool dry_seen(struct ctx *x, const char *path)
+{
+        char **n;
+
+        for (size_t i = 0; i < x->n_dry_made; i++)
+                if (strcmp(x->dry_made[i], path) == 0)
+                        return true;
+        n = realloc(x->dry_made, (x->n_dry_made + 1) * sizeof(*n));
+        if (n) {
+                x->dry_made = n;
+                if ((n[x->n_dry_made] = strdup(path)))
+                        x->n_dry_made++;
+        }
+        return false;
+}
+
+/*
+ * Opens the absolute folder path inside the root, creating missing components
+ * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
+ * does not exist yet.  Existing components are the admin's and stay as they are.
+ */
+static int open_dirs(struct ctx *x, const char *path)
+{
+        char *p = strdup(path), *cut;
+        size_t have;
+        int fd, r;
+
+        if (!p)
+                return -ENOMEM;
+        fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
+        if (fd != -ENOENT)
+                goto out;
+        /* Find the longest prefix that exists. */
+        for (;;) {
+                cut = strrchr(p, '/');
+                if (cut == p) {
+                        p[1] = '\0';
+                } else {
+                        *cut = '\0';
+                }
+                fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
+                if (fd != -ENOENT || strcmp(p, "/") == 0)
+                        break;
+        }
+        if (fd < 0)
+                goto out;
+        have = strlen(p);
+        if (have == 1)
+                have = 0;
+        free(p);
+        p = strdup(path);
+        if (!p) {
+                slots_close(fd);
+                return -ENOMEM;
+        }
+        while (p[have] == '/') {
+                char *start = p + have + 1, *end = strchr(start, '/');
+                char save = 0;
+                bool changed = false;
+                int nfd;
+
+                if (end) {
+                        save = *end;
+                        *end = '\0';
+                }
+                if (fd < 0) {
+                        if (!dry_seen(x, p))
+                                change(x, "create folder %s (root:root 0755)", p);
+                } else {
+                        nfd = slots_ensure_dir(fd, start, 0, 0, 0755, x->dry, &changed);
+                        slots_close(fd);
+                        fd = nfd;
+                        if (fd == -ENOENT && x->dry) {
+                                if (!dry_seen(x, p))
+                                        change(x, "create folder %s (root:root 0755)", p);
+                        } else if (fd < 0) {
+                                r = fd;
+                                PROBLEM(x, p, "move it away", "cannot create the folder: %s", strerror(-r));
+                                free(p);
+                                return r;
+                        } else if (changed) {
+                                change(x, "create folder %s (root:root 0755)", p);
+                        }
+                }
+                if (end)
+                        *end = save;
+                have = end ? (size_t) (end - p) : strlen(p);
+        }
+out:
+        if (fd < 0 && fd != -ENOENT)
+                PROBLEM(x, path, "make it a folder (a symlink or file is in the way, or it cannot be opened)",
+                        "cannot open the folder: %s", strerror(-fd));
+        free(p);
+        return fd;
+}
+
+/*
+ * Makes dirfd/name (path) a folder with owner and mode; dirfd < 0 means the
+ * parent is still to be created (dry pass).  A symlink or another file where
+ * the folder belongs is a PROBLEM and is not followed.  Returns an fd, -ENOENT
+ * (dry: to be created) or -errno.
+ */
+static int folder(struct ctx *x, int dirfd, const char *path, const char *name, uid_t uid, gid_t gid,
+                  mode_t mode)
+{
+        char b1[32], b2[32], b3[32], b4[32];
+        struct stat st;
+        bool changed;
+        int fd;
+
+        if (dirfd < 0) {
+                change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
+                       gid_str(x, gid, b2, sizeof(b2)), mode);
+                return -ENOENT;
+        }
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT) {
+                        PROBLEM(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                        return -errno;
+                }
+                st.st_mode = 0;
+        } else if (S_ISLNK(st.st_mode)) {
+                PROBLEM(x, path, fmt_fix("remove the link (rm %s); slots-provision then creates the folder", path),
+                        "is a symlink where a folder belongs; not following it");
+                return -ELOOP;
+        } else if (!S_ISDIR(st.st_mode)) {
+                PROBLEM(x, path, fmt_fix("move it away; slots-provision then creates the folder"),
+                        "is not a folder");
+                return -ENOTDIR;
+        }
+        fd = slots_ensure_dir(dirfd, name, uid, gid, mode, x->dry, &changed);
+        if (fd < 0 && !(fd == -ENOENT && x->dry)) {
+                PROBLEM(x, path, NULL, "cannot create or repair the folder: %s", strerror(-fd));
+                return fd;
+        }
+        if (!changed)
+                return fd;
+        if (st.st_mode == 0)
+                change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
+                       gid_str(x, gid, b2, sizeof(b2)), mode);
+        else
+                change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path,
+                       uid_str(x, st.st_uid, b1, sizeof(b1)), gid_str(x, st.st_gid, b2, sizeof(b2)),
+                       st.st_mode & 07777, uid_str(x, uid, b3, sizeof(b3)), gid_str(x, gid, b4, sizeof(b4)),
+                       mode);
+        return fd;
+}
+
+static int slot_folders(struct ctx *x)
+{
+        static const char *const kinds[] = { "home", "state", "run" };
+        const char *root = x->c->slots_root;
+        int rootdir, r = 0;
+
+        rootdir = open_dirs(x, root);
+        if (rootdir < 0 && rootdir != -ENOENT)
+                return 0;       /* reported */
+        /* slots_root is ours: re-assert it like the folders below it. */
+        if (rootdir >= 0) {
+                const char *base;
+                int parent = slots_open_parent_in(x->rootfd, root, &base);
+
+                if (parent >= 0 && strcmp(root, "/") != 0) {
+                        int fd = folder(x, parent, root, base, 0, 0, 0755);
+                        slots_close(fd);
+                }
+                slots_close(parent);
+        }
+        for (size_t k = 0; k < 3; k++) {
+                char *kpath = path_join(root, kinds[k]);
+                int kfd;
+
+                if (!kpath) {
+                        r = -ENOMEM;
+                        break;
+                }
+                kfd = folder(x, rootdir, kpath, kinds[k], 0, 0, 0755);
+                if (kfd < 0 && kfd != -ENOENT) {
+                        free(kpath);
+                        continue;
+                }
+                for (unsigned i = 0; i < x->c->slots; i++) {
+                        const struct pslot *s = &x->slots[i];
+                        char *spath = path_join(kpath, s->name);
+                        int sfd;
+
+                        if (!spath) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        sfd = folder(x, kfd, spath, s->name, s->uid, s->uid, 0700);
+                        slots_close(sfd);
+                        free(spath);
+                }
+                slots_close(kfd);
+                free(kpath);
+        }
+        slots_close(rootdir);
+        if (r < 0)
+                slots_error_set(x->e, r, root, "out of memory");
+        return r;
+}
+
+/* ---- release traversal ---- */
+
+/* Changes the permission bits of an object root or the service owns; others are reported. */
+static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
+{
+        char b[32];
+        struct stat st;
+        mode_t old, want;
+
+        if (fstat(fd, &st) < 0) {
+                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                return false;
+        }
+        if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
+                WARN(x, path,
+                     fmt_fix("chown it to root or %s if it belongs to the application, then run slots-provision "
+                             "again", x->c->service),
+                     "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
+                     uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
+                return false;
+        }
+        old = st.st_mode & 07777;
+        /* A folder keeps its setgid and sticky bits; the launcher gets exactly its mode (no set-id). */
+        if (!set)
+                want = old | add;
+        else if (S_ISDIR(st.st_mode))
+                want = (old & (S_ISGID | S_ISVTX)) | set;
+        else
+                want = set;
+        if (want == old)
+                return true;
+        change(x, "set mode of %s: %04o -> %04o", path, old, want);
+        if (!x->dry && fchmod(fd, want) < 0)
+                WARN(x, path, NULL, "cannot change the mode: %s", strerror(errno));
+        return true;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The entries of a directory fd, sorted, without "." and ".."; *n set.  NULL with n 0 when empty. */
+static char **list_dir(int dirfd, size_t *n, int *err)
+{
+        char **names = NULL;
+        size_t cap = 0;
+        struct dirent *de;
+        DIR *d;
+        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        *n = 0;
+        *err = 0;
+        if (fd < 0 || !(d = fdopendir(fd))) {
+                *err = -errno;
+                slots_close(fd);
+                return NULL;
+        }
+        while ((errno = 0, de = readdir(d))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (*n == cap) {
+                        char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+                        if (!nn)
+                                goto oom;
+                        names = nn;
+                }
+                if (!(names[*n] = strdup(de->d_name)))
+                        goto oom;
+                (*n)++;
+        }
+        closedir(d);
+        if (*n)
+                qsort(names, *n, sizeof(*names), cmp_names);
+        return names;
+oom:
+        closedir(d);
+        for (size_t i = 0; i < *n; i++)
+                free(names[i]);
+        free(names);
+        *n = 0;
+        *err = -ENOMEM;
+        return NULL;
+}
+
+static void free_names(char **names, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+/* Warns about each folder on the way to app_root that others cannot traverse: the slots could not reach it. */
+static void check_reachable(struct ctx *x, const char *path)
+{
+        char *p = strdup(path);
+
+        if (!p)
+                return;
+        for (char *s = p;; s++) {
+                if (*s == '/' || *s == '\0') {
+                        char save = *s;
+                        struct stat st;
+                        int fd;
+
+                        *s = '\0';
+                        fd = slots_open_in(x->rootfd, p[0] ? p : "/", O_PATH);
+                        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
+                                WARN(x, p[0] ? p : "/", fmt_fix("chmod o+x %s", p[0] ? p : "/"),
+                                     "others cannot traverse it (mode %04o): the slots cannot reach the launcher; "
+                                     "not changed (slots-provision loosens only the releases)",
+                                     st.st_mode & 07777);
+                        slots_close(fd);
+                        *s = save;
+                        if (!save)
+                                break;
+                }
+        }
+        free(p);
+}
+
+static int open_child(struct ctx *x, int dirfd, const char *path, const char *name, bool want_dir,
+                      bool warn_missing)
+{
+        struct stat st;
+        int fd;
+
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT || warn_missing)
+                        WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                return -errno;
+        }
+        if (S_ISLNK(st.st_mode)) {
+                WARN(x, path, NULL, "is a symlink: not followed and not changed");
+                return -ELOOP;
+        }
+        if (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+                if (warn_missing)
+                        WARN(x, path, NULL, "is not a %s: not changed", want_dir ? "folder" : "file");
+                return -EINVAL;
+        }
+        fd = openat(dirfd, name,
+                    (want_dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY) | O_NOFOLLOW |
+                            O_CLOEXEC);
+        if (fd < 0) {
+                WARN(x, path, NULL, "cannot open: %s", strerror(errno));
+                return -errno;
+        }
+        return fd;
+}
+
+static int releases(struct ctx *x)
+{
+        const struct slots_config *c = x->c;
+        char *rel = NULL, **names = NULL;
+        size_t n = 0;
+        int appfd, relfd = -1, err, r = 0;
+
+        if (!c->app_root)
+                return 0;
+        if (slots_config_is_private(c, c->app_root))
+                return 0;
+        appfd = slots_open_in(x->rootfd, c->app_root, O_RDONLY | O_DIRECTORY);
+        if (appfd < 0) {
+                WARN(x, c->app_root, "run slots-provision again once the application is installed",
+                     "app_root cannot be opened (%s): release traversal skipped", strerror(-appfd));
+                return 0;
+        }
+        check_reachable(x, c->app_root);
+        rel = path_join(c->app_root, "releases");
+        if (!rel) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (slots_config_is_private(c, rel))
+                goto out;
+        relfd = open_child(x, appfd, rel, "releases", true, true);
+        if (relfd < 0)
+                goto out;
+        if (!traverse_fix(x, relfd, rel, 0711, 0))
+                goto out;
+        names = list_dir(relfd, &n, &err);
+        if (err) {
+                WARN(x, rel, NULL, "cannot list: %s", strerror(-err));
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char *rpath = path_join(rel, names[i]), *bpath = NULL, *lpath = NULL;
+                int rfd = -1, bfd = -1, lfd = -1;
+                struct stat st;
+
+                if (!rpath) {
+                        r = -ENOMEM;
+                        break;
+                }
+                /* Symlinks ("current") and files in releases/ are not release folders. */
+                if (slots_config_is_private(c, rpath) || fstatat(relfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISDIR(st.st_mode))
+                        goto next;
+                rfd = open_child(x, relfd, rpath, names[i], true, true);
+                if (rfd < 0 || !traverse_fix(x, rfd, rpath, 0, S_IXOTH))
+                        goto next;
+                bpath = path_join(rpath, "bin");
+                if (!bpath || slots_config_is_private(c, bpath))
+                        goto next;
+                bfd = open_child(x, rfd, bpath, "bin", true, false);
+                if (bfd < 0 || !traverse_fix(x, bfd, bpath, 0, S_IXOTH) || !c->launcher)
+                        goto next;
+                lpath = path_join(bpath, c->launcher);
+                if (!lpath || slots_config_is_private(c, lpath))
+                        goto next;
+                lfd = open_child(x, bfd, lpath, c->launcher, false, false);
+                if (lfd >= 0)
+                        (void) traverse_fix(x, lfd, lpath, 0755, 0);
+        next:
+                slots_close(lfd);
+                slots_close(bfd);
+                slots_close(rfd);
+                free(lpath);
+                free(bpath);
+                free(rpath);
+        }
+out:
+        free_names(names, n);
+        slots_close(relfd);
+        slots_close(appfd);
+        free(rel);
+        if (r < 0)
+                slots_error_set(x->e, r, c->app_root, "out of memory");
+        return r;
+}
+
+/* ---- shared folders ---- */
+
+/* Group <prefix>shared, setgid on folders, g+rwX; owner and the bits of others stay. */
+static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st)
+{
+        char b1[32], b2[32];
+        bool dir = S_ISDIR(st->st_mode);
+        mode_t old = st->st_mode & 07777, want;
+        bool chgrp = st->st_gid != x->shared_gid;
+
+        if (dir)
+                want = old | S_ISGID | S_IRWXG;
+        else
+                want = old | S_IRGRP | S_IWGRP | ((old & (S_IXUSR | S_IXGRP | S_IXOTH)) ? S_IXGRP : 0);
+        /* chown drops set-id bits of a file; they are not put back. */
+        if (!dir && chgrp)
+                want &= ~(mode_t) (S_ISUID | S_ISGID);
+        if (!chgrp && want == old)
+                return;
+        if (chgrp)
+                change(x, "share %s: group %s -> %s, mode %04o -> %04o", path,
+                       gid_str(x, st->st_gid, b1, sizeof(b1)), gid_str(x, x->shared_gid, b2, sizeof(b2)), old,
+                       want);
+        else
+                change(x, "share %s: mode %04o -> %04o", path, old, want);
+        if (x->dry)
+                return;
+        if ((chgrp && fchown(fd, (uid_t) -1, x->shared_gid) < 0) || fchmod(fd, want) < 0)
+                WARN(x, path, NULL, "cannot change group or mode: %s", strerror(errno));
+}
+
+static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int depth)
+{
+        struct stat st;
+        char **names;
+        size_t n;
+        int err, r = 0;
+
+        if (fstat(fd, &st) < 0) {
+                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                return 0;
+        }
+        share_one(x, fd, path, &st);
+        if (depth >= SHARE_MAX_DEPTH) {
+                WARN(x, path, NULL, "deeper than %d levels: not walked further", SHARE_MAX_DEPTH);
+                return 0;
+        }
+        names = list_dir(fd, &n, &err);
+        if (err) {
+                WARN(x, path, NULL, "cannot list: %s", strerror(-err));
+                return err == -ENOMEM ? err : 0;
+        }
+        for (size_t i = 0; i < n && r == 0; i++) {
+                char *cpath = path_join(path, names[i]);
+                struct stat cst, ost;
+                int cfd;
+
+                if (!cpath) {
+                        r = -ENOMEM;
+                        break;
+                }
+                /* Never a symlink, a device or a FIFO, never another file system, never a private path. */
+                if (fstatat(fd, names[i], &cst, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !(S_ISDIR(cst.st_mode) || S_ISREG(cst.st_mode)) || cst.st_dev != dev ||
+                    slots_config_is_private(x->c, cpath)) {
+                        free(cpath);
+                        continue;
+                }
+                /* A hard link could be any file of this file system (/etc/shadow): leave it. */
+                if (S_ISREG(cst.st_mode) && cst.st_nlink > 1) {
+                        WARN(x, cpath, NULL, "has %lu hard links: its group and mode are left alone",
+                             (unsigned long) cst.st_nlink);
+                        free(cpath);
+                        continue;
+                }
+                cfd = openat(fd, names[i],
+                             (S_ISDIR(cst.st_mode) ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY) |
+                                     O_NOFOLLOW | O_CLOEXEC);
+                if (cfd >= 0 && fstat(cfd, &ost) == 0 && ost.st_ino == cst.st_ino && ost.st_dev == cst.st_dev &&
+                    (ost.st_mode & S_IFMT) == (cst.st_mode & S_IFMT) && (S_ISDIR(ost.st_mode) || ost.st_nlink == 1)) {
+                        if (S_ISDIR(ost.st_mode))
+                                r = share_walk(x, cfd, cpath, dev, depth + 1);
+                        else
+                                share_one(x, cfd, cpath, &ost);
+                }
+                slots_close(cfd);
+                free(cpath);
+        }
+        free_names(names, n);
+        return r;
+}
+
+static int shared_dirs(struct ctx *x)
+{
+        const struct slots_config *c = x->c;
+        int docfd, r = 0;
+
+        if (!c->docs_root || c->n_shared_dirs == 0)
+                return 0;
+        docfd = slots_open_in(x->rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+        if (docfd < 0) {
+                WARN(x, c->docs_root, "create docs_root, then run slots-provision again",
+                     "docs_root cannot be opened (%s): shared folders skipped", strerror(-docfd));
+                return 0;
+        }
+        for (size_t i = 0; i < c->n_shared_dirs && r == 0; i++) {
+                char *path = path_join(c->docs_root, c->shared_dirs[i]);
+                char *rel = strdup(c->shared_dirs[i]), *comp, *slash;
+                int dfd = dup(docfd), fd = -1;
+                struct stat st;
+
+                if (!path || !rel || dfd < 0) {
+                        r = -ENOMEM;
+                        goto next;
+                }
+                /* Walk to the parent without following anything. */
+                comp = rel;
+                while ((slash = strchr(comp, '/'))) {
+                        int nfd;
+
+                        *slash = '\0';
+                        nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (nfd < 0) {
+                                WARN(x, path, NULL, "a folder on the way (%s) %s: not shared", comp,
+                                     errno == ENOENT ? "does not exist" :
+                                     errno == ELOOP || errno == ENOTDIR ? "is not a folder (or is a symlink)" :
+                                                                         strerror(errno));
+                                goto next;
+                        }
+                        slots_close(dfd);
+                        dfd = nfd;
+                        comp = slash + 1;
+                }
+                if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        char b1[32], b2[32];
+
+                        if (errno != ENOENT) {
+                                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                                goto next;
+                        }
+                        change(x, "create shared folder %s (%s:%s 2770)", path, uid_str(x, x->svc_uid, b1, sizeof(b1)),
+                               gid_str(x, x->shared_gid, b2, sizeof(b2)));
+                        if (x->dry)
+                                goto next;
+                        if (mkdirat(dfd, comp, 0) < 0 ||
+                            (fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+                            fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
+                                WARN(x, path, NULL, "cannot create the shared folder: %s", strerror(errno));
+                        goto next;
+                }
+                if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+                        WARN(x, path, NULL, "is %s: not followed and not shared",
+                             S_ISLNK(st.st_mode) ? "a symlink" : "not a folder");
+                        goto next;
+                }
+                fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0) {
+                        WARN(x, path, NULL, "cannot open: %s", strerror(errno));
+                        goto next;
+                }
+                r = share_walk(x, fd, path, st.st_dev, 0);
+        next:
+                slots_close(fd);
+                slots_close(dfd);
+                free(rel);
+                free(path);
+        }
+        slots_close(docfd);
+        if (r < 0)
+                slots_error_set(x->e, r, c->docs_root, "out of memory");
+        return r;
+}
+
+/* ---- the table ---- */
+
+static int table_check(struct ctx *x)
+{
+        struct slots_store s;
+        int r;
+
+        r = slots_store_open(&s, x->rootfd, x->c->table, x->c->slots, x->table_gid, 0, x->e);
+        if (r == 0) {
+                slots_store_close(&s);
+                return 0;
+        }
+        if (r == -EBADMSG)
+                return r;
+        /* A table or folder that is not there yet is created later. */
+        if (r == -ENOENT)
+                return 0;
+        PROBLEM(x, x->c->table, x->e->fix, "%s", x->e->reason);
+        slots_error_clear(x->e);
+        return 0;
+}
+
+static int table_step(struct ctx *x)
+{
+        const char *path = x->c->table, *base;
+        char b1[32], b2[32], b3[32];
+        struct slots_store s;
+        struct stat st;
+        char *dir = strdup(path);
+        int dfd, fd, r;
+
+        if (!dir)
+                return slots_error_set(x->e, -ENOMEM, path, "out of memory");
+        *strrchr(dir, '/') = '\0';
+        dfd = open_dirs(x, dir[0] ? dir : "/");
+        free(dir);
+        base = strrchr(path, '/') + 1;
+        if (dfd < 0 && dfd != -ENOENT)
+                return slots_error_set(x->e, dfd, path, "cannot open its folder: %s", strerror(-dfd));
+        if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                slots_close(dfd);
+                change(x, "create table %s (root:%s 0640, empty)", path, x->table_group);
+                if (x->dry)
+                        return 0;
+                r = slots_store_open(&s, x->rootfd, path, x->c->slots, x->table_gid, SLOTS_STORE_WRITE, x->e);
+                if (r < 0)
+                        return r;
+                r = s.exists ? 0 : slots_store_save(&s, x->e);
+                slots_store_close(&s);
+                return r;
+        }
+        slots_close(dfd);
+        if (st.st_uid == 0 && st.st_gid == x->table_gid && (st.st_mode & 07777) == 0640)
+                return 0;
+        if (!S_ISREG(st.st_mode))
+                return slots_error_set(x->e, -EINVAL, path, "is not a regular file");
+        change(x, "repair table %s: %s:%s %04o -> root:%s 0640 (content kept)", path, uid_str(x, st.st_uid, b1, sizeof(b1)),
+               gid_str(x, st.st_gid, b2, sizeof(b2)), st.st_mode & 07777, gid_str(x, x->table_gid, b3, sizeof(b3)));
+        if (x->dry)
+                return 0;
+        /* Under the table's lock, so slots-admin never sees a half-repaired file; the content is not touched. */
+        r = slots_store_open(&s, x->rootfd, path, x->c->slots, x->table_gid, SLOTS_STORE_WRITE, x->e);
+        if (r < 0)
+                return r;
+        fd = slots_open_regular(s.dirfd, s.name, &st);
+        if (fd < 0) {
+                r = slots_error_set(x->e, fd, path, "cannot open: %s", strerror(-fd));
+                goto out;
+        }
+        /* Never wider than before or after: narrow the mode first, then the owner, then the final mode. */
+        if (fchmod(fd, st.st_mode & 0640) < 0 || fchown(fd, 0, x->table_gid) < 0 || fchmod(fd, 0640) < 0)
+                r = slots_error_set(x->e, -errno, path, "cannot repair owner and mode: %s", strerror(errno));
+        slots_close(fd);
+out:
+        slots_store_close(&s);
+        return r;
+}
+
+/* ---- slotctl config and sudoers drop-in ---- */
+
+char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
+{
+        json_t *o = json_object(), *cwd = json_array(), *exec = json_array();
+        char *text = NULL, *glob = NULL;
+
+        if (!o || !cwd || !exec)
+                goto out;
+        if (c->docs_root) {
+                if (json_object_set_new(o, "docs_root", json_string(c->docs_root)) < 0 ||
+                    json_array_append_new(cwd, json_string(c->docs_root)) < 0)
+                        goto out;
+        }
+        if (c->app_root && c->launcher) {
+                if (asprintf(&glob, "%s/releases/*/bin/%s", strcmp(c->app_root, "/") ? c->app_root : "",
+                             c->launcher) < 0) {
+                        glob = NULL;
+                        goto out;
+                }
+                if (json_array_append_new(exec, json_string(glob)) < 0)
+                        goto out;
+        }
+        if (json_object_set(o, "allowed_cwd", cwd) < 0 || json_object_set(o, "allowed_exec", exec) < 0)
+                goto out;
+        text = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
+        if (text) {
+                char *t = NULL;
+                if (asprintf(&t, "%s\n", text) < 0)
+                        t = NULL;
+                free(text);
+                text = t;
+        }
+        if (text)
+                *len = strlen(text);
+out:
+        free(glob);
+        json_decref(cwd);
+        json_decref(exec);
+        json_decref(o);
+        return text;
+}
+
+const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size)
+{
+        /* sudo skips drop-ins whose name holds a '.' or ends in '~'; config names have neither. */
+        snprintf(buf, size, "slots-%s", c->service);
+        return buf;
+}
+
+/* Characters a sudoers command path can hold without escaping (no space, ',', ':', '=', '\\' or glob). */
+static bool sudoers_safe(const char *s)
+{
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+                      strchr("/._+-@", *s)))
+                        return false;
+        return true;
+}
+
+char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e)
+{
+        char alias[64], *out = NULL, *launcher = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if ((c->app_root && !sudoers_safe(c->app_root)) || (c->launcher && !sudoers_safe(c->launcher))) {
+                slots_error_set(e, -EBADMSG, c->path,
+                                "app_root or launcher holds a character a sudoers rule cannot carry literally "
+                                "(only letters, digits and / . _ + - @)");
+                return NULL;
+        }
+        snprintf(alias, sizeof(alias), "SLOTS_");
+        for (const char *p = c->service; *p && strlen(alias) < sizeof(alias) - 1; p++) {
+                char ch = *p >= 'a' && *p <= 'z' ? (char) (*p - 'a' + 'A') : (*p == '-' ? '_' : *p);
+                size_t n = strlen(alias);
+                alias[n] = ch;
+                alias[n + 1] = '\0';
+        }
+        f = open_memstream(&out, &size);
+        if (!f)
+                goto oom;
+        fprintf(f, "# Written by slots-provision from the slots config; changes here are overwritten.\n");
+        fprintf(f, "# %s may run the launcher of any release, and /usr/bin/true for its preflight,\n",
+                c->service);
+        fprintf(f, "# as any slot of its pool, without a password; nothing else.\n");
+        fprintf(f, "Runas_Alias %s_SLOTS = ", alias);
+        for (unsigned i = 1; i <= c->slots; i++) {
+                char name[SLOTS_NAME_MAX];
+
+                fprintf(f, "%s%s", slots_slot_name(i, name), i == c->slots ? "\n" : ",");
+                if (i < c->slots)
+                        fputs(i % 10 == 0 ? " \\\n\t" : " ", f);
+        }
+        if (c->app_root && c->launcher &&
+            asprintf(&launcher, "%s/releases/*/bin/%s, ", strcmp(c->app_root, "/") ? c->app_root : "",
+                     c->launcher) < 0) {
+                launcher = NULL;
+                fclose(f);
+                goto oom;
+        }
+        fprintf(f, "Cmnd_Alias %s_CMDS = %s/usr/bin/true\n", alias, launcher ? launcher : "");
+        fprintf(f, "%s ALL = (%s_SLOTS) NOPASSWD: %s_CMDS\n", c->service, alias, alias);
+        free(launcher);
+        if (fclose(f) != 0)
+                goto oom;
+        *len = size;
+        return out;
+oom:
+        free(out);
+        slots_error_set(e, -ENOMEM, c->path, "out of memory");
+        return NULL;
+}
+
+/* Runs visudo -c on fd; 0 when it accepts, else -EBADMSG with its words in e. */
+static int visudo_check(struct ctx *x, int fd, const char *display)
+{
+        char *const argv[] = { VISUDO, "-c", "-f", "-", NULL };
+        char out[1024];
+        int r = slots_run_program(argv, fd, 30000, out, sizeof(out));
+
+        if (r == 0)
+                return 0;
+        if (r < 0)
+                return slots_error_set(x->e, r, display, "cannot run %s to check the drop-in: %s", VISUDO,
+                                       strerror(-r));
+        for (char *p = out; *p; p++)
+                if (*p == '\n')
+                        *p = *(p + 1) ? ' ' : '\0';
+        return slots_error_set(x->e, -EBADMSG, display, "visudo rejects the drop-in, not installed: %s", out);
+}
+
+/* Does the tree have sudo?  The drop-in is only written where visudo and /etc/sudoers.d are. */
+static bool sudo_installed(struct ctx *x)
+{
+        int fd = slots_open_in(x->rootfd, VISUDO, O_PATH);
+
+        if (fd < 0)
+                return false;
+        slots_close(fd);
+        return true;
+}
+
+/* Content and owner/mode check of a small root-owned file; 1 when it already is exactly that. */
+static int same_file(int dirfd, const char *name, const char *data, size_t len, mode_t mode, struct stat *st)
+{
+        char *old = NULL;
+        size_t olen = 0;
+        int fd = slots_open_regular(dirfd, name, st), r;
+
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        r = slots_read_all(fd, (size_t) 16 << 20, &old, &olen);
+        slots_close(fd);
+        if (r < 0)
+                return r;
+        r = olen == len && memcmp(old, data, len) == 0 && st->st_uid == 0 && st->st_gid == 0 &&
+            (st->st_mode & 07777) == mode;
+        free(old);
+        return r;
+}
+
+static int sudoers_check(struct ctx *x)
+{
+        char *text;
+        size_t len;
+        int fd, r;
+
+        if (!sudo_installed(x))
+                return 0;
+        text = slots_provision_sudoers(x->c, &len, x->e);
+        if (!text)
+                return -EBADMSG;
+        if (access(VISUDO, X_OK) < 0) {
+                free(text);
+                PROBLEM(x, VISUDO, "install sudo on this host, or run slots-provision inside the tree",
+                        "the tree has sudo but this host has no visudo to check the drop-in with");
+                return 0;
+        }
+        fd = memfd_create("slots-sudoers", MFD_CLOEXEC);
+        if (fd < 0 || slots_write_all(fd, text, len) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+                r = slots_error_set(x->e, -errno, "sudoers", "cannot prepare the drop-in: %s", strerror(errno));
+                slots_close(fd);
+                free(text);
+                return r;
+        }
+        free(text);
+        r = visudo_check(x, fd, SUDOERS_DIR);
+        slots_close(fd);
+        return r;
+}
+
+static int sudoers_step(struct ctx *x)
+{
+        const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0440 };
+        struct slots_staged staged;
+        char name[128], *path = NULL, *text = NULL;
+        struct stat st;
+        size_t len;
+        int dfd = -1, fd = -1, r = 0, same;
+
+        if (!sudo_installed(x))
+                return 0;
+        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        path = path_join(SUDOERS_DIR, name);
+        text = slots_provision_sudoers(x->c, &len, x->e);
+        if (!path || !text) {
+                r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
+                goto out;
+        }
+        dfd = slots_open_in(x->rootfd, SUDOERS_DIR, O_RDONLY | O_DIRECTORY);
+        if (dfd < 0) {
+                WARN(x, SUDOERS_DIR, "create it and make sure /etc/sudoers has \"@includedir /etc/sudoers.d\"",
+                     "sudo is installed but this folder cannot be opened (%s): drop-in not written",
+                     strerror(-dfd));
+                goto out;
+        }
+        same = same_file(dfd, name, text, len, 0440, &st);
+        if (same < 0 && same != -ENOENT) {
+                r = slots_error_set(x->e, same, path, "cannot read: %s", strerror(-same));
+                goto out;
+        }
+        if (same == 1)
+                goto out;
+        change(x, "write sudoers drop-in %s (root:root 0440)", path);
+        if (x->dry)
+                goto out;
+        r = slots_replace_stage(dfd, name, path, text, len, &def, SLOTS_REPLACE_FORCE_MODE, &staged, x->e);
+        if (r < 0)
+                goto out;
+        /* What visudo checks is the very file that is renamed into place. */
+        fd = openat(dfd, staged.tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        r = fd < 0 ? slots_error_set(x->e, -errno, path, "cannot reopen the new drop-in: %s", strerror(errno)) :
+                     visudo_check(x, fd, path);
+        if (r < 0) {
+                slots_replace_abort(&staged);
+                goto out;
+        }
+        r = slots_replace_commit(&staged, x->e);
+out:
+        slots_close(fd);
+        slots_close(dfd);
+        free(text);
+        free(path);
+        return r;
+}
+
+static int slotctl_step(struct ctx *x)
+{
+        const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0644 };
+        const char *path = x->c->slotctl_config, *base = strrchr(path, '/') + 1;
+        char *dir = strndup(path, (size_t) (base - path)), *text;
+        struct stat st;
+        size_t len;
+        int dfd, same, r = 0;
+
+        if (!dir)
+                return slots_error_set(x->e, -ENOMEM, path, "out of memory");
+        if (strlen(dir) > 1)
+                dir[strlen(dir) - 1] = '\0';
+        text = slots_provision_slotctl_json(x->c, &len);
+        if (!text) {
+                free(dir);
+                return slots_error_set(x->e, -ENOMEM, path, "out of memory");
+        }
+        dfd = open_dirs(x, dir);
+        free(dir);
+        if (dfd < 0 && dfd != -ENOENT) {
+                r = slots_error_set(x->e, dfd, path, "cannot open its folder: %s", strerror(-dfd));
+                goto out;
+        }
+        same = dfd < 0 ? 0 : same_file(dfd, base, text, len, 0644, &st);
+        if (same < 0) {
+                r = slots_error_set(x->e, same, path, "cannot read: %s", strerror(-same));
+                goto out;
+        }
+        if (same == 1)
+                goto out;
+        change(x, "write slotctl config %s (root:root 0644)", path);
+        if (!x->dry)
+                r = slots_replace(dfd, base, path, text, len, &def, SLOTS_REPLACE_FORCE_MODE, x->e);
+out:
+        slots_close(dfd);
+        free(text);
+        return r;
+}
+
+/* ---- the run ---- */
+
+/* Config rules that only matter here: paths the provisioning writes must be neither private nor odd. */
+static int check_config(const struct slots_config *c, struct slots_error *e)
+{
+        const char *const written[] = { c->slots_root, c->table, c->slotctl_config, SUDOERS_DIR };
+        const char *const keys[] = { "slots_root", "table", "slotctl_config", "sudoers drop-in" };
+
+        for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++)
+                if (slots_config_is_private(c, written[i])) {
+                        slots_error_set(e, -EBADMSG, c->path, "%s %s is a private path (or lies below one)",
+                                        keys[i], written[i]);
+                        slots_error_fix(e, "move it out of private_paths, or fix \"%s\"", keys[i]);
+                        return -EBADMSG;
+                }
+        if (strpbrk(c->slots_root, ":,\n") || strpbrk(c->shell, ":,\n"))
+                return slots_error_set(e, -EBADMSG, c->path,
+                                       "slots_root and shell must not hold ':', ',' or a newline (account files "
+                                       "cannot hold them)");
+        if (strcmp(c->table, "/") == 0 || strcmp(c->slotctl_config, "/") == 0)
+                return slots_error_set(e, -EBADMSG, c->path, "table and slotctl_config must name files");
+        return 0;
+}
+
+static void ctx_free(struct ctx *x)
+{
+        for (size_t i = 0; i < x->n_dry_made; i++)
+                free(x->dry_made[i]);
+        free(x->dry_made);
+        for (size_t i = 0; i < x->n_acct_lines; i++)
+                free(x->acct_lines[i]);
+        free(x->acct_lines);
+        free(x->slots);
+        free(x->table_group);
+        slots_accounts_free(x->db);
+        slots_close(x->etcfd);
+}
+
+static void report_accounts(struct ctx *x)
+{
+        for (size_t i = 0; i < x->n_acct_lines; i++)
+                change(x, "%s", x->acct_lines[i]);
+}
+
+int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
+                    unsigned *changes, struct slots_error *e)
+{
+        struct ctx x = { .rootfd = rootfd, .etcfd = -1, .c = c, .o = o, .e = e, .dry = true };
+        bool locked = false, wrote = false;
+        int lockfd = -1, r;
+
+        *changes = 0;
+        slots_error_clear(e);
+        r = check_config(c, e);
+        if (r < 0)
+                return r;
+        if (c->uid_range_set) {
+                x.id_min = c->uid_min;
+                x.id_max = c->uid_max;
+        } else {
+                r = slots_logindefs_uid_range(rootfd, &x.id_min, &x.id_max, e);
+                if (r < 0)
+                        return r;
+                if (x.id_max - x.id_min + 1 < c->slots + 1) {
+                        slots_error_set(e, -EBADMSG, "/etc/login.defs",
+                                        "SYS_UID_MIN %u..SYS_UID_MAX %u holds %u ids; the pool needs %u (slots and "
+                                        "the shared group)", (unsigned) x.id_min, (unsigned) x.id_max,
+                                        (unsigned) (x.id_max - x.id_min + 1), c->slots + 1);
+                        slots_error_fix(e, "set uid_min and uid_max in %s", c->path);
+                        return -EBADMSG;
+                }
+        }
+        x.etcfd = slots_open_in(rootfd, "/etc", O_RDONLY | O_DIRECTORY);
+        if (x.etcfd < 0) {
+                r = slots_error_set(e, x.etcfd, "/etc", "cannot open: %s", strerror(-x.etcfd));
+                goto out;
+        }
+        /* The lock covers read, plan and write, so no other tool's change is lost in between. */
+        if (!o->dry_run) {
+                r = slots_accounts_lock(x.etcfd, o->host, &lockfd, e);
+                if (r < 0)
+                        goto out;
+                locked = true;
+        }
+        r = slots_accounts_load(x.etcfd, "/etc", &x.db, e);
+        if (r < 0)
+                goto out;
+
+        /* Everything is checked before anything changes. */
+        x.quiet = true;
+        r = plan_accounts(&x);
+        if (r < 0)
+                goto out;
+        if (x.problems == 0) {
+                r = slot_folders(&x);
+                if (r == 0)
+                        r = table_check(&x);
+                if (r == 0)
+                        r = sudoers_check(&x);
+                if (r < 0)
+                        goto out;
+        }
+        if (x.problems) {
+                r = -EEXIST;
+                goto out;
+        }
+
+        x.quiet = false;
+        x.dry = o->dry_run;
+        for (int f = 0; f < SLOTS_ACCT_NFILES; f++)
+                wrote |= slots_accounts_changed(x.db, (enum slots_acct_file) f);
+        if (wrote && !o->dry_run) {
+                r = slots_accounts_write(x.db, x.etcfd, "/etc", e);
+                if (r < 0)
+                        goto out;
+        }
+        if (locked) {
+                slots_accounts_unlock(o->host, lockfd);
+                locked = false;
+        }
+        if (wrote && !o->dry_run && o->host)
+                slots_accounts_flush_caches();
+        report_accounts(&x);
+
+        r = slot_folders(&x);
+        if (r == 0 && x.problems)
+                r = slots_error_set(e, -EIO, c->slots_root, "the slot folders could not all be made");
+        if (r == 0)
+                r = releases(&x);
+        if (r == 0)
+                r = shared_dirs(&x);
+        if (r == 0)
+                r = table_step(&x);
+        if (r == 0)
+                r = slotctl_step(&x);
+        if (r == 0)
+                r = sudoers_step(&x);
+out:
+        if (locked)
+                slots_accounts_unlock(o->host, lockfd);
+        *changes = x.changes;
+        ctx_free(&x);
+        return r;
+}

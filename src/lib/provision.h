@@ -1,0 +1,56 @@
+/* What slots-provision brings a host (or an image tree) to: accounts, folders, traversal bits, files. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "error.h"
+
+enum slots_prov_kind {
+        SLOTS_PROV_CHANGE,              /* one change, done (or, in a dry run, to be done) */
+        SLOTS_PROV_WARNING,             /* left alone on purpose; the run goes on */
+        SLOTS_PROV_PROBLEM,             /* blocks the run: found before anything changed */
+};
+
+struct slots_prov_msg {
+        enum slots_prov_kind kind;
+        const char *object;             /* the account, group or path it is about ("" for a change) */
+        const char *text;               /* a change: the whole line; otherwise the reason */
+        const char *fix;                /* "" when there is none */
+};
+
+struct slots_prov_opts {
+        bool dry_run;                   /* report what would change, change nothing, take no lock */
+        bool host;                      /* the live host: NSS lookups, lckpwdf, cache flush */
+        long lastchg;                   /* day (since 1970) written into new shadow lines */
+        void (*report)(void *arg, const struct slots_prov_msg *m);
+        void *arg;
+};
+
+/*
+ * Brings the tree under rootfd to what the config describes (SPEC
+ * "slots-provision").  Everything is checked before anything changes: account
+ * conflicts, a symlink where a slot folder belongs, a missing service account
+ * are each reported as a PROBLEM and the return is -EEXIST with nothing
+ * changed.  Otherwise the account files are written as one transaction, then
+ * folders, traversal bits, shared folders, the table, the slotctl config and
+ * the sudoers drop-in; every change is reported as it is made.  *changes
+ * counts them.  Returns 0, -EEXIST (problems reported), -EBADMSG (the config
+ * or table is invalid; e says where) or another -errno (e says what failed).
+ */
+int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
+                    unsigned *changes, struct slots_error *e);
+
+/* The slotctl config the provisioning writes (sorted keys, two-space indent, final newline); malloc'ed. */
+char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len);
+
+/*
+ * The sudoers drop-in: the service may run <app_root>/releases/ * /bin/<launcher>
+ * and /usr/bin/true as any slot of the pool, without a password, and nothing
+ * else.  malloc'ed; NULL with -EBADMSG in e when app_root or launcher holds a
+ * character a sudoers rule cannot carry literally.
+ */
+char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e);
+
+/* The drop-in's file name under /etc/sudoers.d ("slots-<service>"). */
+const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size);
