@@ -57,9 +57,11 @@ static int parse_string(const char *s, enum unit unit, rlim_t *out)
         if (!(s[0] >= '0' && s[0] <= '9'))
                 return -EINVAL;
         for (; s[i] >= '0' && s[i] <= '9'; i++) {
-                if (v > (UINT64_MAX - 9) / 10)
+                uint64_t d = (uint64_t) (s[i] - '0');
+
+                if (v > (UINT64_MAX - d) / 10)
                         return -ERANGE;
-                v = v * 10 + (uint64_t) (s[i] - '0');
+                v = v * 10 + d;
         }
         if (s[i] != '\0') {
                 if (unit != UNIT_BYTES || s[i + 1] != '\0')
