@@ -143,7 +143,8 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 return -EINVAL;
         memcpy(p, path, n * sizeof(p[0]));
         if (!json_is_object(obj))
-                return fail(src, p, n, false, e, "%s: must be an object of limits", path[n - 1].key);
+                return fail(src, p, n, false, e, "%s: must be an object of limits",
+                            n > 0 && path[n - 1].key ? path[n - 1].key : "limits");
 
         json_object_foreach(obj, key, v) {
                 int item = slots_limit_item_from_name(key);
