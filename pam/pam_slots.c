@@ -1,0 +1,278 @@
+/* pam_slots: applies the per-slot limits of the slots config at session open (SPEC "PAM"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define PAM_SM_SESSION
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "config.h"
+#include "error.h"
+#include "fsutil.h"
+#include "ids.h"
+#include "limits.h"
+#include "store.h"
+#include "table.h"
+
+/* The config is a few KiB; anything near this is not a config. */
+#define CONFIG_MAX (1024 * 1024)
+
+struct options {
+        const char *config;     /* points into argv, or the built-in default */
+        bool debug;
+        bool require_assigned;
+};
+
+/*
+ * Module arguments.  The config path never comes from the environment: the
+ * module runs inside setuid programs (sudo, su) whose environment the invoking
+ * user controls, so SLOTS_CONFIG is deliberately not honoured here.
+ */
+static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
+{
+        o->config = SLOTS_DEFAULT_CONFIG;
+        o->debug = false;
+        o->require_assigned = false;
+        for (int i = 0; i < argc; i++) {
+                if (strcmp(argv[i], "debug") == 0)
+                        o->debug = true;
+                else if (strcmp(argv[i], "require_assigned") == 0)
+                        o->require_assigned = true;
+                else if (strncmp(argv[i], "config=", 7) == 0)
+                        o->config = argv[i] + 7;
+                else
+                        pam_syslog(pamh, LOG_ERR, "unknown option ignored: %s", argv[i]);
+        }
+}
+
+/* The slot number of the session's user, or 0 when there is no user or it is not a slot name. */
+static unsigned session_slot(pam_handle_t *pamh, const char **user)
+{
+        const void *item = NULL;
+
+        *user = NULL;
+        if (pam_get_item(pamh, PAM_USER, &item) != PAM_SUCCESS || !item)
+                return 0;
+        *user = item;
+        return slots_slot_parse(*user);
+}
+
+/*
+ * Reads and parses the config like slots_config_load() does, and refuses, like
+ * sshd with its keys, a config that someone other than root (or the running
+ * user, for tests run unprivileged) could change: it sets limits for other
+ * accounts inside setuid programs.
+ */
+static int load_config(const char *path, struct slots_config **cfg, struct slots_error *e)
+{
+        char *text = NULL;
+        size_t len = 0;
+        struct stat st;
+        int fd, r;
+
+        if (path[0] != '/')
+                return slots_error_set(e, -EINVAL, path, "the config path is not absolute");
+        fd = slots_open_in(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
+        if (fstat(fd, &st) < 0) {
+                r = slots_error_set(e, -errno, path, "cannot stat the config: %s", strerror(errno));
+                goto out;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                r = slots_error_set(e, -EINVAL, path, "the config is not a regular file");
+                goto out;
+        }
+        if (st.st_uid != 0 && st.st_uid != geteuid()) {
+                r = slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root",
+                                    (uintmax_t) st.st_uid);
+                slots_error_fix(e, "chown root:root %s", path);
+                goto out;
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+                r = slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
+                                    (unsigned) (st.st_mode & 07777));
+                slots_error_fix(e, "chmod 0644 %s", path);
+                goto out;
+        }
+        r = slots_read_all(fd, CONFIG_MAX, &text, &len);
+        if (r < 0) {
+                r = slots_error_set(e, r, path, "cannot read the config: %s", strerror(-r));
+                goto out;
+        }
+        if (memchr(text, '\0', len))
+                r = slots_error_set(e, -EBADMSG, path, "the config contains a NUL byte");
+        else
+                r = slots_config_parse(text, len, path, cfg, e);
+out:
+        free(text);
+        close(fd);
+        return r;
+}
+
+/* 0 when slot n holds a user in the config's table; otherwise logs why not and returns -1. */
+static int check_assigned(pam_handle_t *pamh, const struct slots_config *cfg, unsigned n,
+                          const char *slot)
+{
+        struct slots_store s;
+        struct slots_error e;
+        const char *user, *since, *released;
+        char buf[2 * SLOTS_ERR_TEXT + 64];
+        int r;
+
+        slots_error_clear(&e);
+        memset(&s, 0, sizeof(s));
+        r = slots_store_open(&s, AT_FDCWD, cfg->table, cfg->slots, (gid_t) -1, 0, &e);
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: cannot read the slot table: %s", slot,
+                           slots_error_format(&e, buf, sizeof(buf)));
+                return -1;
+        }
+        /* Whoever can write the table decides who gets a session. */
+        if (s.exists && (s.st.st_mode & S_IWOTH)) {
+                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: writable by others (mode %04o); "
+                           "refused; fix: chmod 0640 %s", slot, cfg->table,
+                           (unsigned) (s.st.st_mode & 07777), cfg->table);
+                slots_store_close(&s);
+                return -1;
+        }
+        switch (slots_table_get(s.table, n, &user, &since, &released)) {
+        case SLOTS_SLOT_ASSIGNED:
+                r = 0;
+                break;
+        case SLOTS_SLOT_PENDING:
+                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: slot's release is not finished "
+                           "(cleanup pending); refused", slot, cfg->table);
+                r = -1;
+                break;
+        default:
+                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: slot is not assigned; refused",
+                           slot, cfg->table);
+                r = -1;
+                break;
+        }
+        slots_store_close(&s);
+        return r;
+}
+
+static const char *rlim_str(rlim_t v, char buf[static 24])
+{
+        if (v == RLIM_INFINITY)
+                return "unlimited";
+        snprintf(buf, 24, "%ju", (uintmax_t) v);
+        return buf;
+}
+
+/* "nofile=1024:2048 nice=5 ..." for the debug line. */
+static void describe_limits(const struct slots_limits *l, char *buf, size_t size)
+{
+        char s[24], h[24];
+        size_t used = 0;
+        int w;
+
+        buf[0] = '\0';
+        for (int i = 0; i < SLOTS_LIMIT_MAX_ITEM && used < size; i++) {
+                const struct slots_limit *it = &l->item[i];
+
+                if (!it->set)
+                        continue;
+                if (i == SLOTS_LIMIT_NICE)
+                        w = snprintf(buf + used, size - used, " %s=%d", slots_limit_item_name(i), it->nice);
+                else
+                        w = snprintf(buf + used, size - used, " %s=%s:%s", slots_limit_item_name(i),
+                                     rlim_str(it->soft, s), rlim_str(it->hard, h));
+                if (w < 0)
+                        break;
+                used += (size_t) w;
+        }
+        if (buf[0] == '\0')
+                snprintf(buf, size, " (none)");
+}
+
+PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+        struct options o;
+        struct slots_config *cfg = NULL;
+        struct slots_limits lim;
+        struct slots_error e;
+        enum slots_limit_item failed = SLOTS_LIMIT_NICE;
+        char slot[SLOTS_NAME_MAX], buf[2 * SLOTS_ERR_TEXT + 64];
+        const char *user;
+        unsigned n;
+        int r, ret;
+
+        (void) flags;   /* PAM_SILENT: the module never talks to the user anyway */
+        parse_options(pamh, argc, argv, &o);
+        n = session_slot(pamh, &user);
+        if (n == 0) {
+                /* The name alone decides: no config is read for an account that is no slot. */
+                if (o.debug)
+                        pam_syslog(pamh, LOG_DEBUG, "%s: not a slot account; ignored",
+                                   user ? user : "(no user)");
+                return PAM_IGNORE;
+        }
+        slots_slot_name(n, slot);
+
+        slots_error_clear(&e);
+        r = load_config(o.config, &cfg, &e);
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "%s: cannot use the config: %s%s%s", slot,
+                           slots_error_format(&e, buf, sizeof(buf)), e.fix[0] ? "; fix: " : "", e.fix);
+                return PAM_SESSION_ERR;
+        }
+        if (n > cfg->slots) {
+                if (o.debug)
+                        pam_syslog(pamh, LOG_DEBUG, "%s: not in the pool of %s (%u slots); ignored", slot,
+                                   o.config, cfg->slots);
+                ret = PAM_IGNORE;
+                goto out;
+        }
+        if (o.require_assigned && check_assigned(pamh, cfg, n, slot) < 0) {
+                ret = PAM_SESSION_ERR;
+                goto out;
+        }
+
+        slots_config_limits_for(cfg, n, &lim);
+        r = slots_limits_apply(&lim, &failed);
+        if (r < 0) {
+                const struct slots_limit *it = &lim.item[failed];
+                char s[24], h[24];
+
+                if (failed == SLOTS_LIMIT_NICE)
+                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit nice to %d: %s", slot, it->nice,
+                                   strerror(-r));
+                else
+                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit %s to soft %s, hard %s: %s", slot,
+                                   slots_limit_item_name(failed), rlim_str(it->soft, s),
+                                   rlim_str(it->hard, h), strerror(-r));
+                ret = PAM_SESSION_ERR;
+                goto out;
+        }
+        if (o.debug) {
+                describe_limits(&lim, buf, sizeof(buf));
+                pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
+        }
+        ret = PAM_SUCCESS;
+out:
+        slots_config_free(cfg);
+        return ret;
+}
+
+/* Limits belong to the process and end with it: nothing to undo. */
+PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+        const char *user;
+
+        (void) flags;
+        (void) argc;
+        (void) argv;
+        return session_slot(pamh, &user) ? PAM_SUCCESS : PAM_IGNORE;
+}
