@@ -1,0 +1,132 @@
+#!/bin/sh
+# End to end with real sudo (and su), in a private mount namespace: pam_slots.so
+# in /etc/pam.d/sudo's session stack gives a slot the configured limits and
+# leaves a non-slot account with the defaults.  With require_assigned (as
+# "required") a slot the table gives to no one gets no session: su refuses it;
+# sudo, which ignores PAM_SESSION_ERR, runs it without the slot's limits.
+set -u
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+command -v sudo >/dev/null 2>&1 || { echo "SKIP: sudo not installed"; exit 77; }
+command -v useradd >/dev/null 2>&1 || { echo "SKIP: useradd not installed"; exit 77; }
+mod="$top_builddir/pam/.libs/pam_slots.so"
+test -f "$mod" || { echo "FAIL: $mod not built"; exit 1; }
+slots_enter_namespace "$@"
+# Everything below writes to /etc: only ever to the namespace's copy.
+if [ -z "${SLOTS_IN_NAMESPACE:-}" ] || ! findmnt -n -o SOURCE /etc | grep -q 'slots-etc\.'; then
+	echo "FAIL: /etc is not the namespace's copy; refusing to touch it"
+	exit 99
+fi
+
+# The slot accounts come from this fixture.  When slots-provision is ready,
+# switch it with this one line:  fixture=provision
+fixture=useradd
+
+conf=/etc/slots/slots.conf
+table=/etc/slots/slots.json
+mkdir -p /etc/slots
+
+# Runs a command as ACCOUNT through sudo; prints "nofile nproc" (bash: dash has no ulimit -u).
+limits_of() {
+	sudo -n -u "$1" /bin/bash -c 'echo "$(ulimit -n) $(ulimit -u)"' 2>&1
+}
+
+accounts_useradd() {
+	# -l: no lastlog/faillog entry (those files are not in the namespace's /etc).
+	useradd -r -l -M -U -s /usr/sbin/nologin slotsvc &&
+	for a in slot01 slot02; do
+		useradd -r -l -M -U -s /usr/sbin/nologin "$a" || return 1
+	done
+}
+
+accounts_provision() {
+	useradd -r -l -M -U -s /usr/sbin/nologin slotsvc &&
+	"$SLOTS_PROVISION" --config "$conf" >/dev/null
+}
+
+# A non-slot account, and its limits through sudo before the module is in the stack.
+useradd -r -l -M -U -s /usr/sbin/nologin appuser || { echo "FAIL: useradd appuser"; exit 1; }
+before=$(limits_of appuser)
+echo "# appuser before: $before"
+
+# Configured values: below any hard limit the test process has (it may lack
+# CAP_SYS_RESOURCE, like root in many containers), and unlike the defaults.
+cat > "$conf" <<EOF
+{
+  "service": "slotsvc",
+  "slots": 2,
+  "table": "$table",
+  "slots_root": "/var/lib/slots/slotsvc",
+  "limits": {
+    "default": {"nofile": {"soft": 777, "hard": 888}, "nproc": {"soft": 333, "hard": 444}},
+    "slot02": {"nofile": 555}
+  }
+}
+EOF
+chmod 0644 "$conf"
+"accounts_$fixture" || { echo "FAIL: fixture $fixture"; exit 1; }
+check "slot01 exists" id slot01
+check "before the module, slot01 has the defaults too" \
+	test "$(limits_of slot01)" = "$before"
+
+# The SPEC's line, with the config named (the built-in default depends on --sysconfdir).
+cp /etc/pam.d/sudo /etc/pam.d/sudo.orig
+echo "session optional $mod config=$conf" >> /etc/pam.d/sudo
+
+got=$(limits_of slot01)
+check "slot01 gets the configured nofile and nproc (got: $got)" test "$got" = "777 333"
+got=$(sudo -n -u slot01 /bin/bash -c 'echo "$(ulimit -Hn) $(ulimit -Hu)"' 2>&1)
+check "slot01 gets the configured hard limits (got: $got)" test "$got" = "888 444"
+got=$(limits_of slot02)
+check "slot02's own entry wins (got: $got)" test "$got" = "555 333"
+got=$(limits_of appuser)
+check "a non-slot account keeps the defaults (got: $got, before: $before)" test "$got" = "$before"
+check "the configured values are not the defaults" test "$before" != "777 333"
+
+# A broken config: "optional" lets the session open (the failure is logged).
+cp "$conf" "$conf.good"
+echo '{ "service": ' > "$conf"
+got=$(limits_of slot01)
+check "optional: a broken config does not block sudo (got: $got)" test "$got" = "$before"
+cp "$conf.good" "$conf"
+
+# require_assigned, "required": slot01 is assigned, slot02 is not.
+cp /etc/pam.d/sudo.orig /etc/pam.d/sudo
+echo "session required $mod config=$conf require_assigned" >> /etc/pam.d/sudo
+cat > "$table" <<EOF
+{
+  "slots": {
+    "slot01": {"since": "2026-10-01T09:12:00Z", "user": "aa73da63e26b40a1bb701c2b4c024870"}
+  },
+  "version": 1
+}
+EOF
+chown root:slotsvc "$table"
+chmod 0640 "$table"
+got=$(limits_of slot01)
+check "sudo, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "777 333"
+got=$(limits_of slot02)
+check "sudo, require_assigned: the unassigned slot02 gets no slot limits (got: $got)" test "$got" = "$before"
+# sudo treats PAM_SESSION_ERR from pam_open_session as non-fatal (its
+# plugins/sudoers/auth/pam.c): the command still runs.  su and login refuse.
+if sudo -n -u slot02 /bin/true 2>/dev/null; then
+	echo "# NOTE: sudo ran the unassigned slot02's command: sudo ignores PAM_SESSION_ERR"
+fi
+got=$(limits_of appuser)
+check "sudo, require_assigned: a non-slot account is not affected (got: $got)" test "$got" = "$before"
+
+# The same with su, which ends when pam_open_session fails.
+if command -v su >/dev/null 2>&1 && test -f /etc/pam.d/su; then
+	su_limits_of() {
+		su -s /bin/bash -c 'echo "$(ulimit -n) $(ulimit -u)"' "$1" 2>&1
+	}
+	su_before=$(su_limits_of appuser)
+	echo "session required $mod config=$conf require_assigned" >> /etc/pam.d/su
+	got=$(su_limits_of slot01)
+	check "su, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "777 333"
+	check_fails "su, require_assigned: the unassigned slot02 is refused" su -s /bin/sh -c true slot02 2>/dev/null
+	got=$(su_limits_of appuser)
+	check "su, require_assigned: a non-slot account keeps the defaults (got: $got)" test "$got" = "$su_before"
+fi
+
+slots_done
