@@ -66,7 +66,7 @@ printf 'auth required pam_deny.so\naccount required pam_deny.so\npassword requir
 	> "$work/services/other"
 
 LD_PRELOAD="$pam_wrapper:$nss_wrapper${LD_PRELOAD:+:$LD_PRELOAD}" \
-PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$work/services" \
+PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$work/services" PAM_WRAPPER_DISABLE_DEEPBIND=1 UID_WRAPPER_DISABLE_DEEPBIND=1 \
 NSS_WRAPPER_PASSWD="$work/passwd" NSS_WRAPPER_GROUP="$work/group" \
 SLOTS_TEST_DIR="$work" \
 	"$bin" "$@"
