@@ -1,0 +1,1035 @@
+/*
+ * The owner-preserving replace and the table store, in a scratch folder:
+ * owner, group, mode and ACL kept; symlinks and FIFOs refused; and failure
+ * injected at write, fsync, fchown, fchmod and renameat (linked with
+ * -Wl,--wrap=...) leaves the old file byte-identical, with its owner and mode,
+ * and no temp file behind.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/acl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <acl/libacl.h>
+
+#include <cmocka.h>
+
+#include "replace.h"
+#include "store.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
+
+/* ---- failure injection: "the Nth call of fn fails with err" ---- */
+
+static struct {
+        const char *fn;         /* NULL: disarmed */
+        int at;                 /* 1-based call number that fails */
+        int err;
+        int calls, fired;
+        size_t short_write;     /* >0: write() writes at most this many bytes */
+} inj;
+
+static void inj_arm(const char *fn, int at, int err)
+{
+        memset(&inj, 0, sizeof(inj));
+        inj.fn = fn;
+        inj.at = at;
+        inj.err = err;
+}
+
+static void inj_reset(void)
+{
+        memset(&inj, 0, sizeof(inj));
+}
+
+static bool inject(const char *fn)
+{
+        if (!inj.fn || strcmp(inj.fn, fn) != 0)
+                return false;
+        if (++inj.calls != inj.at)
+                return false;
+        inj.fired++;
+        errno = inj.err;
+        return true;
+}
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+int __real_fchown(int fd, uid_t uid, gid_t gid);
+int __wrap_fchown(int fd, uid_t uid, gid_t gid);
+int __real_fchmod(int fd, mode_t mode);
+int __wrap_fchmod(int fd, mode_t mode);
+int __real_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+        if (inject("write"))
+                return -1;
+        if (inj.short_write && n > inj.short_write)
+                n = inj.short_write;
+        return __real_write(fd, buf, n);
+}
+
+int __wrap_fsync(int fd)
+{
+        return inject("fsync") ? -1 : __real_fsync(fd);
+}
+
+int __wrap_fchown(int fd, uid_t uid, gid_t gid)
+{
+        return inject("fchown") ? -1 : __real_fchown(fd, uid, gid);
+}
+
+int __wrap_fchmod(int fd, mode_t mode)
+{
+        return inject("fchmod") ? -1 : __real_fchmod(fd, mode);
+}
+
+int __wrap_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+        return inject("renameat") ? -1 : __real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+/* ---- the scratch folder ---- */
+
+static char dir[256];
+static int dfd = -1;
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+        (void) st;
+        (void) type;
+        (void) ftw;
+        return remove(path);
+}
+
+static int setup(void **state)
+{
+        const char *base = getenv("TMPDIR");
+
+        (void) state;
+        inj_reset();
+        snprintf(dir, sizeof(dir), "%s/test-replace.XXXXXX", base && base[0] ? base : "/tmp");
+        if (!mkdtemp(dir) || chmod(dir, 0755) < 0)
+                return -1;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return dfd < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+        (void) state;
+        inj_reset();
+        if (dfd >= 0)
+                close(dfd);
+        dfd = -1;
+        chmod(dir, 0700);
+        return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+static bool is_root(void)
+{
+        return geteuid() == 0;
+}
+
+/* Some other owner when root (4242:4243), else ourselves. */
+static uid_t owner_uid(void)
+{
+        return is_root() ? 4242 : geteuid();
+}
+
+static gid_t owner_gid(void)
+{
+        return is_root() ? 4243 : getegid();
+}
+
+static void make_file(const char *name, const char *text, uid_t uid, gid_t gid, mode_t mode)
+{
+        int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        size_t len = strlen(text);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, len), (ssize_t) len);
+        assert_int_equal(fchown(fd, uid, gid), 0);
+        assert_int_equal(fchmod(fd, mode), 0);
+        assert_int_equal(close(fd), 0);
+}
+
+struct snap {
+        char data[4096];
+        ssize_t len;
+        struct stat st;
+};
+
+static void snapshot(const char *name, struct snap *s)
+{
+        int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+        if (fd < 0)
+                fail_msg("cannot open %s: %s", name, strerror(errno));
+        assert_int_equal(fstat(fd, &s->st), 0);
+        s->len = read(fd, s->data, sizeof(s->data));
+        assert_true(s->len >= 0);
+        close(fd);
+}
+
+/* Same bytes, same inode (never renamed over), same owner, group and mode. */
+static bool unchanged(const char *name, const struct snap *before, char *why, size_t size)
+{
+        struct snap now;
+
+        snapshot(name, &now);
+        if (now.len != before->len || memcmp(now.data, before->data, (size_t) now.len) != 0)
+                snprintf(why, size, "content changed: \"%.*s\"", (int) now.len, now.data);
+        else if (now.st.st_ino != before->st.st_ino)
+                snprintf(why, size, "the file was replaced (inode %lu -> %lu)", (unsigned long) before->st.st_ino,
+                         (unsigned long) now.st.st_ino);
+        else if (now.st.st_uid != before->st.st_uid || now.st.st_gid != before->st.st_gid ||
+                 now.st.st_mode != before->st.st_mode)
+                snprintf(why, size, "now %u:%u %o, was %u:%u %o", (unsigned) now.st.st_uid,
+                         (unsigned) now.st.st_gid, now.st.st_mode, (unsigned) before->st.st_uid,
+                         (unsigned) before->st.st_gid, before->st.st_mode);
+        else
+                return true;
+        return false;
+}
+
+static void assert_file(const char *name, const char *text, uid_t uid, gid_t gid, mode_t mode)
+{
+        struct snap s;
+
+        snapshot(name, &s);
+        assert_true(S_ISREG(s.st.st_mode));
+        if (s.len != (ssize_t) strlen(text) || memcmp(s.data, text, strlen(text)) != 0)
+                fail_msg("%s: content \"%.*s\", expected \"%s\"", name, (int) s.len, s.data, text);
+        if (s.st.st_uid != uid || s.st.st_gid != gid || (s.st.st_mode & 07777) != mode)
+                fail_msg("%s: %u:%u %04o, expected %u:%u %04o", name, (unsigned) s.st.st_uid,
+                         (unsigned) s.st.st_gid, s.st.st_mode & 07777, (unsigned) uid, (unsigned) gid, mode);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+        return strcmp(a, b);
+}
+
+/* The names in the folder, sorted, comma-separated: temp files show up here. */
+static void dir_names(char *out, size_t size)
+{
+        char names[32][256];
+        size_t n = 0, off = 0;
+        struct dirent *d;
+        DIR *dp;
+        int fd = dup(dfd);
+
+        assert_true(fd >= 0);
+        dp = fdopendir(fd);
+        assert_non_null(dp);
+        rewinddir(dp);
+        while ((d = readdir(dp)) && n < N_ELEM(names)) {
+                if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+                        continue;
+                snprintf(names[n++], sizeof(names[0]), "%s", d->d_name);
+        }
+        closedir(dp);
+        qsort(names, n, sizeof(names[0]), cmp_name);
+        out[0] = '\0';
+        for (size_t i = 0; i < n; i++)
+                off += (size_t) snprintf(out + off, size - off, "%s%s", i ? "," : "", names[i]);
+}
+
+static void assert_dir(const char *expected)
+{
+        char got[4096];
+
+        dir_names(got, sizeof(got));
+        if (strcmp(got, expected) != 0)
+                fail_msg("folder holds [%s], expected [%s]", got, expected);
+}
+
+static struct slots_file_mode def_mode(mode_t mode)
+{
+        return (struct slots_file_mode){ .uid = owner_uid(), .gid = owner_gid(), .mode = mode };
+}
+
+/* ---- owner, group, mode and ACL kept ---- */
+
+static const mode_t modes[] = { 0600, 0644, 0640, 0400, 0660, 02750, 04755 };
+
+static void replace_keeps(uid_t uid, gid_t gid)
+{
+        for (size_t i = 0; i < N_ELEM(modes); i++) {
+                const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0777 };
+                struct slots_error e;
+                char name[32];
+
+                snprintf(name, sizeof(name), "t%04o", modes[i]);
+                make_file(name, "old\n", uid, gid, modes[i]);
+                slots_error_clear(&e);
+                if (slots_replace(dfd, name, name, "new content\n", 12, &def, 0, &e) != 0)
+                        fail_msg("%s: %s", name, e.reason);
+                assert_file(name, "new content\n", uid, gid, modes[i]);
+        }
+        assert_dir("t0400,t0600,t0640,t0644,t0660,t2750,t4755");
+}
+
+/* Another owner and group (needs root to chown). */
+static void test_keeps_foreign_owner(void **state)
+{
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chown to 4242:4243 needs root\n");
+                skip();
+        }
+        replace_keeps(4242, 4243);
+}
+
+/* The caller's own file: mode kept, for any user. */
+static void test_keeps_mode(void **state)
+{
+        (void) state;
+        replace_keeps(geteuid(), getegid());
+}
+
+static void test_keeps_acl(void **state)
+{
+        static const char text[] = "u::rw-,u:4242:r--,g::r--,g:4244:r--,m::r--,o::---";
+        struct slots_file_mode def = def_mode(0600);
+        struct slots_error e;
+        char path[512];
+        acl_t want, got;
+        char *got_text;
+
+        (void) state;
+        make_file("acl.json", "old\n", owner_uid(), owner_gid(), 0640);
+        snprintf(path, sizeof(path), "%s/acl.json", dir);
+        want = acl_from_text(text);
+        assert_non_null(want);
+        if (acl_set_file(path, ACL_TYPE_ACCESS, want) < 0) {
+                int err = errno;
+                acl_free(want);
+                if (err == ENOTSUP || err == EOPNOTSUPP) {
+                        print_message("skipped: %s does not support POSIX ACLs\n", dir);
+                        skip();
+                }
+                fail_msg("acl_set_file: %s", strerror(err));
+        }
+        assert_int_equal(slots_replace(dfd, "acl.json", "acl.json", "new\n", 4, &def, 0, &e), 0);
+        assert_file("acl.json", "new\n", owner_uid(), owner_gid(), 0640);
+        got = acl_get_file(path, ACL_TYPE_ACCESS);
+        assert_non_null(got);
+        got_text = acl_to_any_text(got, NULL, ',', TEXT_ABBREVIATE);
+        if (acl_cmp(want, got) != 0)
+                fail_msg("ACL now %s, expected %s", got_text, text);
+        assert_non_null(strstr(got_text, "u:4242:r--"));
+        acl_free(got_text);
+        acl_free(got);
+        acl_free(want);
+        assert_dir("acl.json");
+}
+
+/* A file without an extended ACL gets none. */
+static void test_no_acl_added(void **state)
+{
+        struct slots_file_mode def = def_mode(0600);
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        make_file("plain", "old\n", owner_uid(), owner_gid(), 0640);
+        assert_int_equal(slots_replace(dfd, "plain", "plain", "new\n", 4, &def, 0, &e), 0);
+        snprintf(path, sizeof(path), "%s/plain", dir);
+        assert_int_not_equal(acl_extended_file(path), 1);
+}
+
+/* A missing file is created with the default owner and mode, whatever the umask. */
+static void test_missing_created(void **state)
+{
+        const struct slots_file_mode def = def_mode(0640);
+        struct slots_error e;
+        mode_t old = umask(0077);
+        int r;
+
+        (void) state;
+        r = slots_replace(dfd, "new.json", "new.json", "{}\n", 3, &def, 0, &e);
+        umask(old);
+        assert_int_equal(r, 0);
+        assert_file("new.json", "{}\n", owner_uid(), owner_gid(), 0640);
+        assert_dir("new.json");
+}
+
+/* FORCE_MODE repairs an existing file to the default owner and mode. */
+static void test_force_mode(void **state)
+{
+        const struct slots_file_mode def = def_mode(0640);
+        struct slots_error e;
+
+        (void) state;
+        make_file("t", "old\n", geteuid(), getegid(), 0666);
+        assert_int_equal(slots_replace(dfd, "t", "t", "new\n", 4, &def, SLOTS_REPLACE_FORCE_MODE, &e), 0);
+        assert_file("t", "new\n", owner_uid(), owner_gid(), 0640);
+}
+
+/* BACKUP keeps the old content as "<name>-" with the old owner and mode. */
+static void test_backup(void **state)
+{
+        const struct slots_file_mode def = def_mode(0600);
+        struct slots_error e;
+
+        (void) state;
+        make_file("passwd", "old\n", owner_uid(), owner_gid(), 0644);
+        assert_int_equal(slots_replace(dfd, "passwd", "passwd", "new\n", 4, &def, SLOTS_REPLACE_BACKUP, &e), 0);
+        assert_file("passwd", "new\n", owner_uid(), owner_gid(), 0644);
+        assert_file("passwd-", "old\n", owner_uid(), owner_gid(), 0644);
+        assert_dir("passwd,passwd-");
+        /* again: the backup is the previous content */
+        assert_int_equal(slots_replace(dfd, "passwd", "passwd", "newer\n", 6, &def, SLOTS_REPLACE_BACKUP, &e), 0);
+        assert_file("passwd-", "new\n", owner_uid(), owner_gid(), 0644);
+        assert_file("passwd", "newer\n", owner_uid(), owner_gid(), 0644);
+        assert_dir("passwd,passwd-");
+}
+
+/* Writes are retried after EINTR and short writes. */
+static void test_write_retries(void **state)
+{
+        const struct slots_file_mode def = def_mode(0640);
+        static const char text[] = "0123456789abcdefghijklmnopqrstuvwxyz\n";
+        struct slots_error e;
+
+        (void) state;
+        make_file("t", "old\n", owner_uid(), owner_gid(), 0640);
+        inj_arm("write", 1, EINTR);
+        assert_int_equal(slots_replace(dfd, "t", "t", text, strlen(text), &def, 0, &e), 0);
+        assert_int_equal(inj.fired, 1);
+        assert_file("t", text, owner_uid(), owner_gid(), 0640);
+        inj_reset();
+        inj.short_write = 5;
+        assert_int_equal(slots_replace(dfd, "t", "t", "short writes add up\n", 20, &def, 0, &e), 0);
+        inj_reset();
+        assert_file("t", "short writes add up\n", owner_uid(), owner_gid(), 0640);
+        assert_dir("t");
+}
+
+/* ---- what is not a regular file is refused and left alone ---- */
+
+static void test_symlink_refused(void **state)
+{
+        const struct slots_file_mode def = def_mode(0640);
+        struct snap before;
+        struct slots_error e;
+        char link[64], why[256];
+        ssize_t n;
+
+        (void) state;
+        make_file("real", "real content\n", owner_uid(), owner_gid(), 0640);
+        snapshot("real", &before);
+        assert_int_equal(symlinkat("real", dfd, "table.json"), 0);
+        assert_int_equal(symlinkat("nowhere", dfd, "dangling"), 0);
+
+        slots_error_clear(&e);
+        assert_int_equal(slots_replace(dfd, "table.json", "table.json", "new\n", 4, &def, 0, &e), -ELOOP);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_string_equal(e.object, "table.json");
+        n = readlinkat(dfd, "table.json", link, sizeof(link) - 1);
+        assert_int_equal(n, 4);
+        link[n] = '\0';
+        assert_string_equal(link, "real");
+        if (!unchanged("real", &before, why, sizeof(why)))
+                fail_msg("the link's target: %s", why);
+
+        assert_int_equal(slots_replace(dfd, "dangling", "dangling", "new\n", 4, &def, 0, &e), -ELOOP);
+        assert_dir("dangling,real,table.json");
+}
+
+static void on_alarm(int sig)
+{
+        static const char msg[] = "blocked on a FIFO\n";
+
+        (void) sig;
+        (void) !__real_write(2, msg, sizeof(msg) - 1);
+        _exit(1);
+}
+
+static void test_fifo_refused(void **state)
+{
+        const struct slots_file_mode def = def_mode(0640);
+        struct slots_error e;
+        struct stat st;
+
+        (void) state;
+        assert_int_equal(mkfifoat(dfd, "fifo", 0644), 0);
+        assert_int_equal(mkdirat(dfd, "d", 0755), 0);
+        alarm(10);
+        assert_int_equal(slots_replace(dfd, "fifo", "fifo", "new\n", 4, &def, 0, &e), -EINVAL);
+        alarm(0);
+        assert_non_null(strstr(e.reason, "not a regular file"));
+        assert_int_equal(fstatat(dfd, "fifo", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISFIFO(st.st_mode));
+        assert_int_equal(slots_replace(dfd, "d", "d", "new\n", 4, &def, 0, &e), -EINVAL);
+        assert_dir("d,fifo");
+}
+
+/* ---- failure injection ---- */
+
+static const struct fault {
+        const char *fn;
+        int at;                 /* which call of fn fails */
+        int err;
+        unsigned flags;
+        bool backup_after;      /* "<name>-" exists afterwards (renamed before the failure) */
+} faults[] = {
+        { "write", 1, EIO, 0, false },
+        { "write", 1, ENOSPC, 0, false },
+        { "write", 1, EPERM, 0, false },
+        { "write", 1, EDQUOT, 0, false },
+        { "fsync", 1, EIO, 0, false },
+        { "fsync", 1, ENOSPC, 0, false },
+        { "fsync", 1, EPERM, 0, false },
+        { "fsync", 1, EDQUOT, 0, false },
+        { "fchown", 1, EIO, 0, false },
+        { "fchown", 1, ENOSPC, 0, false },
+        { "fchown", 1, EPERM, 0, false },
+        { "fchown", 1, EDQUOT, 0, false },
+        { "fchmod", 1, EIO, 0, false },
+        { "fchmod", 1, ENOSPC, 0, false },
+        { "fchmod", 1, EPERM, 0, false },
+        { "fchmod", 1, EDQUOT, 0, false },
+        { "renameat", 1, EIO, 0, false },
+        { "renameat", 1, ENOSPC, 0, false },
+        { "renameat", 1, EPERM, 0, false },
+        { "renameat", 1, EDQUOT, 0, false },
+        /* with a backup: the backup's temp is written first, the main temp second */
+        { "write", 1, EIO, SLOTS_REPLACE_BACKUP, false },
+        { "write", 2, ENOSPC, SLOTS_REPLACE_BACKUP, false },
+        { "fsync", 1, EIO, SLOTS_REPLACE_BACKUP, false },
+        { "fsync", 2, EDQUOT, SLOTS_REPLACE_BACKUP, false },
+        { "fchown", 1, EPERM, SLOTS_REPLACE_BACKUP, false },
+        { "fchown", 2, EPERM, SLOTS_REPLACE_BACKUP, false },
+        { "fchmod", 1, EIO, SLOTS_REPLACE_BACKUP, false },
+        { "fchmod", 2, EPERM, SLOTS_REPLACE_BACKUP, false },
+        { "renameat", 1, EIO, SLOTS_REPLACE_BACKUP, false },
+        /* the backup is in place already when the main rename fails */
+        { "renameat", 2, ENOSPC, SLOTS_REPLACE_BACKUP, true },
+};
+
+static void test_faults(void **state)
+{
+        static const char old[] = "{\n  \"slots\": {},\n  \"version\": 1\n}\n";
+        static const char new[] = "{\n  \"slots\": {\n    \"slot01\": {}\n  },\n  \"version\": 1\n}\n";
+        const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0777 };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(faults); i++) {
+                const struct fault *f = &faults[i];
+                struct slots_error e;
+                struct snap before;
+                char name[64], display[128], why[512], want_dir[256], got_dir[4096];
+                int r;
+
+                snprintf(name, sizeof(name), "f%02zu.json", i);
+                snprintf(display, sizeof(display), "/etc/slots/%s", name);
+                make_file(name, old, owner_uid(), owner_gid(), 0640);
+                snapshot(name, &before);
+                slots_error_clear(&e);
+
+                inj_arm(f->fn, f->at, f->err);
+                r = slots_replace(dfd, name, display, new, strlen(new), &def, f->flags, &e);
+                inj.fn = NULL;
+
+                if (inj.fired != 1)
+                        ROW_FAIL("%s #%d (%s): the injection never fired", f->fn, f->at, strerror(f->err));
+                if (r != -f->err)
+                        ROW_FAIL("%s #%d (%s): returned %d (%s)", f->fn, f->at, strerror(f->err), r,
+                                 r < 0 ? strerror(-r) : "success");
+                if (strcmp(e.object, display) != 0 || !strstr(e.reason, strerror(f->err)))
+                        ROW_FAIL("%s #%d (%s): error \"%s: %s\"", f->fn, f->at, strerror(f->err), e.object,
+                                 e.reason);
+                if (!unchanged(name, &before, why, sizeof(why)))
+                        ROW_FAIL("%s #%d (%s): %s", f->fn, f->at, strerror(f->err), why);
+
+                /* nothing else in the folder: no temp file, a backup only when it was renamed */
+                snprintf(want_dir, sizeof(want_dir), "%s%s%s", name, f->backup_after ? "," : "",
+                         f->backup_after ? name : "");
+                if (f->backup_after)
+                        strcat(want_dir, "-");
+                dir_names(got_dir, sizeof(got_dir));
+                if (strcmp(got_dir, want_dir) != 0)
+                        ROW_FAIL("%s #%d (%s): folder holds [%s], expected [%s]", f->fn, f->at,
+                                 strerror(f->err), got_dir, want_dir);
+                if (f->backup_after) {
+                        char bname[80];
+                        snprintf(bname, sizeof(bname), "%s-", name);
+                        assert_file(bname, old, owner_uid(), owner_gid(), 0640);
+                }
+                /* clean up for the next row */
+                assert_int_equal(unlinkat(dfd, name, 0), 0);
+                if (f->backup_after) {
+                        char bname[80];
+                        snprintf(bname, sizeof(bname), "%s-", name);
+                        assert_int_equal(unlinkat(dfd, bname, 0), 0);
+                }
+        }
+        if (failures)
+                fail_msg("%d row checks failed", failures);
+}
+
+/* A failure while creating a missing file leaves nothing behind. */
+static void test_faults_missing(void **state)
+{
+        static const char *const fns[] = { "write", "fsync", "fchown", "fchmod", "renameat" };
+        const struct slots_file_mode def = def_mode(0640);
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(fns); i++) {
+                struct slots_error e;
+
+                inj_arm(fns[i], 1, EIO);
+                assert_int_equal(slots_replace(dfd, "new.json", "new.json", "x\n", 2, &def, 0, &e), -EIO);
+                assert_int_equal(inj.fired, 1);
+                inj_reset();
+                assert_dir("");
+        }
+}
+
+/* The directory fsync comes after the rename: the new file is in place, and the error is still reported. */
+static void test_fault_dir_fsync(void **state)
+{
+        const struct slots_file_mode def = def_mode(0600);
+        struct slots_error e;
+
+        (void) state;
+        make_file("t", "old\n", owner_uid(), owner_gid(), 0640);
+        inj_arm("fsync", 2, EIO);
+        assert_int_equal(slots_replace(dfd, "t", "t", "new\n", 4, &def, 0, &e), -EIO);
+        assert_int_equal(inj.fired, 1);
+        assert_non_null(strstr(e.reason, "fsync of its directory"));
+        assert_file("t", "new\n", owner_uid(), owner_gid(), 0640);
+        assert_dir("t");
+}
+
+/* stage writes the temp with the final owner and mode; abort removes it; commit renames it. */
+static void test_stage_abort_commit(void **state)
+{
+        const struct slots_file_mode def = def_mode(0600);
+        struct slots_staged st;
+        struct slots_error e;
+        struct snap before, tmp;
+        char names[512], why[256];
+
+        (void) state;
+        make_file("t", "old\n", owner_uid(), owner_gid(), 0644);
+        snapshot("t", &before);
+        assert_int_equal(slots_replace_stage(dfd, "t", "t", "new\n", 4, &def, 0, &st, &e), 0);
+        assert_true(strncmp(st.tmp, ".t.", 3) == 0);
+        snapshot(st.tmp, &tmp);
+        assert_int_equal(tmp.st.st_uid, owner_uid());
+        assert_int_equal(tmp.st.st_gid, owner_gid());
+        assert_int_equal(tmp.st.st_mode & 07777, 0644);
+        snprintf(names, sizeof(names), "%s,t", st.tmp);
+        assert_dir(names);
+        if (!unchanged("t", &before, why, sizeof(why)))
+                fail_msg("staging changed the file: %s", why);
+        slots_replace_abort(&st);
+        slots_replace_abort(&st);
+        assert_dir("t");
+        if (!unchanged("t", &before, why, sizeof(why)))
+                fail_msg("abort changed the file: %s", why);
+
+        assert_int_equal(slots_replace_stage(dfd, "t", "t", "new\n", 4, &def, 0, &st, &e), 0);
+        assert_int_equal(slots_replace_commit(&st, &e), 0);
+        assert_file("t", "new\n", owner_uid(), owner_gid(), 0644);
+        assert_dir("t");
+        slots_replace_abort(&st);       /* nothing left to abort */
+        assert_file("t", "new\n", owner_uid(), owner_gid(), 0644);
+}
+
+/* ---- the lock ---- */
+
+static void test_lock(void **state)
+{
+        struct slots_error e;
+        struct stat st;
+        int fd, status;
+        pid_t pid;
+
+        (void) state;
+        fd = slots_lock_take(dfd, "t.lock", "t", &e);
+        assert_true(fd >= 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(st.st_mode & 07777, 0600);
+        /* held: another open file description cannot take it */
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int fd2 = openat(dfd, "t.lock", O_RDWR | O_CLOEXEC);
+                _exit(fd2 >= 0 && flock(fd2, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK ? 0 : 1);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(fd);
+        /* released with the fd: taken again */
+        fd = slots_lock_take(dfd, "t.lock", "t", &e);
+        assert_true(fd >= 0);
+        close(fd);
+}
+
+static void test_lock_not_regular(void **state)
+{
+        struct slots_error e;
+        struct stat st;
+
+        (void) state;
+        assert_int_equal(symlinkat("target", dfd, "l.lock"), 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_lock_take(dfd, "l.lock", "l", &e), -ELOOP);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_int_equal(fstatat(dfd, "target", &st, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(errno, ENOENT);
+
+        assert_int_equal(mkfifoat(dfd, "f.lock", 0600), 0);
+        alarm(10);
+        assert_int_equal(slots_lock_take(dfd, "f.lock", "f", &e), -EINVAL);
+        alarm(0);
+        assert_int_equal(mkdirat(dfd, "d.lock", 0700), 0);
+        assert_true(slots_lock_take(dfd, "d.lock", "d", &e) < 0);
+        assert_dir("d.lock,f.lock,l.lock");
+}
+
+/* ---- the store: slots_store_open / slots_store_save ---- */
+
+static const char table_text[] =
+        "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+        "      \"user\": \"alice\"\n    }\n  },\n  \"version\": 1\n}\n";
+
+static void table_path(char *out, size_t size, const char *name)
+{
+        snprintf(out, size, "%s/%s", dir, name);
+}
+
+static void test_store_round_trip(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+        const char *user;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        if (slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e) != 0)
+                fail_msg("%s: %s", e.object, e.reason);
+        assert_true(s.exists);
+        assert_true(s.lockfd >= 0);
+        assert_int_equal(slots_table_get(s.table, 2, &user, NULL, NULL), SLOTS_SLOT_ASSIGNED);
+        assert_string_equal(user, "alice");
+        assert_int_equal(slots_table_assign(s.table, 3, "bob", "2026-10-02T00:00:00Z"), 0);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_file("slots.json",
+                    "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+                    "      \"user\": \"alice\"\n    },\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
+                    "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
+                    owner_uid(), owner_gid(), 0640);
+        assert_dir("slots.json,slots.json.lock");
+}
+
+/* A foreign owner and other modes survive a save (root: chown). */
+static void test_store_keeps_owner(void **state)
+{
+        static const mode_t store_modes[] = { 0640, 0600, 0644 };
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chown to 4242:4243 needs root\n");
+                skip();
+        }
+        for (size_t i = 0; i < N_ELEM(store_modes); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+
+                (void) unlinkat(dfd, "slots.json", 0);
+                make_file("slots.json", table_text, 4242, 4243, store_modes[i]);
+                table_path(path, sizeof(path), "slots.json");
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 999, SLOTS_STORE_WRITE, &e), 0);
+                assert_int_equal(slots_table_remove(s.table, 2), 0);
+                assert_int_equal(slots_store_save(&s, &e), 0);
+                slots_store_close(&s);
+                assert_file("slots.json", "{\n  \"slots\": {},\n  \"version\": 1\n}\n", 4242, 4243, store_modes[i]);
+        }
+}
+
+/* A missing table loads empty and is created root:<group> 0640 (root: the owner is root). */
+static void test_store_create(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: a new table is owned by root\n");
+                skip();
+        }
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, SLOTS_STORE_WRITE, &e), 0);
+        assert_false(s.exists);
+        assert_int_equal(slots_table_lowest_free(s.table, 8), 1);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_file("slots.json", "{\n  \"slots\": {},\n  \"version\": 1\n}\n", 0, 4243, 0640);
+}
+
+/* A directory others can write is refused for writing (someone could swap the table); reading is fine. */
+static void test_store_dir_writable(void **state)
+{
+        static const struct {
+                mode_t mode;
+                int write_result;
+        } dirs[] = {
+                { 0755, 0 }, { 0750, 0 }, { 0777, -EPERM }, { 01777, -EPERM }, { 0757, -EPERM }, { 0703, -EPERM },
+        };
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(dirs); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+                struct snap before;
+                char why[256];
+                int r;
+
+                snapshot("slots.json", &before);
+                assert_int_equal(fchmod(dfd, dirs[i].mode), 0);
+                table_path(path, sizeof(path), "slots.json");
+                slots_error_clear(&e);
+                r = slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e);
+                if (r != dirs[i].write_result)
+                        fail_msg("directory %04o: store_open for writing gave %d, expected %d", dirs[i].mode, r,
+                                 dirs[i].write_result);
+                if (r == 0) {
+                        slots_store_close(&s);
+                } else {
+                        assert_non_null(strstr(e.reason, "writable by others"));
+                        assert_true(e.fix[0] != '\0');
+                }
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), 0, &e), 0);
+                slots_store_close(&s);
+                if (!unchanged("slots.json", &before, why, sizeof(why)))
+                        fail_msg("directory %04o: %s", dirs[i].mode, why);
+                (void) unlinkat(dfd, "slots.json.lock", 0);
+        }
+        assert_int_equal(fchmod(dfd, 0755), 0);
+}
+
+/* A directory owned by someone else (neither root nor us) is refused for writing. */
+static void test_store_dir_foreign(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chown of the folder needs root\n");
+                skip();
+        }
+        assert_int_equal(mkdirat(dfd, "sub", 0755), 0);
+        assert_int_equal(fchownat(dfd, "sub", 4242, 4243, 0), 0);
+        table_path(path, sizeof(path), "sub/slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, SLOTS_STORE_WRITE, &e), -EPERM);
+        assert_non_null(strstr(e.reason, "4242"));
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, 0, &e), 0);
+        slots_store_close(&s);
+}
+
+static void test_store_lock_symlink(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256];
+        struct stat st;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        snapshot("slots.json", &before);
+        assert_int_equal(symlinkat("elsewhere", dfd, "slots.json.lock"), 0);
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -ELOOP);
+        assert_string_equal(e.object, path);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_int_equal(fstatat(dfd, "elsewhere", &st, AT_SYMLINK_NOFOLLOW), -1);
+        if (!unchanged("slots.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+        assert_dir("slots.json,slots.json.lock");
+}
+
+static void test_store_table_symlink(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256], link[64];
+        ssize_t n;
+
+        (void) state;
+        make_file("real.json", table_text, owner_uid(), owner_gid(), 0640);
+        snapshot("real.json", &before);
+        assert_int_equal(symlinkat("real.json", dfd, "slots.json"), 0);
+        table_path(path, sizeof(path), "slots.json");
+        for (unsigned flags = 0; flags <= SLOTS_STORE_WRITE; flags++) {
+                slots_error_clear(&e);
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), flags, &e), -ELOOP);
+                assert_non_null(strstr(e.reason, "symlink"));
+                assert_true(e.fix[0] != '\0');
+        }
+        n = readlinkat(dfd, "slots.json", link, sizeof(link) - 1);
+        assert_int_equal(n, 9);
+        link[n] = '\0';
+        assert_string_equal(link, "real.json");
+        if (!unchanged("real.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+}
+
+static void test_store_table_fifo(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        assert_int_equal(mkfifoat(dfd, "slots.json", 0640), 0);
+        table_path(path, sizeof(path), "slots.json");
+        alarm(10);
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -EPERM);
+        alarm(0);
+        assert_non_null(strstr(e.reason, "not a regular file"));
+}
+
+/* A malformed table is refused with its position, and nothing is written. */
+static void test_store_malformed(void **state)
+{
+        static const char text[] = "{\n  \"version\": 2,\n  \"slots\": {}\n}\n";
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256];
+
+        (void) state;
+        make_file("slots.json", text, owner_uid(), owner_gid(), 0640);
+        snapshot("slots.json", &before);
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -EBADMSG);
+        assert_string_equal(e.object, path);
+        assert_int_equal(e.line, 2);
+        assert_int_equal(e.column, 14);
+        if (!unchanged("slots.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+        /* a slot outside a smaller pool */
+        (void) unlinkat(dfd, "slots.json", 0);
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 1, owner_gid(), SLOTS_STORE_WRITE, &e), -EBADMSG);
+        assert_int_equal(e.line, 3);
+        assert_int_equal(e.column, 5);
+}
+
+/* A save that fails leaves the table as it was, and no temp. */
+static void test_store_save_fault(void **state)
+{
+        static const char *const fns[] = { "write", "fsync", "fchown", "fchmod", "renameat" };
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(fns); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                struct snap before;
+                char path[512], why[256];
+
+                snapshot("slots.json", &before);
+                table_path(path, sizeof(path), "slots.json");
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
+                assert_int_equal(slots_table_remove(s.table, 2), 0);
+                inj_arm(fns[i], 1, ENOSPC);
+                assert_int_equal(slots_store_save(&s, &e), -ENOSPC);
+                assert_int_equal(inj.fired, 1);
+                inj_reset();
+                slots_store_close(&s);
+                if (!unchanged("slots.json", &before, why, sizeof(why)))
+                        fail_msg("%s: %s", fns[i], why);
+                assert_dir("slots.json,slots.json.lock");
+        }
+}
+
+static void test_store_bad_path(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        assert_true(slots_store_open(&s, AT_FDCWD, "slots.json", 8, 0, 0, &e) < 0);
+        assert_true(slots_store_open(&s, AT_FDCWD, "/", 8, 0, 0, &e) < 0);
+        table_path(path, sizeof(path), "missing/slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 0, 0, &e), -ENOENT);
+        assert_string_equal(e.object, path);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                TEST(test_keeps_foreign_owner),
+                TEST(test_keeps_mode),
+                TEST(test_keeps_acl),
+                TEST(test_no_acl_added),
+                TEST(test_missing_created),
+                TEST(test_force_mode),
+                TEST(test_backup),
+                TEST(test_write_retries),
+                TEST(test_symlink_refused),
+                TEST(test_fifo_refused),
+                TEST(test_faults),
+                TEST(test_faults_missing),
+                TEST(test_fault_dir_fsync),
+                TEST(test_stage_abort_commit),
+                TEST(test_lock),
+                TEST(test_lock_not_regular),
+                TEST(test_store_round_trip),
+                TEST(test_store_keeps_owner),
+                TEST(test_store_create),
+                TEST(test_store_dir_writable),
+                TEST(test_store_dir_foreign),
+                TEST(test_store_lock_symlink),
+                TEST(test_store_table_symlink),
+                TEST(test_store_table_fifo),
+                TEST(test_store_malformed),
+                TEST(test_store_save_fault),
+                TEST(test_store_bad_path),
+        };
+
+        signal(SIGALRM, on_alarm);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
