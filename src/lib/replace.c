@@ -1,4 +1,5 @@
 /* Owner-preserving atomic replace of a file: temp, fchown, fchmod, ACL, fsync, renameat, fsync dir. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <acl/libacl.h>
 
@@ -224,9 +226,65 @@ int slots_replace_commit(struct slots_staged *st, struct slots_error *e)
         st->tmp[0] = '\0';
         r = slots_fsync_dir(st->dirfd);
         if (r < 0)
-                return slots_error_set(e, r, st->display, "fsync of its directory failed: %s",
+                return slots_error_set(e, r, st->display,
+                                       "the new content is in place, but fsync of its directory failed: %s; "
+                                       "it may not survive a crash",
                                        strerror(-r));
         return 0;
+}
+
+/* ".<name>." or ".<name>-." followed by exactly 12 lower-case hex digits. */
+static bool is_temp_of(const char *entry, const char *name)
+{
+        size_t n = strlen(name);
+
+        if (entry[0] != '.' || strncmp(entry + 1, name, n) != 0)
+                return false;
+        entry += 1 + n;
+        if (entry[0] == '-')
+                entry++;
+        if (entry[0] != '.')
+                return false;
+        entry++;
+        for (int i = 0; i < 12; i++)
+                if (!((entry[i] >= '0' && entry[i] <= '9') || (entry[i] >= 'a' && entry[i] <= 'f')))
+                        return false;
+        return entry[12] == '\0';
+}
+
+int slots_replace_clean_stale(int dirfd, const char *name)
+{
+        struct timespec now;
+        struct dirent *de;
+        DIR *d;
+        int fd, removed = 0;
+
+        clock_gettime(CLOCK_REALTIME, &now);
+        /* A fresh open file description: reading it never moves dirfd's offset. */
+        fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (!is_temp_of(de->d_name, name))
+                        continue;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (st.st_mtim.tv_sec > now.tv_sec ||
+                    (st.st_mtim.tv_sec == now.tv_sec && st.st_mtim.tv_nsec > now.tv_nsec))
+                        continue;
+                if (unlinkat(dirfd, de->d_name, 0) == 0)
+                        removed++;
+        }
+        closedir(d);
+        return removed;
 }
 
 int slots_replace(int dirfd, const char *name, const char *display, const void *data, size_t len,

@@ -53,3 +53,13 @@ void slots_replace_abort(struct slots_staged *st);
 /* stage + commit. */
 int slots_replace(int dirfd, const char *name, const char *display, const void *data, size_t len,
                   const struct slots_file_mode *def, unsigned flags, struct slots_error *e);
+
+/*
+ * Removes the temps a writer killed before its rename left next to dirfd/name:
+ * regular files named ".<name>.XXXXXXXXXXXX" or ".<name>-.XXXXXXXXXXXX" (12 hex
+ * digits, the pattern slots_replace_stage uses for the file and its backup) last
+ * changed before this call.  Call it with the file's lock held: every writer
+ * makes its temps under that lock, so none of them belongs to a live writer.
+ * Never follows a symlink.  Returns how many were removed, or -errno.
+ */
+int slots_replace_clean_stale(int dirfd, const char *name);

@@ -68,6 +68,8 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 if (r < 0)
                         goto fail;
                 s->lockfd = r;
+                /* A writer killed before its rename leaves its temp; under the lock it is ours to remove. */
+                (void) slots_replace_clean_stale(s->dirfd, s->name);
         }
 
         fd = slots_open_regular(s->dirfd, s->name, &s->st);
