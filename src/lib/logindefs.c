@@ -76,6 +76,9 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
                         v++;
                         vend--;
                 }
+                /* A key without a value is skipped, as shadow's def_load does. */
+                if (v == vend)
+                        goto next;
                 for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
                         if (strlen(defs[i].key) != (size_t) (kend - q) ||
                             memcmp(defs[i].key, q, (size_t) (kend - q)) != 0)
@@ -88,11 +91,9 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
                                                 file);
                                 return -EBADMSG;
                         }
-                        /* shadow uses the first definition of a key. */
-                        if (!defs[i].set) {
-                                defs[i].set = true;
-                                defs[i].line = line;
-                        }
+                        /* shadow's putdef_str replaces: the last definition of a key wins. */
+                        defs[i].set = true;
+                        defs[i].line = line;
                 }
         next:
                 p = eol + 1;

@@ -10,7 +10,8 @@
 #define SLOTS_SYS_UID_MAX_DEFAULT 999
 
 /*
- * Parses login.defs text: SYS_UID_MIN, else 100; SYS_UID_MAX, else UID_MIN - 1
+ * Parses login.defs text as shadow does (the last definition of a key wins, a key
+ * without a value is skipped): SYS_UID_MIN, else 100; SYS_UID_MAX, else UID_MIN - 1
  * when UID_MIN is set, else 999 (shadow's getdef order).  Numbers are read as
  * shadow reads them (decimal, 0x hex or 0 octal).  A value that is not a number,
  * or a range that is empty or starts at 0, is -EBADMSG naming file and line.

@@ -144,7 +144,10 @@ static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
         for (unsigned i = 0; x->slots && i < x->c->slots; i++)
                 if (x->slots[i].uid == uid)
                         return x->slots[i].name;
-        snprintf(buf, size, "%u", (unsigned) uid);
+        if (x->db && slots_accounts_user_by_uid(x->db, uid))
+                snprintf(buf, size, "%s (%u)", slots_accounts_user_by_uid(x->db, uid)->name, (unsigned) uid);
+        else
+                snprintf(buf, size, "%u", (unsigned) uid);
         return buf;
 }
 
@@ -159,7 +162,10 @@ static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
         for (unsigned i = 0; x->slots && i < x->c->slots; i++)
                 if (x->slots[i].uid == gid)
                         return x->slots[i].name;
-        snprintf(buf, size, "%u", (unsigned) gid);
+        if (x->db && slots_accounts_group_by_gid(x->db, gid))
+                snprintf(buf, size, "%s (%u)", slots_accounts_group_by_gid(x->db, gid)->name, (unsigned) gid);
+        else
+                snprintf(buf, size, "%u", (unsigned) gid);
         return buf;
 }
 
@@ -682,6 +688,8 @@ static bool dry_seen(struct ctx *x, const char *path)
 {
         char **n;
 
+        if (x->quiet)
+                return false;
         for (size_t i = 0; i < x->n_dry_made; i++)
                 if (strcmp(x->dry_made[i], path) == 0)
                         return true;
@@ -783,7 +791,7 @@ out:
 static int folder(struct ctx *x, int dirfd, const char *path, const char *name, uid_t uid, gid_t gid,
                   mode_t mode)
 {
-        char b1[32], b2[32], b3[32], b4[32];
+        char b1[64], b2[64], b3[64], b4[64];
         struct stat st;
         bool changed;
         int fd;
@@ -886,7 +894,7 @@ static int slot_folders(struct ctx *x)
 /* Changes the permission bits of an object root or the service owns; others are reported. */
 static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
 {
-        char b[32];
+        char b[64];
         struct stat st;
         mode_t old, want;
 
@@ -1118,7 +1126,7 @@ out:
 /* Group <prefix>shared, setgid on folders, g+rwX; owner and the bits of others stay. */
 static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st)
 {
-        char b1[32], b2[32];
+        char b1[64], b2[64];
         bool dir = S_ISDIR(st->st_mode);
         mode_t old = st->st_mode & 07777, want;
         bool chgrp = st->st_gid != x->shared_gid;
@@ -1247,7 +1255,7 @@ static int shared_dirs(struct ctx *x)
                         comp = slash + 1;
                 }
                 if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        char b1[32], b2[32];
+                        char b1[64], b2[64];
 
                         if (errno != ENOENT) {
                                 WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
@@ -1311,7 +1319,7 @@ static int table_check(struct ctx *x)
 static int table_step(struct ctx *x)
 {
         const char *path = x->c->table, *base;
-        char b1[32], b2[32], b3[32];
+        char b1[64], b2[64], b3[64];
         struct slots_store s;
         struct stat st;
         char *dir = strdup(path);
@@ -1466,6 +1474,9 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                 goto oom;
         }
         fprintf(f, "Cmnd_Alias %s_CMDS = %s/usr/bin/true\n", alias, launcher ? launcher : "");
+        /* releases/ is 0711: sudo's glob(3) cannot list it, so the launcher pattern is matched by name. */
+        fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
+        fprintf(f, "Defaults!%s_CMDS fast_glob\n", alias);
         fprintf(f, "%s ALL = (%s_SLOTS) NOPASSWD: %s_CMDS\n", c->service, alias, alias);
         free(launcher);
         if (fclose(f) != 0)
