@@ -1,0 +1,145 @@
+# Shared by tests/reliability/*.sh: the fault shim, a slots-admin world whose accounts come
+# from nss_wrapper files, snapshots, and the short (CI) or long (SLOTS_RELIABILITY_FULL=1) form.
+# Source it after tests/integration/lib.sh.
+
+SHIM=$top_builddir/tests/fault/.libs/faultshim.so
+SNAP="python3 $top_srcdir/tests/reliability/snap.py"
+NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
+[ -f "$NSSW" ] || NSSW=libnss_wrapper.so
+FULL=${SLOTS_RELIABILITY_FULL:-0}
+# A fixed clock (2026-09-21T...Z) for every command run through the shim: the timestamps
+# a command writes are then the same in the reference run and in every crashed run.
+FAULT_NOW=1790000000
+export FAULT_NOW
+# Sanitizer builds: the shim and nss_wrapper are preloaded ahead of the ASan runtime.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-verify_asan_link_order=0}"
+# Account uids of the test worlds, far from anything a real host uses.
+SLOT_UID_BASE=39000
+SVC_UID=38999
+
+rel_need_shim() {
+	if [ ! -f "$SHIM" ]; then
+		echo "SKIP: $SHIM is not built (make check builds it)"
+		exit 77
+	fi
+}
+
+rel_have_provision() {
+	[ -x "$SLOTS_PROVISION" ]
+}
+
+# rel_admin_world DIR POOL: the service svc and slot01..slotPOOL as nss_wrapper files in DIR,
+# a config DIR/slots.conf, and the state every command changes under DIR/s (the table folder
+# DIR/s/etc, slots_root DIR/s/slots with a home, state and run folder per slot, docs_root DIR/s/docs).
+rel_admin_world() {
+	w=$1
+	pool=$2
+	mkdir -p "$w/s/etc" "$w/s/slots/home" "$w/s/slots/state" "$w/s/slots/run" "$w/s/docs/_users"
+	chmod 0755 "$w" "$w/s" "$w/s/etc" "$w/s/slots" "$w/s/slots/home" "$w/s/slots/state" "$w/s/slots/run"
+	chown "$SVC_UID:$SVC_UID" "$w/s/docs" "$w/s/docs/_users"
+	chmod 0750 "$w/s/docs" "$w/s/docs/_users"
+	{
+		echo "root:x:0:0:root:/root:/bin/sh"
+		echo "svc:x:$SVC_UID:$SVC_UID:svc:/nonexistent:/usr/sbin/nologin"
+		n=1
+		while [ "$n" -le "$pool" ]; do
+			printf 'slot%02d:x:%d:%d::%s/s/slots/home/slot%02d:/usr/sbin/nologin\n' \
+				"$n" $((SLOT_UID_BASE + n)) $((SLOT_UID_BASE + n)) "$w" "$n"
+			n=$((n + 1))
+		done
+	} >"$w/passwd"
+	{
+		echo "root:x:0:"
+		echo "svc:x:$SVC_UID:"
+		members=
+		n=1
+		while [ "$n" -le "$pool" ]; do
+			printf 'slot%02d:x:%d:\n' "$n" $((SLOT_UID_BASE + n))
+			members="$members${members:+,}$(printf 'slot%02d' "$n")"
+			n=$((n + 1))
+		done
+		echo "slotshared:x:$((SLOT_UID_BASE + 9999)):$members"
+	} >"$w/group"
+	n=1
+	while [ "$n" -le "$pool" ]; do
+		s=$(printf 'slot%02d' "$n")
+		u=$((SLOT_UID_BASE + n))
+		for d in home state run; do
+			mkdir -p "$w/s/slots/$d/$s"
+			chown "$u:$u" "$w/s/slots/$d/$s"
+			chmod 0700 "$w/s/slots/$d/$s"
+		done
+		n=$((n + 1))
+	done
+	cat >"$w/slots.conf" <<EOF
+{
+  "service": "svc",
+  "slots": $pool,
+  "table": "$w/s/etc/slots.json",
+  "slots_root": "$w/s/slots",
+  "docs_root": "$w/s/docs"
+}
+EOF
+}
+
+# A slot's leftovers, so that a release has something to clean: files, a nested folder, a link.
+rel_slot_leftovers() {
+	w=$1
+	s=$2
+	u=$(awk -F: -v s="$s" '$1 == s { print $3 }' "$w/passwd")
+	for d in home state; do
+		mkdir -p "$w/s/slots/$d/$s/sub/deeper"
+		echo "left by the last user" >"$w/s/slots/$d/$s/notes.txt"
+		echo "x" >"$w/s/slots/$d/$s/sub/deeper/f"
+		ln -sf /etc/passwd "$w/s/slots/$d/$s/link"
+		chown -hR "$u:$u" "$w/s/slots/$d/$s"
+	done
+}
+
+# admin_in WORLD ARGS...: slots-admin of that world, accounts from its nss_wrapper files.
+admin_in() {
+	w=$1
+	shift
+	env LD_PRELOAD="$NSSW" NSS_WRAPPER_PASSWD="$w/passwd" NSS_WRAPPER_GROUP="$w/group" \
+		"$SLOTS_ADMIN" --config "$w/slots.conf" "$@"
+}
+
+# shim_admin_in WORLD ARGS...: the same through the fault shim (FAULT_* from the caller's environment).
+shim_admin_in() {
+	w=$1
+	shift
+	env LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$w/passwd" NSS_WRAPPER_GROUP="$w/group" \
+		FAULT_PROG=slots-admin "$SLOTS_ADMIN" --config "$w/slots.conf" "$@"
+}
+
+# rel_points K: the kill points to try out of 1..K.  All of them in the long form and whenever
+# K is small; otherwise about 60 spread over the run, always including the first and last ten.
+rel_points() {
+	k=$1
+	if [ "$FULL" = 1 ] || [ "$k" -le 80 ]; then
+		seq 1 "$k"
+		return
+	fi
+	step=$(((k + 59) / 60))
+	{
+		seq 1 10
+		seq 1 "$step" "$k"
+		seq $((k - 9)) "$k"
+	} | sort -n -u
+}
+
+# rel_snap DIR OUT: a quick snapshot (type, owner, mode, link target, content hash, ACLs)
+# for exact comparisons with cmp; snap.py does the finer "between" comparison.
+rel_snap() {
+	(
+		cd "$1" || exit 1
+		find . -printf '%p %y %U:%G %m %l\n' | LC_ALL=C sort
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		getfacl -Rnps . 2>/dev/null
+	) >"$2"
+}
+
+# The temps of the replace pattern in a folder.
+rel_temps() {
+	ls -A "$1" | grep -E '^\..*\.[0-9a-f]{12}$' || true
+}
