@@ -1,0 +1,95 @@
+#!/bin/sh
+# The demo: provisions the example host of data/slots.conf.example, first into an image
+# folder (--root) and then as a live host inside a private mount namespace, assigns two
+# users, shows the status, runs the self-check, replays the root:root outage and its fix,
+# and releases a user.  Run as root on Debian 12; the host is left untouched.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${SLOTS_BUILD:-$top/build-demo}
+
+if [ -z "${SLOTS_DEMO_INSIDE:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "demo: run it as root (sudo sh scripts/demo.sh)" >&2; exit 1; }
+	sh "$top/scripts/deps.sh"
+	echo "Building slots in $out ..."
+	(cd "$top" && ./autogen.sh >/dev/null 2>&1)
+	mkdir -p "$out"
+	(cd "$out" && "$top/configure" -q >/dev/null && make -j"$(nproc)" >/dev/null)
+	SLOTS_DEMO_INSIDE=1 SLOTS_BUILD=$out exec unshare -m --propagation private sh "$0" "$@"
+fi
+
+# ---- inside a private mount namespace: nothing below reaches the host ----
+for d in /tmp /var/tmp /dev/shm /run /opt /srv; do
+	mount -t tmpfs -o mode=0755 tmpfs "$d"
+done
+chmod 1777 /tmp /var/tmp /dev/shm
+mkdir -p /var/lib/slots && mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots
+etc=$(mktemp -d /tmp/etc.XXXXXX)
+cp -a /etc/. "$etc/" && mount --bind "$etc" /etc
+
+PATH=$out:$PATH
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+ALICE=aa73da63e26b40a1bb701c2b4c024870
+BOB=5f0c2e91b7d84a6e9c3d2b1a0f9e8d7c
+
+say "1. Build an image: slots-provision --root IMG (the image's own etc/, never the host's NSS)"
+img=/tmp/image
+mkdir -p $img/etc/slots
+for f in passwd group shadow gshadow login.defs; do cp -p /etc/$f $img/etc/; done
+echo "video-studio:x:990:990:video-studio:/srv/video-studio:/usr/sbin/nologin" >>$img/etc/passwd
+echo "video-studio:x:990:" >>$img/etc/group
+cp "$top/data/slots.conf.example" $img/etc/slots/slots.conf
+run slots-provision --root $img | tail -n 12
+echo "(...)"
+run sh -c "grep '^slot' $img/etc/passwd | head -n 3"
+run slots-provision --root $img
+
+say "2. A live host (in a private mount namespace): the app tree as production had it"
+useradd --system --user-group --home-dir /srv/video-studio --shell /usr/sbin/nologin video-studio
+rel=/opt/video-studio/releases/2026.11.29
+mkdir -p $rel/bin /opt/video-studio/state /srv/video-studio/docs/assets /srv/video-studio/docs/renders \
+	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
+printf '#!/bin/sh\necho "launcher runs as $(id -un)"\n' >$rel/bin/slot-exec
+chmod 0700 /opt/video-studio/releases        # the layer that kept slots from the launcher
+chmod 0700 $rel/bin/slot-exec /opt/video-studio/state /srv/video-studio/docs/_private \
+	/var/lib/video-studio/browser-profiles
+chown video-studio:video-studio /var/lib/video-studio/browser-profiles
+echo "SECRET=1" >/opt/video-studio/.env && chmod 0600 /opt/video-studio/.env
+chown -R video-studio:video-studio /opt/video-studio /srv/video-studio
+mkdir -p /etc/slots && cp "$top/data/slots.conf.example" /etc/slots/slots.conf
+run ls -ld /opt/video-studio/releases
+
+say "3. slots-provision --dry-run, then for real, then again (idempotent)"
+run sh -c 'slots-provision --dry-run | tail -n 4'
+run sh -c 'slots-provision | tail -n 8'
+run slots-provision
+run ls -ld /opt/video-studio/releases /opt/video-studio/state
+run id slot01
+
+say "4. Assign two users, show the status"
+run slots-admin assign $ALICE
+run slots-admin assign $BOB
+run slots-admin status
+run ls -ld /srv/video-studio/docs/_users/$ALICE
+if command -v sudo >/dev/null; then
+	run runuser -u video-studio -- sudo -n -u slot01 $rel/bin/slot-exec
+fi
+
+if slots-admin --help | grep -q '^  check'; then
+	say "5. The self-check (read-only; user ids never printed)"
+	run slots-admin check || true
+
+	say "6. The outage, replayed: an admin script leaves the table root:root"
+	chgrp root /etc/slots/slots.json
+	run sh -c 'slots-admin check | grep -E "^FAIL|self-check"' || true
+	run chgrp video-studio /etc/slots/slots.json
+	run sh -c 'slots-admin check | tail -n 1'
+fi
+
+say "7. Release a user: processes, files and group access of the slot are gone"
+runuser -u slot02 -- sh -c 'echo left-behind >/tmp/slot02-file; sleep 600 &' || true
+run slots-admin release $BOB
+run sh -c "ls /tmp/slot02-file 2>&1 || true"
+run sh -c "pgrep -u slot02 >/dev/null && echo 'slot02 still runs processes' || echo 'no process of slot02'"
+run slots-admin status --json slot02
+say "Done: the host was not changed (everything ran in a private mount namespace)."
