@@ -605,7 +605,7 @@ static void test_load_in_root(void **state)
         struct slots_config *c = NULL;
         struct slots_error e;
         char path[512];
-        int rootfd;
+        int rootfd, r;
 
         (void) state;
         snprintf(path, sizeof(path), "%s/etc", tmpdir);
@@ -618,7 +618,15 @@ static void test_load_in_root(void **state)
 
         rootfd = slots_root_open(tmpdir);
         assert_true(rootfd >= 0);
-        assert_int_equal(slots_config_load(rootfd, "/etc/slots.conf", &c, &e), 0);
+        r = slots_config_load(rootfd, "/etc/slots.conf", &c, &e);
+        if (r == -ENOSYS) {
+                /* valgrind 3.19 does not know openat2 (Linux 5.6) */
+                print_message("skipped: openat2 is not available here (%s)\n", e.reason);
+                close(rootfd);
+                skip();
+        }
+        if (r != 0)
+                fail_msg("%s: %s", e.object, e.reason);
         assert_string_equal(c->service, "image");
         slots_config_free(c);
         c = NULL;

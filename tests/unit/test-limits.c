@@ -376,6 +376,25 @@ static int check_rlimit(enum slots_limit_item i, rlim_t soft, rlim_t hard)
         return 0;
 }
 
+/*
+ * Lowering a limit is always allowed by the kernel; valgrind virtualizes
+ * RLIMIT_NOFILE and refuses any other hard limit.  Probes by lowering by one.
+ */
+static bool nofile_settable(void)
+{
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_max < 2)
+                return false;
+        rl.rlim_max--;
+        if (rl.rlim_cur > rl.rlim_max)
+                rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+                return true;
+        fprintf(stderr, "note: nofile cannot be changed here (valgrind?); not checked\n");
+        return false;
+}
+
 /* Lowers every item below its current hard limit (allowed for anyone) and sets nice 19. */
 static int child_apply_all(void)
 {
@@ -384,9 +403,14 @@ static int child_apply_all(void)
         enum slots_limit_item failed = SLOTS_LIMIT_MAX_ITEM;
         int r;
 
+        bool nofile = nofile_settable();
+
         memset(&l, 0, sizeof(l));
         for (int i = 0; i < SLOTS_LIMIT_NICE; i++) {
                 struct rlimit cur;
+
+                if (i == SLOTS_LIMIT_NOFILE && !nofile)
+                        continue;
                 /* distinct values per item, so a mix-up of resources shows */
                 rlim_t hard = 4000 + 100 * (rlim_t) i, soft = hard - 7;
 
@@ -407,7 +431,7 @@ static int child_apply_all(void)
         r = slots_limits_apply(&l, &failed);
         CHILD_CHECK(r == 0, "apply: %s (item %d)", strerror(-r), failed);
         for (int i = 0; i < SLOTS_LIMIT_NICE; i++)
-                if (check_rlimit(i, want_soft[i], want_hard[i]))
+                if (l.item[i].set && check_rlimit(i, want_soft[i], want_hard[i]))
                         return 1;
         errno = 0;
         CHILD_CHECK(getpriority(PRIO_PROCESS, 0) == 19 && errno == 0, "nice is %d, expected 19",
@@ -429,16 +453,16 @@ static int child_apply_some(void)
 
         memset(&l, 0, sizeof(l));
         CHILD_CHECK(getrlimit(RLIMIT_CORE, &before_core) == 0 && getrlimit(RLIMIT_AS, &before_as) == 0, "getrlimit");
-        set_limit(&l, SLOTS_LIMIT_NOFILE, 33, 44);
+        set_limit(&l, SLOTS_LIMIT_CPU, 3300, 4400);
         CHILD_CHECK(slots_limits_apply(&l, NULL) == 0, "apply: %m");
-        if (check_rlimit(SLOTS_LIMIT_NOFILE, 33, 44) || check_rlimit(SLOTS_LIMIT_CORE, before_core.rlim_cur,
+        if (check_rlimit(SLOTS_LIMIT_CPU, 3300, 4400) || check_rlimit(SLOTS_LIMIT_CORE, before_core.rlim_cur,
                                                                       before_core.rlim_max) ||
             check_rlimit(SLOTS_LIMIT_AS, before_as.rlim_cur, before_as.rlim_max))
                 return 1;
         /* nothing set: nothing done */
         memset(&l, 0, sizeof(l));
         CHILD_CHECK(slots_limits_apply(&l, NULL) == 0, "empty apply: %m");
-        return check_rlimit(SLOTS_LIMIT_NOFILE, 33, 44);
+        return check_rlimit(SLOTS_LIMIT_CPU, 3300, 4400);
 }
 
 static void test_apply_some(void **state)
