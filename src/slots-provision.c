@@ -166,11 +166,16 @@ int main(int argc, char **argv)
                 return EXIT_REFUSED;
         }
 
-        rootfd = slots_root_open(run.root ? run.root : "/");
-        if (rootfd < 0) {
-                fprintf(stderr, "%s: cannot open the root: %s: %s\n", cmd_name, run.root ? run.root : "/",
-                        strerror(-rootfd));
-                return run.root ? EXIT_USAGE : EXIT_REFUSED;
+        /* The host is AT_FDCWD, as slots-admin has it; an image root is resolved with RESOLVE_IN_ROOT. */
+        if (run.root) {
+                rootfd = slots_root_open(run.root);
+                if (rootfd < 0) {
+                        fprintf(stderr, "%s: cannot open the root: %s: %s\n", cmd_name, run.root,
+                                strerror(-rootfd));
+                        return EXIT_USAGE;
+                }
+        } else {
+                rootfd = AT_FDCWD;
         }
 
         /* --config and SLOTS_CONFIG name a file of the invoking host; the default lives in the tree. */

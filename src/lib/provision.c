@@ -375,7 +375,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         char *home = slot_home(x, s->name);
         char who[256];
         uid_t id = 0;
-        bool ok = true;
+        bool ok = true, uid_ok = true;
         int r;
 
         if (!home)
@@ -414,9 +414,10 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                                         "uid_min/uid_max to a range that holds %u", s->name, (unsigned) u.uid),
                                 "%s exists with uid %u, %s: %u is outside %s", s->name, (unsigned) u.uid, who,
                                 (unsigned) u.uid, range_text(x));
-                        ok = false;
+                        ok = uid_ok = false;
                 }
-                if (u.gid != u.uid) {
+                /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
+                if (uid_ok && u.gid != u.uid) {
                         PROBLEM(x, s->name,
                                 fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
                                         (unsigned) u.uid, s->name, s->name, (unsigned) u.uid),
@@ -435,7 +436,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                                 "%s has shell %s, planned %s", s->name, u.shell, c->shell);
                         ok = false;
                 }
-                if (g.found && g.gid != u.uid) {
+                if (uid_ok && g.found && g.gid != u.uid) {
                         PROBLEM(x, s->name,
                                 fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)", (unsigned) u.uid,
                                         s->name, s->name),
@@ -443,7 +444,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                                 (unsigned) g.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
-                if (!g.found) {
+                if (uid_ok && !g.found) {
                         /* The group will be made with gid = uid: that gid must be free. */
                         const struct slots_acct_group *og = slots_accounts_group_by_gid(x->db, u.uid);
 
