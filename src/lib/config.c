@@ -338,7 +338,9 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         }
         /* A shared folder that holds a private path would hand that path to every slot. */
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                if (asprintf(&dir, "%s/%s", c->docs_root, c->shared_dirs[i]) < 0)
+                /* docs_root "/" must give "/pub", not "//pub", or path_under() never matches */
+                if (asprintf(&dir, "%s/%s", strcmp(c->docs_root, "/") == 0 ? "" : c->docs_root,
+                             c->shared_dirs[i]) < 0)
                         return -ENOMEM;
                 for (size_t j = 0; j < c->n_private_paths; j++)
                         if (path_under(c->private_paths[j], dir) || path_under(dir, c->private_paths[j])) {
