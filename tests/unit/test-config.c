@@ -148,6 +148,8 @@ static const struct bad {
         { "shared inside private", SHARED("[\"/srv/docs\"]", "[\"common\", \"pub\"]"), 6, 19,
           "shared folder /srv/docs/common" },
         { "private /", SHARED("[\"/\"]", "[\"common\"]"), 6, 19, "shared folder /srv/docs/common" },
+        { "docs_root /", HEAD "  \"docs_root\": \"/\",\n  \"private_paths\": [\"/pub/.env\"],\n"
+                         "  \"shared_dirs\": [\"pub\"]\n}\n", 6, 19, "shared folder /pub overlaps" },
 
         /* limits */
         { "limit unknown item", LIM("    \"default\": {\"nproc\": 10, \"foo\": 1}\n"), 5, 30, "\"foo\"" },
