@@ -1665,6 +1665,23 @@ out:
 
 /* ---- the run ---- */
 
+/* A file this run replaces must be a regular file or missing: anything else is found before any change. */
+static int file_check(struct ctx *x, const char *path)
+{
+        const char *base;
+        struct stat st;
+        int dfd = slots_open_parent_in(x->rootfd, path, &base);
+
+        if (dfd < 0)
+                return 0;       /* a folder still to be made, or reported by open_dirs later */
+        if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+                PROBLEM(x, path, fmt_fix("move it away; slots-provision then writes the file"),
+                        "is %s, not a regular file; not replacing it",
+                        S_ISLNK(st.st_mode) ? "a symlink" : S_ISDIR(st.st_mode) ? "a folder" : "a special file");
+        slots_close(dfd);
+        return 0;
+}
+
 /* Config rules that only matter here: paths the provisioning writes must be neither private nor odd. */
 static int check_config(const struct slots_config *c, struct slots_error *e)
 {
@@ -1762,6 +1779,15 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                         r = table_check(&x);
                 if (r == 0)
                         r = sudoers_check(&x);
+                if (r == 0)
+                        r = file_check(&x, c->slotctl_config);
+                if (r == 0 && sudo_installed(&x)) {
+                        char name[128], path[256];
+
+                        slots_provision_sudoers_name(c, name, sizeof(name));
+                        snprintf(path, sizeof(path), "%s/%s", SUDOERS_DIR, name);
+                        r = file_check(&x, path);
+                }
                 if (r < 0)
                         goto out;
         }
