@@ -95,7 +95,8 @@ fail:
 
 int slots_read_all(int fd, size_t max, char **buf, size_t *len)
 {
-        size_t size = 4096, n = 0;
+        /* Room for max + 1 bytes: one byte more than max is what tells "too big" from "exactly max". */
+        size_t size = max < 4096 ? max + 1 : 4096, n = 0;
         char *b = malloc(size + 1);
 
         if (!b)
@@ -105,11 +106,11 @@ int slots_read_all(int fd, size_t max, char **buf, size_t *len)
 
                 if (n == size) {
                         char *nb;
-                        if (size >= max) {
+                        if (n > max) {
                                 free(b);
                                 return -EFBIG;
                         }
-                        size = size * 2 > max ? max : size * 2;
+                        size = size * 2 - 1 > max ? max + 1 : size * 2;
                         nb = realloc(b, size + 1);
                         if (!nb) {
                                 free(b);
