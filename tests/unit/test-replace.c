@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "fsutil.h"
 #include "replace.h"
 #include "store.h"
 
@@ -1039,6 +1040,49 @@ static void test_store_bad_path(void **state)
         assert_string_equal(e.object, path);
 }
 
+/* ---- slots_read_all: at most max bytes, on both sides of the limit ---- */
+
+static const struct {
+        size_t max, size;
+        int result;
+} reads[] = {
+        { 10, 0, 0 }, { 10, 9, 0 }, { 10, 10, 0 }, { 10, 11, -EFBIG }, { 10, 4096, -EFBIG },
+        { 4096, 4095, 0 }, { 4096, 4096, 0 }, { 4096, 4097, -EFBIG },
+        { 8192, 8192, 0 }, { 8192, 8193, -EFBIG }, { 10000, 10000, 0 }, { 10000, 10001, -EFBIG },
+};
+
+static void test_read_all(void **state)
+{
+        static char data[16384];
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(data); i++)
+                data[i] = (char) ('a' + i % 26);
+        for (size_t i = 0; i < N_ELEM(reads); i++) {
+                char *buf = NULL;
+                size_t len = 0;
+                int fd, r;
+
+                fd = openat(dfd, "data", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+                assert_true(fd >= 0);
+                assert_int_equal(write(fd, data, reads[i].size), (ssize_t) reads[i].size);
+                assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+                r = slots_read_all(fd, reads[i].max, &buf, &len);
+                close(fd);
+                if (r != reads[i].result) {
+                        ROW_FAIL("%zu bytes, max %zu: got %d (%zu bytes), expected %d", reads[i].size,
+                                 reads[i].max, r, r == 0 ? len : 0, reads[i].result);
+                } else if (r == 0 && (len != reads[i].size || memcmp(buf, data, len) != 0 || buf[len] != '\0')) {
+                        ROW_FAIL("%zu bytes, max %zu: content differs", reads[i].size, reads[i].max);
+                }
+                if (r == 0)
+                        free(buf);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1069,6 +1113,7 @@ int main(void)
                 TEST(test_store_malformed),
                 TEST(test_store_save_fault),
                 TEST(test_store_bad_path),
+                TEST(test_read_all),
         };
 
         signal(SIGALRM, on_alarm);
