@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cmdutil.h"
 #include "config.h"
 #include "ids.h"
@@ -28,10 +29,12 @@ static const char usage_text[] =
         "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
         "  status [--json] [USER|SLOT]\n"
         "                            one row per slot, the table file's owner and mode, the test slot\n"
+        "  check [--json]            read-only self-check of the host, as the slots see it; exit 1 on\n"
+        "                            any failure, each with its fix\n"
         "\n"
         "Options:\n"
         "  --config FILE             config file (default: $SLOTS_CONFIG or /etc/slots/slots.conf)\n"
-        "  --json                    machine-readable output (status)\n"
+        "  --json                    machine-readable output (status, check)\n"
         "  --slot SLOT               select by slot (release)\n"
         "  -h, --help                show this help and exit\n"
         "  -V, --version             show the version and exit\n"
@@ -518,12 +521,12 @@ int main(int argc, char **argv)
                 }
         }
         if (optind >= argc)
-                return usage_error("no command given (assign, release, status)");
+                return usage_error("no command given (assign, release, status, check)");
         cmd = argv[optind++];
         argc -= optind;
         argv += optind;
-        if (o.json && strcmp(cmd, "status") != 0)
-                return usage_error("--json goes with status");
+        if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0)
+                return usage_error("--json goes with status or check");
         if (o.slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
         if (strcmp(cmd, "assign") == 0)
@@ -532,5 +535,7 @@ int main(int argc, char **argv)
                 return cmd_release(&o, argc, argv);
         if (strcmp(cmd, "status") == 0)
                 return cmd_status(&o, argc, argv);
-        return usage_error("unknown command '%s' (assign, release, status)", cmd);
+        if (strcmp(cmd, "check") == 0)
+                return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json);
+        return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
 }

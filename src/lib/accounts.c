@@ -634,11 +634,18 @@ int slots_accounts_add_shadow(struct slots_accounts *a, const char *name, long l
 
 int slots_accounts_add_gshadow(struct slots_accounts *a, const char *name)
 {
+        size_t gi, mlen = 0;
+        const char *m = NULL;
+
         if (!field_ok(name) || !name[0])
                 return -EINVAL;
         if (slots_accounts_has_gshadow(a, name))
                 return -EEXIST;
-        return add_line(a, SLOTS_ACCT_GSHADOW, "%s:!::", name);
+        /* The members the group line lists, as grpconv would copy them. */
+        gi = nidx_get(&a->group_by_name, name);
+        if (gi != NOT_FOUND)
+                m = members_field(&a->f[SLOTS_ACCT_GROUP].lines[a->groups[gi].line], &mlen);
+        return add_line(a, SLOTS_ACCT_GSHADOW, "%s:!::%.*s", name, m ? (int) mlen : 0, m ? m : "");
 }
 
 int slots_accounts_add_user(struct slots_accounts *a, const char *name, uid_t uid, gid_t gid,

@@ -81,7 +81,7 @@ bool slots_accounts_is_member(const struct slots_accounts *a, const char *group,
 int slots_accounts_add_user(struct slots_accounts *a, const char *name, uid_t uid, gid_t gid,
                             const char *home, const char *shell, long lastchg);
 int slots_accounts_add_group(struct slots_accounts *a, const char *name, gid_t gid);
-/* A missing shadow or gshadow line for an account or group that exists. */
+/* A missing shadow or gshadow line for an account or group that exists (gshadow takes the group's members). */
 int slots_accounts_add_shadow(struct slots_accounts *a, const char *name, long lastchg);
 int slots_accounts_add_gshadow(struct slots_accounts *a, const char *name);
 /* Adds user to group's member list in group and, when it has a line there, in gshadow. */

@@ -350,8 +350,14 @@ static int plan_shared(struct ctx *x)
         if (g.found) {
                 /* Any gid is fine for a group the admin made; only new ids come from the range. */
                 x->shared_gid = g.gid;
+                r = 0;
+                if (g.local && !slots_accounts_has_gshadow(x->db, x->shared)) {
+                        r = slots_accounts_add_gshadow(x->db, x->shared);
+                        if (r == 0)
+                                r = acct_line(x, "add gshadow entry for group %s", x->shared);
+                }
                 acct_clear(&g);
-                return 0;
+                return r;
         }
         r = next_id(x, &x->shared_gid);
         if (r == -ENOSPC) {

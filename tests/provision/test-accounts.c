@@ -128,6 +128,13 @@ static void test_groups_and_members(void **state)
         out = render(a, SLOTS_ACCT_GSHADOW);
         assert_string_equal(out, "root:*::\nteam:!::slot01,slot02\nfull:!:adm:a,b,slot01\nslot01:!::\n");
         free(out);
+        /* A gshadow line added for a group that has none takes the group's members. */
+        assert_int_equal(slots_accounts_add_gshadow(a, "full"), -EEXIST);
+        assert_int_equal(slots_accounts_set_text(a, SLOTS_ACCT_GSHADOW, "", 0, false), 0);
+        assert_int_equal(slots_accounts_add_gshadow(a, "full"), 0);
+        out = render(a, SLOTS_ACCT_GSHADOW);
+        assert_string_equal(out, "full:!::a,b,slot01\n");
+        free(out);
         /* Untouched files stay untouched. */
         assert_false(slots_accounts_changed(a, SLOTS_ACCT_PASSWD));
         slots_accounts_free(a);

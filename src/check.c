@@ -1,0 +1,98 @@
+/* slots-admin check: the self-check's rows printed as the SPEC's table, or as JSON. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cmdutil.h"
+#include "selfcheck.h"
+
+/* The table, one FAIL line per failure, the closing line. */
+static void print_text(const struct slots_check_report *rep)
+{
+        int wcheck = (int) strlen("CHECK"), wslot = (int) strlen("SLOT");
+
+        for (size_t i = 0; i < rep->n; i++) {
+                int c = (int) strlen(rep->rows[i].check), s = (int) strlen(rep->rows[i].slot);
+                wcheck = c > wcheck ? c : wcheck;
+                wslot = s > wslot ? s : wslot;
+        }
+        printf("%-6s  %-*s  %-*s  %s\n", "STATUS", wcheck, "CHECK", wslot, "SLOT", "DETAIL");
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct slots_check_row *r = &rep->rows[i];
+                printf("%-6s  %-*s  %-*s  %s\n", slots_check_status_name(r->status), wcheck, r->check, wslot,
+                       r->slot, r->detail);
+        }
+        if (rep->failed)
+                putchar('\n');
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct slots_check_row *r = &rep->rows[i];
+                if (r->status != SLOTS_CHECK_FAIL)
+                        continue;
+                printf("FAIL %s%s%s: %s -- fix: %s\n", r->check, strcmp(r->slot, "-") ? " " : "",
+                       strcmp(r->slot, "-") ? r->slot : "", r->detail, r->fix);
+        }
+        printf("slot self-check: %u passed, %u failed, %u skipped\n", rep->passed, rep->failed, rep->skipped);
+}
+
+static int print_json(const struct slots_check_report *rep)
+{
+        json_t *rows = json_array(), *root;
+        int r;
+
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct slots_check_row *c = &rep->rows[i];
+                json_t *row = json_pack("{s:s, s:s, s:o, s:s, s:o}", "status", slots_check_status_name(c->status),
+                                        "check", c->check, "slot",
+                                        strcmp(c->slot, "-") ? json_string(c->slot) : json_null(), "detail",
+                                        c->detail, "fix", c->fix ? json_string(c->fix) : json_null());
+                if (!row || json_array_append_new(rows, row) < 0) {
+                        json_decref(rows);
+                        return -ENOMEM;
+                }
+        }
+        root = json_pack("{s:o, s:i, s:i, s:i, s:b}", "checks", rows, "passed", (int) rep->passed, "failed",
+                         (int) rep->failed, "skipped", (int) rep->skipped, "ok", rep->failed == 0);
+        if (!root)
+                return -ENOMEM;
+        r = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(root);
+        if (r < 0)
+                return -EIO;
+        putchar('\n');
+        return 0;
+}
+
+int cmd_check(const char *config, bool json)
+{
+        const struct slots_check_opts o = { .config = config };
+        struct slots_check_report rep;
+        int r;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "%s: cannot run the self-check: permission denied: it reads /etc/shadow and "
+                        "probes as each slot\n", cmd_name);
+                fprintf(stderr, "%s: fix: run it as root (sudo slots-admin check)\n", cmd_name);
+                return EXIT_REFUSED;
+        }
+        r = slots_selfcheck(&o, &rep);
+        if (r < 0) {
+                fprintf(stderr, "%s: cannot run the self-check: %s\n", cmd_name, strerror(-r));
+                return EXIT_REFUSED;
+        }
+        if (json)
+                r = print_json(&rep);
+        else
+                print_text(&rep);
+        if (r < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "%s: cannot print the self-check: standard output: %s\n", cmd_name,
+                        strerror(r < 0 ? -r : errno));
+                r = EXIT_REFUSED;
+        } else {
+                r = rep.failed ? EXIT_REFUSED : EXIT_DONE;
+        }
+        slots_check_report_free(&rep);
+        return r;
+}

@@ -1,0 +1,7 @@
+/* slots-admin check: the self-check's rows printed as the SPEC's table, or as JSON. */
+#pragma once
+
+#include <stdbool.h>
+
+/* Runs the self-check with the config at path (NULL: the default) and prints it; returns the exit status. */
+int cmd_check(const char *config, bool json);

@@ -1,0 +1,218 @@
+# Fixture host for the "slots-admin check" tests.  Source it after lib.sh, inside the
+# private mount namespace (slots_enter_namespace): everything it makes lives in the
+# namespace's copy of /etc, its /tmp and its /var/lib/slots.
+
+SERVICE=vstudio
+CONF=/etc/slots/slots.conf
+TABLE=/etc/slots/slots.json
+SLOTCTL=/etc/slots/slotctl.json
+SUDOERS=/etc/sudoers.d/slots-$SERVICE
+APP=$SLOTS_SCRATCH/srv/app
+DOCS=$SLOTS_SCRATCH/srv/docs
+RELEASE=2026.10.1
+LAUNCHER=$APP/releases/$RELEASE/bin/run
+OUT=$(mktemp -d /tmp/check-out.XXXXXX)
+unset SLOTS_CONFIG
+
+# Application user ids: none of them may ever appear in check's output.
+USER_A=aa73da63e26b40a1bb701c2b4c024870
+USER_B=bob.example-1
+USER_C=C_0ffee.99
+USERS="$USER_A $USER_B $USER_C"
+
+# A uid range free on this host: the slots and the shared group take ids from it.
+check_pick_range() {
+	for base in 7100 17100 27100 37100; do
+		taken=
+		i=$((base - 1))
+		while [ $i -le $((base + 99)) ]; do
+			if getent passwd $i >/dev/null || getent group $i >/dev/null; then taken=1; break; fi
+			i=$((i + 1))
+		done
+		[ -z "$taken" ] && { UID_MIN=$base; UID_MAX=$((base + 99)); return 0; }
+	done
+	echo "SKIP: no free uid range for the fixture"
+	exit 77
+}
+
+check_write_config() {
+	mkdir -p /etc/slots
+	chmod 0755 /etc/slots
+	cat >"$CONF" <<EOF
+{
+  "service": "$SERVICE",
+  "slots": 8,
+  "uid_min": $UID_MIN,
+  "uid_max": $UID_MAX,
+  "app_root": "$APP",
+  "launcher": "run",
+  "docs_root": "$DOCS",
+  "shared_dirs": ["shared"],
+  "private_paths": ["$APP/state", "$APP/.env"]
+}
+EOF
+	chown root:root "$CONF"
+	chmod 0644 "$CONF"
+}
+
+# The service's own layout: releases, the current link, private paths, the document tree.
+check_write_app() {
+	install -d -m 0755 -o $SERVICE -g $SERVICE "$SLOTS_SCRATCH/srv" "$APP" "$DOCS"
+	install -d -m 0711 -o root -g root "$APP/releases"
+	install -d -m 0755 -o $SERVICE -g $SERVICE "$APP/releases/$RELEASE" "$APP/releases/$RELEASE/bin"
+	printf '#!/bin/sh\nexit 0\n' >"$LAUNCHER"
+	chown $SERVICE:$SERVICE "$LAUNCHER"
+	chmod 0755 "$LAUNCHER"
+	ln -s "releases/$RELEASE" "$APP/current"
+	install -d -m 0700 -o $SERVICE -g $SERVICE "$APP/state"
+	echo "browser profile" >"$APP/state/profile"
+	echo "SECRET=1" >"$APP/.env"
+	chown $SERVICE:$SERVICE "$APP/.env" "$APP/state/profile"
+	chmod 0600 "$APP/.env" "$APP/state/profile"
+	install -d -m 0711 -o $SERVICE -g $SERVICE "$DOCS/_users"
+}
+
+# Accounts, homes, shared group, table, slotctl config, sudoers drop-in.  The one place
+# that decides between slots-provision and the shadow-utils stand-in.
+check_fixture_accounts() {
+	if [ -x "$SLOTS_PROVISION" ] && [ "${CHECK_FIXTURE:-}" != manual ]; then
+		FIXTURE_BY=slots-provision
+		"$SLOTS_PROVISION" --config "$CONF" >"$OUT/provision.out" 2>&1 || {
+			cat "$OUT/provision.out"
+			echo "Bail out! slots-provision failed"
+			exit 99
+		}
+		return 0
+	fi
+	FIXTURE_BY=useradd
+	groupadd -g $UID_MIN slotshared
+	install -d -m 0755 /var/lib/slots/$SERVICE /var/lib/slots/$SERVICE/home \
+		/var/lib/slots/$SERVICE/state /var/lib/slots/$SERVICE/run
+	runas=
+	for n in 1 2 3 4 5 6 7 8; do
+		s=$(printf 'slot%02d' $n)
+		u=$((UID_MIN + n))
+		groupadd -g $u $s
+		useradd -u $u -g $s -G slotshared -d /var/lib/slots/$SERVICE/home/$s -M -s /usr/sbin/nologin $s
+		for d in home state run; do
+			install -d -m 0700 -o $s -g $s /var/lib/slots/$SERVICE/$d/$s
+		done
+		runas=${runas:+$runas,}$s
+	done
+	install -d -m 2770 -o $SERVICE -g slotshared "$DOCS/shared"
+	printf '{\n  "slots": {}, \n  "version": 1\n}\n' >"$TABLE"
+	chown root:$SERVICE "$TABLE"
+	chmod 0640 "$TABLE"
+	cat >"$SLOTCTL" <<EOF
+{
+  "allowed_cwd": [
+    "$DOCS"
+  ],
+  "allowed_exec": [
+    "$APP/releases/*/bin/run"
+  ],
+  "docs_root": "$DOCS"
+}
+EOF
+	chown root:root "$SLOTCTL"
+	chmod 0644 "$SLOTCTL"
+	printf '%s ALL=(%s) NOPASSWD: /usr/bin/true, %s/releases/*/bin/run\n' $SERVICE "$runas" "$APP" >"$SUDOERS"
+	chmod 0440 "$SUDOERS"
+	visudo -cqf "$SUDOERS" || { echo "Bail out! the test's sudoers drop-in is invalid"; exit 99; }
+}
+
+# Assigns users to slots in the table (written directly, as the SPEC gives its format) and
+# prepares their trees as assign does: group slotNN, 2770.  Arguments: SLOT USER pairs.
+check_assign() {
+	entries=
+	while [ $# -ge 2 ]; do
+		entries="$entries${entries:+,}
+    \"$1\": {\"since\": \"2026-10-01T09:12:00Z\", \"user\": \"$2\"}"
+		install -d -m 2770 -o $SERVICE -g "$1" "$DOCS/_users/$2"
+		echo "work of $2" >"$DOCS/_users/$2/notes.txt"
+		chown $SERVICE:"$1" "$DOCS/_users/$2/notes.txt"
+		chmod 0660 "$DOCS/_users/$2/notes.txt"
+		shift 2
+	done
+	printf '{\n  "slots": {%s\n  },\n  "version": 1\n}\n' "$entries" >"$TABLE.new"
+	chown root:$SERVICE "$TABLE.new"
+	chmod 0640 "$TABLE.new"
+	mv "$TABLE.new" "$TABLE"
+}
+
+check_fixture() {
+	check_pick_range
+	groupadd -g $((UID_MIN - 1)) $SERVICE
+	useradd -u $((UID_MIN - 1)) -g $SERVICE -M -d /nonexistent -s /usr/sbin/nologin $SERVICE
+	check_write_config
+	check_write_app
+	check_fixture_accounts
+	check_assign slot01 "$USER_A" slot03 "$USER_B" slot05 "$USER_C"
+	echo "# fixture accounts made by $FIXTURE_BY; uids $UID_MIN-$UID_MAX; app $APP"
+}
+
+# Runs check; stdout in $OUT/$1.out, stderr in $OUT/$1.err, exit status in $OUT/$1.rc.
+run_check() {
+	name=$1
+	shift
+	"$SLOTS_ADMIN" "$@" check >"$OUT/$name.out" 2>"$OUT/$name.err"
+	echo $? >"$OUT/$name.rc"
+}
+
+rc_of() {
+	cat "$OUT/$1.rc"
+}
+
+# check_rc "description" STATUS NAME: the run NAME exited with STATUS (its output is shown when not).
+check_rc() {
+	got=$(rc_of "$3")
+	if [ "$got" = "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1 (exit $got, want $2)"
+		show "$3"
+	fi
+}
+
+# The fix of the first "FAIL <check> [<slot>]: ... -- fix: ..." line of a run.
+fix_of() {
+	name=$1
+	want="FAIL $2${3:+ $3}: "
+	grep -F -- "$want" "$OUT/$name.out" | head -n 1 | sed 's/.* -- fix: //'
+}
+
+# The row "STATUS CHECK SLOT" of a run: prints its status.
+row_status() {
+	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "SKIP") { print $1; exit }' \
+		"$OUT/$1.out"
+}
+
+# Everything of the fixture check may not change: owner, group, mode, type, size, link
+# target, mtime and ctime of every entry, the sha256 of every file, every ACL.
+fixture_snapshot() {
+	for root in "$SLOTS_SCRATCH" /etc/slots /var/lib/slots /etc/sudoers.d /etc/passwd /etc/group /etc/shadow \
+		/etc/gshadow; do
+		find "$root" -printf '%p %u %g %m %y %s %l %T@ %C@\n' | sort
+		find "$root" -type f -exec sha256sum {} + | sort
+		(cd / && getfacl -R -P -p "$root" 2>/dev/null)
+	done
+}
+
+# No application user id in any of the named outputs.
+no_user_ids() {
+	for f in "$@"; do
+		for u in $USERS; do
+			if grep -F -q -- "$u" "$f"; then
+				echo "# $f shows the user id $u:"
+				grep -F -- "$u" "$f" | sed 's/^/#   /'
+				return 1
+			fi
+		done
+	done
+	return 0
+}
+
+# Shows a run's output as TAP comments (for the log of a failing test).
+show() {
+	sed 's/^/# /' "$OUT/$1.out" "$OUT/$1.err"
+}

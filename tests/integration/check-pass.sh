@@ -1,0 +1,95 @@
+#!/bin/sh
+# slots-admin check on a correct host: every row passes, nothing changes, no user id is shown,
+# --json says the same; then the time it takes for 8 slots.
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+slots_enter_namespace "$@"
+. "$top_srcdir/tests/integration/check-lib.sh"
+
+check_fixture
+
+# 1. The fixed layout passes every row, exit 0.
+fixture_snapshot >"$OUT/before"
+lock_before=$(ls "$TABLE.lock" 2>/dev/null)
+run_check good
+check_rc "check exits 0 on the fixed layout" 0 good
+check "no row fails or skips" sh -c "! grep -E '^(FAIL|SKIP) ' '$OUT/good.out'"
+# Per-slot rows for the assigned slots and the test slot (slot08), none for the others.
+for c in account password-locked runner-reachable private-unreachable user-tree sudo-preflight; do
+	for s in slot01 slot03 slot05 slot08; do
+		check "row $c $s passes" test "$(row_status good $c $s)" = PASS
+	done
+	check "no row $c for the free slot02" test -z "$(row_status good $c slot02)"
+done
+for c in config table slotctl-config pending-cleanup; do
+	check "row $c passes" test "$(row_status good $c)" = PASS
+done
+check "closing line: 28 passed, 0 failed, 0 skipped" \
+	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 28 passed, 0 failed, 0 skipped"
+check "header names the columns" sh -c "head -n 1 '$OUT/good.out' | grep -Eq '^STATUS +CHECK +SLOT +DETAIL$'"
+check "the model of modes and ACLs agrees with the probes" sh -c "! grep -q 'probe wins' '$OUT/good.out'"
+check "nothing on stderr" test ! -s "$OUT/good.err"
+check "the user's tree shows as <docs>/_users/<user>" grep -q '<docs>/_users/<user>' "$OUT/good.out"
+
+# --json: the same rows, parsed.
+run_check json --json
+check_rc "check --json exits 0" 0 json
+check "--json parses and matches the text run" python3 - "$OUT/json.out" "$OUT/good.out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
+rows = d["checks"]
+assert set(d) == {"checks", "passed", "failed", "skipped", "ok"}, d.keys()
+assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 28, d
+for r, t in zip(rows, text):
+    assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
+    assert [r["status"], r["check"], r["slot"] or "-"] == t, (r, t)
+    assert r["status"] == "PASS" and r["fix"] is None and r["detail"], r
+assert len(rows) == len(text)
+EOF
+
+# 3. Read-only: the whole fixture is as it was.
+fixture_snapshot >"$OUT/after"
+check "owners, modes, ACLs, times and contents unchanged by check" cmp -s "$OUT/before" "$OUT/after"
+cmp -s "$OUT/before" "$OUT/after" || diff "$OUT/before" "$OUT/after" | head -n 20 | sed 's/^/# /'
+check "the table's lock file was not made" test "$(ls "$TABLE.lock" 2>/dev/null)" = "$lock_before"
+
+# It takes no lock: with the table's write lock held by someone else it still answers at once.
+check "check runs while another admin holds the table's lock" \
+	flock -x "$TABLE.lock" timeout 10 "$SLOTS_ADMIN" check >/dev/null
+
+# 4. No application user id anywhere in the output.
+check "no user id in the text output" no_user_ids "$OUT/good.out" "$OUT/good.err"
+check "no user id in the JSON output" no_user_ids "$OUT/json.out" "$OUT/json.err"
+
+# Not root: refused with the fix, nothing probed.
+setpriv --reuid=$SERVICE --regid=$SERVICE --clear-groups "$SLOTS_ADMIN" check >"$OUT/user.out" 2>"$OUT/user.err"
+echo $? >"$OUT/user.rc"
+check_rc "check as the service account exits 1" 1 user
+check "it says to run it as root" grep -q 'fix: run it as root' "$OUT/user.err"
+check_exit "check with an argument is a usage error" 2 sh -c "'$SLOTS_ADMIN' check extra >/dev/null 2>&1"
+
+# Memory: no error and no leak in the command itself (the probes are short-lived children).
+if command -v valgrind >/dev/null 2>&1; then
+	valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+		--error-exitcode=99 "$SLOTS_ADMIN" check --json >"$OUT/vg.out" 2>"$OUT/vg.err"
+	echo $? >"$OUT/vg.rc"
+	check_rc "check --json under valgrind: no error, no leak" 0 vg
+else
+	echo "# valgrind not installed: memory check skipped"
+fi
+
+# Timing: 8 slots checked (7 assigned and the test slot).
+check_assign slot01 "$USER_A" slot02 u2 slot03 "$USER_B" slot04 u4 slot05 "$USER_C" slot06 u6 slot07 u7
+USERS="$USERS u2 u4 u6 u7"
+t0=$(date +%s%N)
+run_check eight
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+echo "# check of 8 slots took $ms ms"
+check_rc "check of 8 slots exits 0" 0 eight
+check "8 slots: 52 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 52 passed, 0 failed, 0 skipped"
+check "8 slots checked within 10 s" test "$ms" -lt 10000
+check "no user id with 7 users either" no_user_ids "$OUT/eight.out"
+
+slots_done

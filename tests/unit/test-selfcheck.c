@@ -1,0 +1,191 @@
+/* The self-check's permission model: mode bits and POSIX ACLs as the kernel evaluates them, and the fixes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "selfcheck.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The account under test: slot01 (1001), primary group 1001, also in slotshared (1500). */
+static const gid_t slot_groups[] = { 1001, 1500 };
+static const struct slots_ident slot01 = { .uid = 1001, .gid = 1001, .groups = slot_groups, .n_groups = 2 };
+
+static const char *uname_cb(void *arg, uid_t uid, char *buf, size_t size)
+{
+        (void) arg;
+        snprintf(buf, size, "%s", uid == 1001 ? "slot01" : uid == 0 ? "root" : uid == 900 ? "svc" : "someone");
+        return buf;
+}
+
+static const char *gname_cb(void *arg, gid_t gid, char *buf, size_t size)
+{
+        (void) arg;
+        snprintf(buf, size, "%s", gid == 1500 ? "slotshared" : gid == 1001 ? "slot01" : gid == 0 ? "root" : "other");
+        return buf;
+}
+
+static const struct slots_perm_names names = { .user = uname_cb, .group = gname_cb, .new_owner = 900 };
+
+/* A folder or file: owner, group, mode, and an ACL in setfacl's text form (NULL: mode bits only). */
+struct file {
+        uid_t uid;
+        gid_t gid;
+        mode_t mode;            /* with S_IFDIR or S_IFREG */
+        const char *acl;
+};
+
+static void model(const struct file *f, struct slots_perm_model *m)
+{
+        struct stat st = { .st_uid = f->uid, .st_gid = f->gid, .st_mode = f->mode };
+        acl_t acl = f->acl ? acl_from_text(f->acl) : NULL;
+
+        if (f->acl)
+                assert_non_null(acl);
+        slots_perm_from_stat(m, &st, acl);
+        if (acl)
+                acl_free(acl);
+}
+
+#define DIR_(m) (S_IFDIR | (m))
+#define REG_(m) (S_IFREG | (m))
+#define X SLOTS_PERM_X
+#define R SLOTS_PERM_R
+
+static const struct {
+        const char *what;
+        struct file f;
+        unsigned want;
+        bool allowed;
+        enum slots_perm_via via;
+        const char *fix;                /* slots_perm_fix_grant for /p */
+} grants[] = {
+        { "0755 root:root: others search", { 0, 0, DIR_(0755), NULL }, X, true, SLOTS_VIA_OTHER, "" },
+        { "0700 root:root: others cannot", { 0, 0, DIR_(0700), NULL }, X, false, SLOTS_VIA_OTHER, "chmod o+x /p" },
+        { "0711 is enough to search", { 0, 0, DIR_(0711), NULL }, X, true, SLOTS_VIA_OTHER, "" },
+        { "launcher 0711: exec but not read", { 0, 0, REG_(0711), NULL }, R | X, false, SLOTS_VIA_OTHER,
+          "chmod o+rx /p" },
+        { "launcher 0755", { 0, 0, REG_(0755), NULL }, R | X, true, SLOTS_VIA_OTHER, "" },
+        /* the group class decides once the account is in the group: others' x does not count then */
+        { "0750 root:slotshared", { 0, 1500, DIR_(0750), NULL }, X, true, SLOTS_VIA_GROUP, "" },
+        { "0705 root:slotshared: group wins over other", { 0, 1500, DIR_(0705), NULL }, X, false, SLOTS_VIA_GROUP,
+          "chmod g+x /p" },
+        /* the owner class decides for the owner, whatever the others get */
+        { "owned by slot01, 0075", { 1001, 0, DIR_(0075), NULL }, X, false, SLOTS_VIA_OWNER, "chmod u+x /p" },
+        /* a named user entry with nothing: mode bits alone would pass */
+        { "u:slot01:--- on 0755", { 0, 0, DIR_(0755), "u::rwx,u:1001:---,g::r-x,m::r-x,o::r-x" }, X, false,
+          SLOTS_VIA_USER, "setfacl -x u:slot01 /p" },
+        { "u:slot01:--- on 0750: removing it is not enough",
+          { 0, 0, DIR_(0750), "u::rwx,u:1001:---,g::r-x,m::r-x,o::---" }, X, false, SLOTS_VIA_USER,
+          "setfacl -m u:slot01:--x /p" },
+        { "u:slot01:r-x cut by mask r--", { 0, 0, DIR_(0740), "u::rwx,u:1001:r-x,g::r--,m::r--,o::---" }, X,
+          false, SLOTS_VIA_USER, "setfacl -m m::r-x /p" },
+        { "u:slot01:r-x with mask r-x", { 0, 0, DIR_(0750), "u::rwx,u:1001:r-x,g::r--,m::r-x,o::---" }, X, true,
+          SLOTS_VIA_USER, "" },
+        /* named groups: any matching entry that has it, then the mask */
+        { "g:slotshared:r-x", { 0, 0, DIR_(0750), "u::rwx,g::---,g:1500:r-x,m::r-x,o::---" }, X, true,
+          SLOTS_VIA_GROUP, "" },
+        { "g:slotshared:r-- and g::--- (root group): matched, none gives x",
+          { 0, 0, DIR_(0740), "u::rwx,g::---,g:1500:r--,m::r--,o::--x" }, X, false, SLOTS_VIA_GROUP,
+          "setfacl -m g:slotshared:r-x /p" },
+        { "g:slotshared:r-x cut by mask r--", { 0, 0, DIR_(0740), "u::rwx,g::---,g:1500:r-x,m::r--,o::--x" }, X,
+          false, SLOTS_VIA_GROUP, "setfacl -m m::r-x /p" },
+        { "owning group slotshared with ACL, g::r--",
+          { 0, 1500, DIR_(0740), "u::rwx,g::r--,g:2000:rwx,m::rwx,o::--x" }, X, false, SLOTS_VIA_GROUP,
+          "setfacl -m g::r-x /p" },
+        /* an ACL that does not name slot01: the other bits decide */
+        { "u:someone:--- does not touch slot01", { 0, 0, DIR_(0751), "u::rwx,u:4242:---,g::r-x,m::r-x,o::--x" }, X,
+          true, SLOTS_VIA_OTHER, "" },
+};
+
+static void test_grants(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(grants); i++) {
+                struct slots_perm_model m;
+                struct slots_perm_verdict v;
+                char fix[512];
+                int r;
+
+                model(&grants[i].f, &m);
+                v = slots_perm_eval(&m, &slot01, grants[i].want);
+                if (v.allowed != grants[i].allowed || v.via != grants[i].via)
+                        fail_msg("%s: allowed %d via %d, want %d via %d", grants[i].what, v.allowed, v.via,
+                                 grants[i].allowed, grants[i].via);
+                r = slots_perm_fix_grant(&m, &slot01, grants[i].want, "/p", &names, fix, sizeof(fix));
+                if (r < 0 || strcmp(fix, grants[i].fix) != 0)
+                        fail_msg("%s: fix \"%s\" (%d), want \"%s\"", grants[i].what, r < 0 ? "" : fix, r,
+                                 grants[i].fix);
+        }
+}
+
+static const struct {
+        const char *what;
+        struct file f;
+        const char *fix;                /* slots_perm_fix_deny for /p */
+} denies[] = {
+        { "0700 folder: nothing to take", { 0, 0, DIR_(0700), NULL }, "" },
+        { "private folder 0755", { 900, 900, DIR_(0755), NULL }, "chmod o-rwx /p" },
+        { "private folder 0711: search alone reaches inside", { 900, 900, DIR_(0711), NULL }, "chmod o-rwx /p" },
+        { "private file 0604", { 900, 900, REG_(0604), NULL }, "chmod o-rwx /p" },
+        { "private file 0601: x on a file is not reaching it", { 900, 900, REG_(0601), NULL }, "" },
+        { "private file 0640 group slotshared", { 900, 1500, REG_(0640), NULL }, "chmod g-rwx /p" },
+        { "u:slot01:r-- on 0600", { 900, 900, REG_(0640), "u::rw-,u:1001:r--,g::---,m::r--,o::---" },
+          "setfacl -x u:slot01 /p" },
+        { "u:slot01:r-x on a 0755 folder: the entry and the other bits",
+          { 900, 900, DIR_(0755), "u::rwx,u:1001:r-x,g::r-x,m::r-x,o::r-x" }, "setfacl -x u:slot01 /p && chmod o-rwx /p" },
+        { "u:slot01:r-- cut by mask ---: already refused",
+          { 900, 900, REG_(0600), "u::rw-,u:1001:r--,g::---,m::---,o::---" }, "" },
+        { "g:slotshared:r--", { 900, 900, REG_(0640), "u::rw-,g::---,g:1500:r--,m::r--,o::---" },
+          "setfacl -x g:slotshared /p" },
+        { "owned by slot01", { 1001, 900, REG_(0600), NULL }, "chown svc /p" },
+};
+
+static void test_denies(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(denies); i++) {
+                struct slots_perm_model m;
+                char fix[512];
+                int r;
+
+                model(&denies[i].f, &m);
+                r = slots_perm_fix_deny(&m, &slot01, "/p", &names, fix, sizeof(fix));
+                if (r < 0 || strcmp(fix, denies[i].fix) != 0)
+                        fail_msg("%s: fix \"%s\" (%d), want \"%s\"", denies[i].what, r < 0 ? "" : fix, r,
+                                 denies[i].fix);
+        }
+}
+
+/* A path that needs quoting is quoted; the placeholders of a user's tree are left as they are. */
+static void test_fix_paths(void **state)
+{
+        const struct file f = { 0, 0, DIR_(0700), NULL };
+        struct slots_perm_model m;
+        char fix[512];
+
+        (void) state;
+        model(&f, &m);
+        assert_true(slots_perm_fix_grant(&m, &slot01, X, "/srv/my app/it's", &names, fix, sizeof(fix)) > 0);
+        assert_string_equal(fix, "chmod o+x '/srv/my app/it'\\''s'");
+        assert_true(slots_perm_fix_grant(&m, &slot01, X, "<docs>/_users/<user>", &names, fix, sizeof(fix)) > 0);
+        assert_string_equal(fix, "chmod o+x <docs>/_users/<user>");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_grants),
+                cmocka_unit_test(test_denies),
+                cmocka_unit_test(test_fix_paths),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
