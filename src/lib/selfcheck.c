@@ -1450,7 +1450,8 @@ static void check_pending(struct ctx *k)
                          "out of the pool", name, released ? released : "an unknown time");
         }
         if (n_pending == 0)
-                add_rowf(k, SLOTS_CHECK_PASS, "pending-cleanup", NULL, NULL, "no slot is left \"cleanup\": \"pending\"");
+                add_rowf(k, SLOTS_CHECK_PASS, "pending-cleanup", NULL, NULL,
+                         "no slot is left \"cleanup\": \"pending\"");
 }
 
 /* ---- the releases in use and the slotctl config ---- */
@@ -2151,7 +2152,8 @@ static void check_private(struct ctx *k, const struct slotinfo *s)
                                 sb_addf(&f, "%s", fix);
                         }
                 } else {
-                        sb_addf(&d, ": the modes and ACLs of %s refuse it, yet the probe got through; the probe wins", p);
+                        sb_addf(&d, ": the modes and ACLs of %s refuse it, yet the probe got through; the probe wins",
+                                p);
                         sb_sep(&f, " && ");
                         sb_addf(&f, "look at how %s is reached (bind mounts, LSM policy, capabilities)", p);
                 }
@@ -2216,8 +2218,8 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
 
                         if (m->group != s->pw.gid) {
                                 char g[64];
-                                sb_addf(&d, "%s is group %s, not %s", shown, group_name_cb(NULL, m->group, g, sizeof(g)),
-                                        s->name);
+                                sb_addf(&d, "%s is group %s, not %s", shown,
+                                        group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
                                 sb_addf(&f, "chgrp %s %s", s->name, shown);
                         }
                         /* The setgid bit from the fstat: the model keeps permission bits only. */
@@ -2289,7 +2291,8 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "user-tree", s->name, &d, &f);
         } else if (!s->user && others == 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no user is assigned: no tree to keep out of");
+                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL,
+                         "no user is assigned: no tree to keep out of");
         } else {
                 if (s->user)
                         sb_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
@@ -2340,7 +2343,8 @@ static void check_sudo(struct ctx *k, const struct slotinfo *s)
                 return;
         }
         if (!k->have_svc) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "create the service account, or fix \"service\"",
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
+                         "create the service account, or fix \"service\"",
                          "the service account %s does not exist", k->cfg->service);
                 return;
         }
