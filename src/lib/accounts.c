@@ -813,6 +813,9 @@ int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_di
         char display[4096];
         int r = 0, i;
 
+        /* Temps a writer killed before its rename left behind; under the lock no live writer owns one. */
+        for (i = 0; i < SLOTS_ACCT_NFILES; i++)
+                (void) slots_replace_clean_stale(etcfd, file_names[i]);
         for (i = 0; i < SLOTS_ACCT_NFILES; i++) {
                 enum slots_acct_file f = order[i];
                 struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0644 };
