@@ -65,6 +65,12 @@ printf 'session optional %s config=%s\nsession required pam_permit.so\n' "$mod" 
 printf 'auth required pam_deny.so\naccount required pam_deny.so\npassword required pam_deny.so\nsession required pam_deny.so\n' \
 	> "$work/services/other"
 
+# For sanitizer builds: the wrappers are preloaded before the sanitizer's
+# runtime, deep binding is off (pam_wrapper 1.1.4 reads the UID_ name), and
+# pam_wrapper's own constructor leaks are not the module's.
+printf 'leak:libpam_wrapper.so\n' > "$work/lsan.supp"
+ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+LSAN_OPTIONS="suppressions=$work/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
 LD_PRELOAD="$pam_wrapper:$nss_wrapper${LD_PRELOAD:+:$LD_PRELOAD}" \
 PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$work/services" PAM_WRAPPER_DISABLE_DEEPBIND=1 UID_WRAPPER_DISABLE_DEEPBIND=1 \
 NSS_WRAPPER_PASSWD="$work/passwd" NSS_WRAPPER_GROUP="$work/group" \
