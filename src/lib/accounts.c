@@ -565,6 +565,18 @@ bool slots_accounts_is_member(const struct slots_accounts *a, const char *group,
         return m && list_has(m, len, user);
 }
 
+bool slots_accounts_gshadow_lists(const struct slots_accounts *a, const char *group, const char *user)
+{
+        size_t si = nidx_get(&a->sh_by_name[1], group), len;
+        const char *m;
+
+        if (si == NOT_FOUND)
+                return true;
+        m = members_field(&a->f[SLOTS_ACCT_GSHADOW].lines[a->sh[1][si].line], &len);
+        /* A line this code cannot parse is kept as it is, never rewritten. */
+        return !m || list_has(m, len, user);
+}
+
 static bool field_ok(const char *s)
 {
         return s && !strpbrk(s, ":,\n");

@@ -70,6 +70,8 @@ bool slots_accounts_has_shadow(const struct slots_accounts *a, const char *name)
 bool slots_accounts_has_gshadow(const struct slots_accounts *a, const char *name);
 /* True when user is in the member list of group's line in the group file. */
 bool slots_accounts_is_member(const struct slots_accounts *a, const char *group, const char *user);
+/* True when group has no gshadow line, or its gshadow line lists user among the members. */
+bool slots_accounts_gshadow_lists(const struct slots_accounts *a, const char *group, const char *user);
 
 /*
  * Additions.  Fields must not hold ':', ',' or a newline (-EINVAL); a name that

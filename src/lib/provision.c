@@ -558,7 +558,9 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         if (r < 0)
                 goto out;
         if (slots_accounts_group(x->db, x->shared)) {
-                if (!slots_accounts_is_member(x->db, x->shared, s->name)) {
+                /* Both files: a run killed between the group and gshadow renames left one without it. */
+                if (!slots_accounts_is_member(x->db, x->shared, s->name) ||
+                    !slots_accounts_gshadow_lists(x->db, x->shared, s->name)) {
                         r = slots_accounts_add_member(x->db, x->shared, s->name);
                         if (r == 0)
                                 r = acct_line(x, "add %s to group %s", s->name, x->shared);
