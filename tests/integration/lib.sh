@@ -65,6 +65,11 @@ slots_need_root() {
 	fi
 }
 
+slots_ns_fail() {
+	echo "ERROR: namespace setup: $*; stopping before anything touches the host" >&2
+	exit 99
+}
+
 # Re-runs the calling script inside a private mount namespace, once.  In there:
 # a copy of /etc is bind-mounted over /etc (never a single file: rename over a
 # bind-mounted file fails with EBUSY), and /tmp, /var/tmp, /dev/shm, /var/lib/slots
@@ -73,16 +78,19 @@ slots_enter_namespace() {
 	if [ -z "${SLOTS_IN_NAMESPACE:-}" ]; then
 		SLOTS_IN_NAMESPACE=1 exec unshare -m --propagation private sh "$0" "$@"
 	fi
+	# Any failure here is a hard error (99): a test must never go on against the host's /etc.
 	for d in /tmp /var/tmp /dev/shm; do
-		mount -t tmpfs -o mode=1777 tmpfs "$d"
+		mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
 	done
-	mount -t tmpfs -o mode=0755 tmpfs /run
+	mount -t tmpfs -o mode=0755 tmpfs /run || slots_ns_fail "cannot mount a tmpfs on /run"
 	# The copy lives in the namespace's own /tmp, so nothing of it stays on the host.
-	slots_etc=$(mktemp -d /tmp/slots-etc.XXXXXX)
-	cp -a /etc/. "$slots_etc/"
-	mount --bind "$slots_etc" /etc
+	slots_etc=$(mktemp -d /tmp/slots-etc.XXXXXX) || slots_ns_fail "mktemp"
+	cp -a /etc/. "$slots_etc/" || slots_ns_fail "cannot copy /etc"
+	mount --bind "$slots_etc" /etc || slots_ns_fail "cannot bind-mount the copy over /etc"
+	[ "$(stat -c %d:%i /etc)" = "$(stat -c %d:%i "$slots_etc")" ] ||
+		slots_ns_fail "/etc is not the namespace's copy"
 	mkdir -p /var/lib/slots
-	mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots
+	mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots || slots_ns_fail "cannot mount a tmpfs on /var/lib/slots"
 	# A scratch folder for the test's own files, inside the namespace's /tmp.
 	SLOTS_SCRATCH=$(mktemp -d /tmp/slots-test.XXXXXX)
 	chmod 0755 "$SLOTS_SCRATCH"
