@@ -1560,21 +1560,28 @@ static bool cwd_covers(const char *entry, const char *docs)
         return path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
 }
 
-/* An entry names the launcher literally, as a glob, or as another path to the same file (<app_root>/current/...). */
+/*
+ * An entry names the launcher: literally or as a glob, by the configured path or
+ * with its symlinks resolved (app_root behind a link), or as another path to the
+ * same file (<app_root>/current/bin/<launcher>).
+ */
 static bool exec_names(const char *entry, const char *launcher)
 {
-        char *a, *b;
+        char *real, *other;
         bool same;
 
         if (strcmp(entry, launcher) == 0 || fnmatch(entry, launcher, FNM_PATHNAME) == 0)
                 return true;
-        if (entry[0] != '/' || strpbrk(entry, "*?["))
+        real = realpath(launcher, NULL);
+        if (!real)
                 return false;
-        a = realpath(entry, NULL);
-        b = realpath(launcher, NULL);
-        same = a && b && strcmp(a, b) == 0;
-        free(a);
-        free(b);
+        same = strcmp(entry, real) == 0 || fnmatch(entry, real, FNM_PATHNAME) == 0;
+        if (!same && entry[0] == '/' && !strpbrk(entry, "*?[")) {
+                other = realpath(entry, NULL);
+                same = other && strcmp(other, real) == 0;
+                free(other);
+        }
+        free(real);
         return same;
 }
 

@@ -108,6 +108,46 @@ check "acl: the fix removes the entry" test "$FIX" = "setfacl -x u:slot01 $APP"
 sh -c "$FIX"
 repaired acl
 
+# The modes and ACLs allow the launcher but the kernel refuses it (a noexec mount): the probe
+# wins and the row says so.
+cp -p "$LAUNCHER" "$OUT/run.keep"
+mount -t tmpfs -o noexec,mode=0755 tmpfs "$APP/releases/$RELEASE/bin"
+cp -p "$OUT/run.keep" "$LAUNCHER"
+detect noexec runner-reachable slot01
+check "noexec: the row says the probe wins" grep -q 'FAIL runner-reachable slot01: .*the probe wins' "$OUT/noexec.out"
+check "noexec: the fix points at the mount options" sh -c "echo '$FIX' | grep -q 'findmnt -T'"
+umount "$APP/releases/$RELEASE/bin"
+repaired noexec
+
+# The release in use: with current pointing at the good release, a broken older one does not
+# matter; without current, every release is in use and the broken one fails.
+install -d -m 0755 -o $SERVICE -g $SERVICE "$APP/releases/2026.09.3" "$APP/releases/2026.09.3/bin"
+cp -p "$LAUNCHER" "$APP/releases/2026.09.3/bin/run"
+chmod 0700 "$APP/releases/2026.09.3"
+run_check old-release
+check_rc "a broken release that current does not point at is not checked" 0 old-release
+mv "$APP/current" "$OUT/current.keep"
+detect no-current runner-reachable slot03
+check "no-current: the failing launcher is the old release's" \
+	grep -q "FAIL runner-reachable slot03: slot03 cannot run $APP/releases/2026.09.3/bin/run" "$OUT/no-current.out"
+mv "$OUT/current.keep" "$APP/current"
+rm -r "$APP/releases/2026.09.3"
+repaired no-current
+
+# app_root reached through a symlink: the folders of the link's target are walked, and a
+# folder there that the slots cannot search is named.
+ln -s srv "$SLOTS_SCRATCH/srv-link"
+sed -i "s|\"app_root\": \"$APP\"|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|" "$CONF"
+run_check via-link
+check_rc "app_root through a symlink passes" 0 via-link
+chmod 0700 "$SLOTS_SCRATCH/srv"
+detect via-link-broken runner-reachable slot05
+check "via-link-broken: the fix names the link's target folder" test "$FIX" = "chmod o+x $SLOTS_SCRATCH/srv"
+sh -c "$FIX"
+repaired via-link-broken
+sed -i "s|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|\"app_root\": \"$APP\"|" "$CONF"
+rm "$SLOTS_SCRATCH/srv-link"
+
 # A slot password that is not locked.
 hash=$(openssl passwd -6 not-locked)
 usermod -p "$hash" slot03
