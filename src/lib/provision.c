@@ -1280,6 +1280,22 @@ static int shared_dirs(struct ctx *x)
                                 WARN(x, path, NULL, "cannot create the shared folder: %s", strerror(errno));
                         goto next;
                 }
+                /*
+                 * What a run killed between its mkdir (mode 0) and its chmod leaves: finish it.  Only
+                 * adding g+rwX to it would leave the service's own folder closed to the service.
+                 */
+                if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 && (st.st_uid == 0 || st.st_uid == x->svc_uid)) {
+                        char b1[64], b2[64];
+
+                        change(x, "finish shared folder %s (%s:%s 2770)", path, uid_str(x, x->svc_uid, b1, sizeof(b1)),
+                               gid_str(x, x->shared_gid, b2, sizeof(b2)));
+                        if (x->dry)
+                                goto next;
+                        if ((fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+                            fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
+                                WARN(x, path, NULL, "cannot finish the shared folder: %s", strerror(errno));
+                        goto next;
+                }
                 if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
                         WARN(x, path, NULL, "is %s: not followed and not shared",
                              S_ISLNK(st.st_mode) ? "a symlink" : "not a folder");
@@ -1671,6 +1687,58 @@ out:
         return r;
 }
 
+/*
+ * The slotctl config and the drop-in are written under "<slotctl_config>.lock",
+ * like the table under its own: so two runs never interleave, and the temps of
+ * a run killed before its rename are removed by the next one.
+ */
+static int files_step(struct ctx *x)
+{
+        const char *path = x->c->slotctl_config, *base = strrchr(path, '/') + 1;
+        char *dir = NULL, *lockname = NULL;
+        int dfd = -1, lockfd = -1, r = 0;
+
+        if (!x->dry) {
+                dir = strndup(path, (size_t) (base - path));
+                if (!dir || asprintf(&lockname, "%s%s", base, SLOTS_LOCK_SUFFIX) < 0) {
+                        lockname = NULL;
+                        r = slots_error_set(x->e, -ENOMEM, path, "out of memory");
+                        goto out;
+                }
+                if (strlen(dir) > 1)
+                        dir[strlen(dir) - 1] = '\0';
+                dfd = open_dirs(x, dir);
+                if (dfd < 0) {
+                        r = slots_error_set(x->e, dfd, path, "cannot open its folder: %s", strerror(-dfd));
+                        goto out;
+                }
+                lockfd = slots_lock_take(dfd, lockname, path, x->e);
+                if (lockfd < 0) {
+                        r = lockfd;
+                        goto out;
+                }
+                (void) slots_replace_clean_stale(dfd, base);
+                if (sudo_installed(x)) {
+                        char name[128];
+                        int sdfd = slots_open_in(x->rootfd, SUDOERS_DIR, O_RDONLY | O_DIRECTORY);
+
+                        if (sdfd >= 0)
+                                (void) slots_replace_clean_stale(sdfd, slots_provision_sudoers_name(x->c, name,
+                                                                                                  sizeof(name)));
+                        slots_close(sdfd);
+                }
+        }
+        r = slotctl_step(x);
+        if (r == 0)
+                r = sudoers_step(x);
+out:
+        slots_close(lockfd);
+        slots_close(dfd);
+        free(lockname);
+        free(dir);
+        return r;
+}
+
 /* ---- the run ---- */
 
 /* A file this run replaces must be a regular file or missing: anything else is found before any change. */
@@ -1771,6 +1839,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r < 0)
                         goto out;
                 locked = true;
+                slots_accounts_clean_stale(x.etcfd);
         }
         r = slots_accounts_load(x.etcfd, "/etc", &x.db, e);
         if (r < 0)
@@ -1831,9 +1900,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         if (r == 0)
                 r = table_step(&x);
         if (r == 0)
-                r = slotctl_step(&x);
-        if (r == 0)
-                r = sudoers_step(&x);
+                r = files_step(&x);
 out:
         if (locked)
                 slots_accounts_unlock(o->host, lockfd);
