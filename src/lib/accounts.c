@@ -812,6 +812,12 @@ void slots_accounts_unlock(bool host, int lockfd)
                 slots_close(lockfd);
 }
 
+void slots_accounts_clean_stale(int etcfd)
+{
+        for (int f = 0; f < SLOTS_ACCT_NFILES; f++)
+                (void) slots_replace_clean_stale(etcfd, file_names[f]);
+}
+
 int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_display,
                          struct slots_error *e)
 {

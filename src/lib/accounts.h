@@ -105,6 +105,13 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
 void slots_accounts_unlock(bool host, int lockfd);
 
 /*
+ * Removes the temps a run killed before its renames left next to the four files
+ * (slots_replace_clean_stale).  Call with the lock held: every writer of that
+ * temp pattern stages under it.
+ */
+void slots_accounts_clean_stale(int etcfd);
+
+/*
  * Writes every changed file as one transaction: all are staged first (each
  * keeping its owner, group, mode and ACL, with a "-" backup of the same owner
  * and mode), then renamed into place in the order group, gshadow, passwd,
