@@ -1240,11 +1240,16 @@ static void reach_explain(struct ctx *k, const struct walk *w, const struct prob
         out->ok = probe_fail == SIZE_MAX;
         if (!out->ok) {
                 const struct step *s = &w->steps[probe_fail];
+                unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
+
                 sb_addf(&out->note, "as %s, %s %s fails: %s", who, s->traverse ? "search of" : "access to",
                         !s->traverse && end_shown ? end_shown : s->path, strerror(res[probe_fail].err));
-                if (!model_denies) {
-                        sb_addf(&out->why, "the modes and ACLs allow it, so an LSM (AppArmor, SELinux) or a "
-                                "mount option (noexec) refuses it; the probe wins");
+                /* The model has no reason for this refusal: something beyond modes and ACLs made it. */
+                if (s->have_model && slots_perm_eval(&s->m, id, want).allowed) {
+                        sb_sep(&out->why, "; ");
+                        sb_addf(&out->why, "the modes and ACLs of %s allow it, so an LSM (AppArmor, SELinux) or a "
+                                "mount option (noexec) refuses it; the probe wins", s->path);
+                        sb_sep(&out->fix, " && ");
                         sb_addf(&out->fix, "look at the LSM policy (aa-status, getenforce) and at the mount "
                                 "options of %s (findmnt -T %s)", s->path, s->path);
                 }
