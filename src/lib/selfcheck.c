@@ -1332,9 +1332,10 @@ static void check_table(struct ctx *k)
         }
 
         fd = slots_open_regular(dirfd, base, &st);
-        if (fd < 0 || slots_read_all(fd, TABLE_MAX, &text, &len) < 0) {
+        r = fd < 0 ? fd : slots_read_all(fd, TABLE_MAX, &text, &len);
+        if (r < 0) {
                 sb_sep(&d, "; ");
-                sb_addf(&d, "cannot read it as root: %s", strerror(fd < 0 ? -fd : errno));
+                sb_addf(&d, "cannot read it as root: %s", strerror(-r));
                 goto fail;
         }
         slots_error_clear(&e);
