@@ -18,11 +18,17 @@ static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_e
 
         if (fstat(dirfd, &st) < 0)
                 return slots_error_set(e, -errno, path, "cannot stat its directory: %s", strerror(errno));
-        /* Others who can write the directory could swap the table between our checks and the rename. */
+        /* Anyone else who can write the directory could swap the table between our checks and the rename. */
         if ((st.st_mode & S_IWOTH) && (flags & SLOTS_STORE_WRITE)) {
                 slots_error_set(e, -EPERM, path, "its directory is writable by others (mode %04o)",
                                 st.st_mode & 07777);
                 slots_error_fix(e, "chmod o-w the directory that holds the table");
+                return -EPERM;
+        }
+        if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && (flags & SLOTS_STORE_WRITE)) {
+                slots_error_set(e, -EPERM, path, "its directory is writable by group %u (mode %04o)",
+                                (unsigned) st.st_gid, st.st_mode & 07777);
+                slots_error_fix(e, "chmod g-w the directory that holds the table");
                 return -EPERM;
         }
         if ((flags & SLOTS_STORE_WRITE) && st.st_uid != 0 && st.st_uid != geteuid()) {

@@ -885,6 +885,47 @@ static void test_store_dir_writable(void **state)
         assert_int_equal(fchmod(dfd, 0755), 0);
 }
 
+/* A directory a non-root group can write is refused for writing too; root's group may. */
+static void test_store_dir_group_writable(void **state)
+{
+        static const struct {
+                gid_t gid;
+                mode_t mode;
+                int write_result;
+        } dirs[] = {
+                { 4243, 0750, 0 }, { 4243, 0770, -EPERM }, { 4243, 0775, -EPERM }, { 0, 0770, 0 },
+        };
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chgrp of the folder needs root\n");
+                skip();
+        }
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(dirs); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+                int r;
+
+                assert_int_equal(fchown(dfd, (uid_t) -1, dirs[i].gid), 0);
+                assert_int_equal(fchmod(dfd, dirs[i].mode), 0);
+                table_path(path, sizeof(path), "slots.json");
+                slots_error_clear(&e);
+                r = slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e);
+                if (r != dirs[i].write_result)
+                        fail_msg("directory %u %04o: store_open for writing gave %d, expected %d",
+                                 (unsigned) dirs[i].gid, dirs[i].mode, r, dirs[i].write_result);
+                if (r == 0)
+                        slots_store_close(&s);
+                else
+                        assert_non_null(strstr(e.reason, "writable by group"));
+                (void) unlinkat(dfd, "slots.json.lock", 0);
+        }
+        assert_int_equal(fchown(dfd, (uid_t) -1, 0), 0);
+        assert_int_equal(fchmod(dfd, 0755), 0);
+}
+
 /* A directory owned by someone else (neither root nor us) is refused for writing. */
 static void test_store_dir_foreign(void **state)
 {
@@ -1106,6 +1147,7 @@ int main(void)
                 TEST(test_store_keeps_owner),
                 TEST(test_store_create),
                 TEST(test_store_dir_writable),
+                TEST(test_store_dir_group_writable),
                 TEST(test_store_dir_foreign),
                 TEST(test_store_lock_symlink),
                 TEST(test_store_table_symlink),
