@@ -1,0 +1,1053 @@
+/* User trees under docs_root: prepared for a slot at assign, given back at release; the unlink walk. */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "ids.h"
+#include "tree.h"
+
+/* fchmodat2 (Linux 6.6) has the same number on every architecture; older headers lack it. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+#define STATX_WANT (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO)
+#define FILE_SPECIAL_BITS ((mode_t) (S_ISUID | S_ISGID | S_ISVTX))
+
+/* The POSIX ACL extended attribute format (acl(5), the kernel's posix_acl_xattr.h). */
+#define ACL_XATTR_VERSION 2
+#define ACL_XATTR_USER 0x02
+#define ACL_XATTR_GROUP 0x08
+#define ACL_XATTR_ACCESS "system.posix_acl_access"
+#define ACL_XATTR_DEFAULT "system.posix_acl_default"
+
+enum walk_mode {
+        PREPARE,                /* group slot, directories 2770, files g+rw, nothing for others */
+        RELEASE_ALL,            /* the user's own tree: everything to the service group */
+        RELEASE_SLOT,           /* any tree: only what names the slot goes to the service */
+};
+
+struct walk {
+        enum walk_mode mode;
+        uid_t slot_uid, svc_uid;
+        gid_t slot_gid, svc_gid;
+        uint32_t dev_major, dev_minor;  /* the tree's file system; nothing else is entered */
+        struct slots_tree_stats *stats;
+        struct slots_error *e;
+        bool failed;                    /* e holds the first failure */
+        bool have_chmodat2;             /* the kernel has fchmodat2 (Linux 6.6) */
+        char *path;                     /* the folder being walked, for errors */
+        size_t len, cap;
+};
+
+/* One open level of a walk; len is the path length to restore when it is left. */
+struct frame {
+        DIR *d;
+        size_t len;
+        char *name;                     /* its name in the parent (unlink walk only) */
+        unsigned removed, passes;       /* unlink walk: entries removed in this pass, passes made */
+};
+
+/*
+ * Records the first failure only: later ones are usually its consequences.
+ * A path too long for the message keeps its end, where the problem is.
+ */
+static int fail_as(struct walk *w, const char *name, int r, const char *what, bool with_errno)
+{
+        char obj[SLOTS_ERR_TEXT * 4];
+        const char *shown = obj;
+        size_t n;
+
+        if (w->failed)
+                return r;
+        w->failed = true;
+        if (snprintf(obj, sizeof(obj), "%s%s%s", w->path ? w->path : "", name ? "/" : "", name ? name : "") < 0)
+                obj[0] = '\0';
+        n = strlen(obj);
+        if (n >= SLOTS_ERR_TEXT) {
+                shown = obj + n - (SLOTS_ERR_TEXT - 5);
+                memcpy((char *) shown - 3, "...", 3);
+                shown -= 3;
+        }
+        if (with_errno)
+                return slots_error_set(w->e, r, shown, "%s: %s", what, strerror(-r));
+        return slots_error_set(w->e, r, shown, "%s", what);
+}
+
+static int fail(struct walk *w, const char *name, int r, const char *what)
+{
+        return fail_as(w, name, r, what, true);
+}
+
+static int path_set(struct walk *w, const char *path)
+{
+        size_t n = strlen(path);
+
+        w->cap = n + 256;
+        w->path = malloc(w->cap);
+        if (!w->path)
+                return -ENOMEM;
+        memcpy(w->path, path, n + 1);
+        w->len = n;
+        return 0;
+}
+
+static int path_push(struct walk *w, const char *name)
+{
+        size_t n = strlen(name);
+
+        if (w->len + n + 2 > w->cap) {
+                size_t cap = (w->len + n + 2) * 2;
+                char *p = realloc(w->path, cap);
+                if (!p)
+                        return -ENOMEM;
+                w->path = p;
+                w->cap = cap;
+        }
+        w->path[w->len++] = '/';
+        memcpy(w->path + w->len, name, n + 1);
+        w->len += n;
+        return 0;
+}
+
+static void path_pop(struct walk *w, size_t len)
+{
+        w->len = len;
+        w->path[len] = '\0';
+}
+
+static bool is_dot(const char *name)
+{
+        return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* On the tree's file system and not a mount point (a bind mount keeps st_dev but is a mount root). */
+static bool same_fs(const struct walk *w, const struct statx *sx)
+{
+        if (sx->stx_dev_major != w->dev_major || sx->stx_dev_minor != w->dev_minor)
+                return false;
+        return !(sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+               !(sx->stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * Every level holds an open directory: make sure the open-file limit allows a
+ * tree of the maximum depth, and give the old limit back afterwards.
+ */
+static void nofile_raise(struct rlimit *saved)
+{
+        const rlim_t want = SLOTS_TREE_MAX_DEPTH + 256;
+        struct rlimit r;
+
+        if (getrlimit(RLIMIT_NOFILE, saved) < 0) {
+                saved->rlim_cur = RLIM_INFINITY;
+                return;
+        }
+        r = *saved;
+        if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < want) {
+                r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max >= want ? want : r.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &r);
+        }
+}
+
+static void nofile_restore(const struct rlimit *saved)
+{
+        struct rlimit r;
+
+        if (saved->rlim_cur != RLIM_INFINITY && getrlimit(RLIMIT_NOFILE, &r) == 0 &&
+            r.rlim_cur != saved->rlim_cur)
+                (void) setrlimit(RLIMIT_NOFILE, saved);
+}
+
+/*
+ * What an entry should become under the walk's rule.  Returns true when owner,
+ * group or mode differ from what it is.
+ */
+static bool target(const struct walk *w, mode_t mode, uid_t uid, gid_t gid, uid_t *nu, gid_t *ng,
+                   mode_t *nm)
+{
+        bool dir = S_ISDIR(mode);
+
+        mode &= 07777;
+        *nu = uid;
+        *ng = gid;
+        *nm = mode;
+        if (w->mode == PREPARE) {
+                *ng = w->slot_gid;
+                *nm = dir ? 02770 : (mode | 0060) & ~(FILE_SPECIAL_BITS | 0007);
+        } else {
+                if (w->mode == RELEASE_SLOT && uid != w->slot_uid && gid != w->slot_gid)
+                        return false;
+                if (uid == w->slot_uid)
+                        *nu = w->svc_uid;
+                if (w->mode == RELEASE_ALL || gid == w->slot_gid)
+                        *ng = w->svc_gid;
+                *nm = dir ? mode & ~(mode_t) 0007 : mode & ~(FILE_SPECIAL_BITS | 0007);
+        }
+        return *nu != uid || *ng != gid || *nm != mode;
+}
+
+/*
+ * Deletes the entries of one POSIX ACL (an xattr of fd) that name the slot's
+ * uid or gid.  Returns 1 when the ACL changed, 0 when not, or -errno.
+ */
+static int acl_strip_one(const struct walk *w, int fd, const char *attr)
+{
+        unsigned char *buf;
+        ssize_t n;
+        size_t out = 4;
+        int r = 0;
+
+        n = fgetxattr(fd, attr, NULL, 0);
+        if (n < 0)
+                return errno == ENODATA || errno == EOPNOTSUPP ? 0 : -errno;
+        buf = malloc((size_t) n + 1);
+        if (!buf)
+                return -ENOMEM;
+        n = fgetxattr(fd, attr, buf, (size_t) n);
+        if (n < 0) {
+                r = errno == ENODATA ? 0 : -errno;
+                goto out;
+        }
+        if (n < 4 || (n - 4) % 8 != 0 || le32toh(*(uint32_t *) (void *) buf) != ACL_XATTR_VERSION) {
+                r = -EBADMSG;
+                goto out;
+        }
+        for (size_t i = 4; i < (size_t) n; i += 8) {
+                uint16_t tag;
+                uint32_t id;
+
+                memcpy(&tag, buf + i, 2);
+                memcpy(&id, buf + i + 4, 4);
+                tag = le16toh(tag);
+                id = le32toh(id);
+                if ((tag == ACL_XATTR_USER && id == w->slot_uid) || (tag == ACL_XATTR_GROUP && id == w->slot_gid))
+                        continue;
+                memmove(buf + out, buf + i, 8);
+                out += 8;
+        }
+        /* What stays is still valid: sorted, and a mask without named entries is allowed. */
+        if (out != (size_t) n) {
+                r = fsetxattr(fd, attr, buf, out, XATTR_REPLACE) < 0 ? -errno : 1;
+                if (r == -ENODATA)
+                        r = 0;
+        }
+out:
+        free(buf);
+        return r;
+}
+
+/* Deletes ACL entries naming the slot (access ACL, and default ACL of a folder). */
+static int acl_strip(const struct walk *w, int fd, bool dir)
+{
+        char names[1024];
+        ssize_t n;
+        bool access = true, def = dir;
+        int r, changed = 0;
+
+        /* One listxattr tells whether there is an ACL at all; most entries have none. */
+        n = flistxattr(fd, names, sizeof(names));
+        if (n < 0 && (errno == EOPNOTSUPP || errno == ENOTSUP))
+                return 0;
+        if (n >= 0) {
+                access = def = false;
+                for (ssize_t i = 0; i < n; i += (ssize_t) strlen(names + i) + 1) {
+                        if (strcmp(names + i, ACL_XATTR_ACCESS) == 0)
+                                access = true;
+                        else if (dir && strcmp(names + i, ACL_XATTR_DEFAULT) == 0)
+                                def = true;
+                }
+        } else if (errno != ERANGE) {
+                return -errno;
+        }
+        if (access) {
+                r = acl_strip_one(w, fd, ACL_XATTR_ACCESS);
+                if (r < 0)
+                        return r;
+                changed |= r;
+        }
+        if (def) {
+                r = acl_strip_one(w, fd, ACL_XATTR_DEFAULT);
+                if (r < 0)
+                        return r;
+                changed |= r;
+        }
+        return changed;
+}
+
+/* Applies the rule to an open folder or file; st describes fd. */
+static int fix_fd(struct walk *w, int fd, const struct stat *st, const char *name)
+{
+        bool changed = false;
+        uid_t nu;
+        gid_t ng;
+        mode_t nm;
+        int r;
+
+        if (target(w, st->st_mode, st->st_uid, st->st_gid, &nu, &ng, &nm)) {
+                if ((nu != st->st_uid || ng != st->st_gid) &&
+                    fchown(fd, nu == st->st_uid ? (uid_t) -1 : nu, ng == st->st_gid ? (gid_t) -1 : ng) < 0)
+                        return fail(w, name, -errno, "cannot change owner or group");
+                /* chown may have cleared setuid/setgid of a file; the target never has them. */
+                if (nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                        return fail(w, name, -errno, "cannot change mode");
+                changed = true;
+        }
+        if (w->mode != PREPARE) {
+                r = acl_strip(w, fd, S_ISDIR(st->st_mode));
+                if (r < 0)
+                        return fail(w, name, r, "cannot remove the slot's ACL entries");
+                if (r > 0)
+                        changed = true;
+        }
+        if (changed)
+                w->stats->changed++;
+        return 0;
+}
+
+static bool same_inode(const struct stat *st, const struct statx *sx)
+{
+        return st->st_ino == sx->stx_ino && (st->st_mode & S_IFMT) == (sx->stx_mode & S_IFMT) &&
+               (uint32_t) major(st->st_dev) == sx->stx_dev_major && (uint32_t) minor(st->st_dev) == sx->stx_dev_minor;
+}
+
+/*
+ * The fast way at assign, without opening the file: fchownat and fchmodat2
+ * with AT_SYMLINK_NOFOLLOW act on the entry itself and never follow a
+ * symlink (one swapped in meanwhile gets a harmless group change and refuses
+ * the chmod with EOPNOTSUPP, and is looked at again).  -ENOSYS on kernels
+ * before 6.6: the caller opens the file instead.
+ */
+static int fix_at(struct walk *w, int dfd, const char *name, const struct statx *sx, uid_t nu, gid_t ng,
+                  mode_t nm)
+{
+        if (!w->have_chmodat2)
+                return -ENOSYS;
+        if ((nu != sx->stx_uid || ng != sx->stx_gid) &&
+            fchownat(dfd, name, nu == sx->stx_uid ? (uid_t) -1 : nu, ng == sx->stx_gid ? (gid_t) -1 : ng,
+                     AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : fail(w, name, -errno, "cannot change owner or group");
+        /* chown may have cleared setuid/setgid; the target never has them, so compare with the old mode. */
+        if (nm != (sx->stx_mode & 07777) &&
+            syscall(SYS_fchmodat2, dfd, name, (unsigned) nm, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno == ENOSYS) {
+                        w->have_chmodat2 = false;
+                        return -ENOSYS;
+                }
+                if (errno == ENOENT)
+                        return 0;
+                if (errno == EOPNOTSUPP)
+                        return -EAGAIN;
+                return fail(w, name, -errno, "cannot change mode");
+        }
+        w->stats->changed++;
+        return 0;
+}
+
+/* A regular file or FIFO: opened only when something may change.  -EAGAIN: it changed under us. */
+static int visit_file(struct walk *w, int dfd, const char *name, const struct statx *sx)
+{
+        struct stat st;
+        uid_t nu;
+        gid_t ng;
+        mode_t nm;
+        int fd, r;
+
+        if (w->mode == PREPARE) {
+                if (!target(w, sx->stx_mode, sx->stx_uid, sx->stx_gid, &nu, &ng, &nm))
+                        return 0;
+                r = fix_at(w, dfd, name, sx, nu, ng, nm);
+                if (r != -ENOSYS)
+                        return r;
+        }
+        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                if (errno == ELOOP || errno == ENXIO)
+                        return -EAGAIN;
+                return fail(w, name, -errno, "cannot open");
+        }
+        if (fstat(fd, &st) < 0) {
+                r = fail(w, name, -errno, "cannot stat");
+        } else if (!same_inode(&st, sx)) {
+                r = -EAGAIN;
+        } else {
+                r = fix_fd(w, fd, &st, name);
+        }
+        close(fd);
+        return r;
+}
+
+/* A folder: opened, checked to be the one seen, fixed; *child is its fd for the walk to enter. */
+static int visit_dir(struct walk *w, int dfd, const char *name, const struct statx *sx, int *child)
+{
+        struct stat st;
+        int fd, r;
+
+        fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                if (errno == ELOOP || errno == ENOTDIR)
+                        return -EAGAIN;
+                return fail(w, name, -errno, "cannot open the folder");
+        }
+        if (fstat(fd, &st) < 0) {
+                r = fail(w, name, -errno, "cannot stat");
+                goto fail;
+        }
+        if (!same_inode(&st, sx)) {
+                r = -EAGAIN;
+                goto fail;
+        }
+        r = fix_fd(w, fd, &st, name);
+        if (r < 0)
+                goto fail;
+        *child = fd;
+        return 0;
+fail:
+        close(fd);
+        return r;
+}
+
+/* Symlinks, sockets, devices: never opened or followed; at release the slot's ones change owner. */
+static int visit_other(struct walk *w, int dfd, const char *name, const struct statx *sx)
+{
+        uid_t nu = sx->stx_uid;
+        gid_t ng = sx->stx_gid;
+
+        if (w->mode == PREPARE || (sx->stx_uid != w->slot_uid && sx->stx_gid != w->slot_gid)) {
+                w->stats->skipped++;
+                return 0;
+        }
+        if (nu == w->slot_uid)
+                nu = w->svc_uid;
+        if (ng == w->slot_gid)
+                ng = w->svc_gid;
+        if (fchownat(dfd, name, nu, ng, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : fail(w, name, -errno, "cannot change owner or group");
+        w->stats->changed++;
+        return 0;
+}
+
+/* One directory entry; *child is set to a folder's fd when the walk should enter it. */
+static int visit(struct walk *w, int dfd, const char *name, unsigned char d_type, int *child)
+{
+        struct statx sx;
+        int r;
+
+        *child = -1;
+        /* A symlink is never touched at assign: no system call at all. */
+        if (d_type == DT_LNK && w->mode == PREPARE) {
+                w->stats->skipped++;
+                return 0;
+        }
+        /* An entry replaced between stat and open is looked at again, a few times. */
+        for (int tries = 0; tries < 3; tries++) {
+                if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &sx) < 0) {
+                        if (errno == ENOENT)
+                                return 0;
+                        return fail(w, name, -errno, "cannot stat");
+                }
+                if (!same_fs(w, &sx)) {
+                        w->stats->skipped++;
+                        return 0;
+                }
+                if (S_ISDIR(sx.stx_mode))
+                        r = visit_dir(w, dfd, name, &sx, child);
+                else if (S_ISREG(sx.stx_mode) || S_ISFIFO(sx.stx_mode))
+                        r = visit_file(w, dfd, name, &sx);
+                else
+                        r = visit_other(w, dfd, name, &sx);
+                if (r != -EAGAIN)
+                        return r;
+        }
+        return fail(w, name, -EAGAIN, "the entry kept changing during the walk");
+}
+
+static void frames_close(struct frame *st, size_t n)
+{
+        while (n > 0) {
+                n--;
+                closedir(st[n].d);
+                free(st[n].name);
+        }
+        free(st);
+}
+
+static int frame_push(struct walk *w, struct frame **st, size_t *n, size_t *cap, int fd, const char *name)
+{
+        struct frame *f;
+        size_t len = w->len;
+        DIR *d;
+        int r;
+
+        if (*n >= SLOTS_TREE_MAX_DEPTH) {
+                bool first = !w->failed;
+                char what[64];
+
+                close(fd);
+                snprintf(what, sizeof(what), "the tree is deeper than %d levels", SLOTS_TREE_MAX_DEPTH);
+                r = fail_as(w, name, -ELOOP, what, false);
+                if (first)
+                        slots_error_fix(w->e, "move its deepest folders higher up");
+                return r;
+        }
+        if (*n == *cap) {
+                size_t c = *cap ? *cap * 2 : 16;
+                f = realloc(*st, c * sizeof(*f));
+                if (!f) {
+                        close(fd);
+                        return fail(w, name, -ENOMEM, "out of memory");
+                }
+                *st = f;
+                *cap = c;
+        }
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return fail(w, name, r, "cannot read the folder");
+        }
+        f = &(*st)[*n];
+        *f = (struct frame) { .d = d, .len = len };
+        if (name) {
+                r = path_push(w, name);
+                if (r < 0) {
+                        closedir(d);
+                        return fail(w, NULL, r, "out of memory");
+                }
+        }
+        (*n)++;
+        return 0;
+}
+
+/* Walks the tree whose root folder is fd (consumed): the root first, then every entry below it. */
+static int walk(struct walk *w, int fd)
+{
+        struct frame *st = NULL;
+        size_t n = 0, cap = 0;
+        struct rlimit saved;
+        struct statx sx;
+        struct stat s;
+        int r;
+
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &sx) < 0 || fstat(fd, &s) < 0) {
+                r = fail(w, NULL, -errno, "cannot stat");
+                close(fd);
+                return r;
+        }
+        w->dev_major = sx.stx_dev_major;
+        w->dev_minor = sx.stx_dev_minor;
+        w->stats->entries++;
+        r = fix_fd(w, fd, &s, NULL);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        nofile_raise(&saved);
+        r = frame_push(w, &st, &n, &cap, fd, NULL);
+        while (r == 0 && n > 0) {
+                struct frame *f = &st[n - 1];
+                struct dirent *de;
+                int child;
+
+                errno = 0;
+                de = readdir(f->d);
+                if (!de) {
+                        if (errno) {
+                                r = fail(w, NULL, -errno, "cannot read the folder");
+                                break;
+                        }
+                        closedir(f->d);
+                        path_pop(w, f->len);
+                        n--;
+                        continue;
+                }
+                if (is_dot(de->d_name))
+                        continue;
+                w->stats->entries++;
+                r = visit(w, dirfd(f->d), de->d_name, de->d_type, &child);
+                if (r == 0 && child >= 0)
+                        r = frame_push(w, &st, &n, &cap, child, de->d_name);
+        }
+        frames_close(st, n);
+        nofile_restore(&saved);
+        return r;
+}
+
+/*
+ * Opens (or, with create, makes) each folder of rel below docs_fd without
+ * following a symlink.  Made folders: service:service 0711 on the way, the
+ * last one service:<last_gid> <last_mode>.  Returns the last folder's fd,
+ * -ENOENT when one is missing and create is false, or -errno.
+ */
+static int open_rel(struct walk *w, int docs_fd, const char *rel, bool create, gid_t last_gid,
+                    mode_t last_mode)
+{
+        char *copy = strdup(rel), *save = NULL, *comp, *next;
+        int cur = docs_fd, r = 0;
+
+        if (!copy)
+                return fail(w, NULL, -ENOMEM, "out of memory");
+        for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
+                bool last, made = false;
+                struct stat st;
+                int fd;
+
+                next = strtok_r(NULL, "/", &save);
+                last = next == NULL;
+                fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT && create) {
+                        /* No access at all until owner and mode are set through the fd. */
+                        if (mkdirat(cur, comp, 0) == 0)
+                                made = true;
+                        else if (errno != EEXIST) {
+                                r = fail(w, comp, -errno, "cannot create the folder");
+                                break;
+                        }
+                        fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                }
+                if (fd < 0) {
+                        bool first = !w->failed;
+                        struct stat ls;
+
+                        r = -errno;
+                        /* O_DIRECTORY | O_NOFOLLOW reports a symlink as ENOTDIR: tell them apart. */
+                        if (r == -ENOTDIR && fstatat(cur, comp, &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            S_ISLNK(ls.st_mode))
+                                r = -ELOOP;
+                        /*
+                         * At release a symlink or file where a folder should be is no tree:
+                         * assign never prepared anything through it, and it is not followed.
+                         */
+                        if (!create && (r == -ENOENT || r == -ELOOP || r == -ENOTDIR)) {
+                                r = -ENOENT;
+                                break;
+                        }
+                        r = fail_as(w, comp, r,
+                                    r == -ELOOP ? "is a symbolic link" : r == -ENOTDIR ? "is not a folder"
+                                                                                        : "cannot open the folder",
+                                    r != -ELOOP && r != -ENOTDIR);
+                        if (r == -ELOOP && first)
+                                slots_error_fix(w->e, "replace the symbolic link with a folder: symlinks "
+                                                      "on the way to a user's tree are never followed");
+                        break;
+                }
+                /*
+                 * A folder of ours that a killed run left half made (root's, mode 0: only
+                 * root makes such a folder) is finished like a new one.
+                 */
+                if (!made && create && fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 07777) == 0)
+                        made = true;
+                if (made) {
+                        /* It must be the folder just made (root's, mode 0) before anyone gets access. */
+                        r = fstat(fd, &st) < 0 ? -errno : st.st_uid != geteuid() ? -EPERM : 0;
+                        if (r == 0 && fchown(fd, w->svc_uid, last ? last_gid : w->svc_gid) < 0)
+                                r = -errno;
+                        if (r == 0 && fchmod(fd, last ? last_mode : 0711) < 0)
+                                r = -errno;
+                        if (r < 0) {
+                                r = fail(w, comp, r, "cannot set owner and mode of the new folder");
+                                close(fd);
+                                break;
+                        }
+                }
+                if (cur != docs_fd)
+                        close(cur);
+                cur = fd;
+                r = path_push(w, comp);
+                if (r < 0) {
+                        r = fail(w, NULL, r, "out of memory");
+                        break;
+                }
+        }
+        free(copy);
+        if (r < 0) {
+                if (cur != docs_fd)
+                        close(cur);
+                return r;
+        }
+        return cur;
+}
+
+/* Opens docs_root inside rootfd; -ENOENT is left to the caller to judge. */
+static int open_docs(struct walk *w, int rootfd, const struct slots_config *c)
+{
+        int fd = slots_open_in(rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+
+        if (fd >= 0)
+                return fd;
+        if (fd == -ENOENT) {
+                slots_error_set(w->e, fd, c->docs_root, "docs_root does not exist");
+                slots_error_fix(w->e, "create the service's document folder, or fix \"docs_root\" in %s",
+                                c->path ? c->path : "the config");
+                w->failed = true;
+                return fd;
+        }
+        return fail(w, NULL, fd, "cannot open docs_root");
+}
+
+int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *user, gid_t slot_gid,
+                       uid_t service_uid, gid_t service_gid, struct slots_tree_stats *stats,
+                       struct slots_error *e)
+{
+        struct slots_tree_stats dummy = { 0 };
+        struct walk w = {
+                .mode = PREPARE,
+                .have_chmodat2 = true,
+                .slot_uid = (uid_t) -1,
+                .slot_gid = slot_gid,
+                .svc_uid = service_uid,
+                .svc_gid = service_gid,
+                .stats = stats ? stats : &dummy,
+                .e = e,
+        };
+        char *rel = NULL;
+        int docs = -1, fd, r;
+
+        if (!c->docs_root)
+                return 0;
+        if (!slots_user_valid(user))
+                return slots_error_set(e, -EINVAL, "user", "invalid user id");
+        r = path_set(&w, c->docs_root);
+        if (r < 0)
+                return slots_error_set(e, r, c->docs_root, "out of memory");
+        rel = slots_config_user_tree(c, user);
+        if (!rel) {
+                r = fail(&w, NULL, -ENOMEM, "out of memory");
+                goto out;
+        }
+        docs = open_docs(&w, rootfd, c);
+        if (docs < 0) {
+                r = docs;
+                goto out;
+        }
+        fd = open_rel(&w, docs, rel, true, slot_gid, 02770);
+        if (fd < 0) {
+                r = fd;
+                goto out;
+        }
+        r = walk(&w, fd);
+out:
+        slots_close(docs);
+        free(rel);
+        free(w.path);
+        return r;
+}
+
+/* Releases docs_fd/rel; a tree that does not exist is nothing to do. */
+static int release_one(struct walk *w, int docs_fd, const char *rel, const char *docs_root)
+{
+        int fd;
+
+        /* Errors name paths from docs_root: the walk starts there again for each tree. */
+        path_pop(w, strlen(docs_root));
+        fd = open_rel(w, docs_fd, rel, false, 0, 0);
+        if (fd == -ENOENT && !w->failed)
+                return 0;
+        if (fd < 0)
+                return fd;
+        return walk(w, fd);
+}
+
+/*
+ * Whether name is the component pattern pat with some valid user id in place
+ * of {user}; that user id goes to user (SLOTS_USER_MAX + 1 bytes).
+ */
+static bool pattern_match(const char *pat, const char *name, char *user)
+{
+        const char *brace = strstr(pat, "{user}");
+        size_t pre = (size_t) (brace - pat), nlen = strlen(name);
+
+        if (!brace || strncmp(pat, name, pre) != 0)
+                return false;
+        for (size_t len = 1; len <= SLOTS_USER_MAX && pre + len <= nlen; len++) {
+                char buf[NAME_MAX + 1], *o = buf;
+                const char *p = pat;
+                bool fits = true;
+
+                memcpy(user, name + pre, len);
+                user[len] = '\0';
+                if (!slots_user_valid(user))
+                        continue;
+                while (*p && fits) {
+                        if (strncmp(p, "{user}", 6) == 0) {
+                                fits = (size_t) (o - buf) + len < sizeof(buf);
+                                if (fits) {
+                                        memcpy(o, user, len);
+                                        o += len;
+                                }
+                                p += 6;
+                        } else {
+                                fits = (size_t) (o - buf) + 1 < sizeof(buf);
+                                if (fits)
+                                        *o++ = *p++;
+                        }
+                }
+                *o = '\0';
+                if (fits && strcmp(buf, name) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* A pending slot: every user tree, found by matching the user_tree pattern at its {user} level. */
+static int release_all_trees(struct walk *w, int docs_fd, const struct slots_config *c)
+{
+        char *tmpl = strdup(c->user_tree), *pat, *slash, *end;
+        char user[SLOTS_USER_MAX + 1];
+        DIR *d = NULL;
+        struct dirent *de;
+        int fd = docs_fd, r = 0;
+
+        if (!tmpl)
+                return fail(w, NULL, -ENOMEM, "out of memory");
+        /* The folders before the first {user} component are fixed names. */
+        pat = strstr(tmpl, "{user}");
+        while (pat > tmpl && pat[-1] != '/')
+                pat--;
+        end = strchr(pat, '/');
+        if (end)
+                *end = '\0';
+        if (pat > tmpl) {
+                pat[-1] = '\0';
+                fd = open_rel(w, docs_fd, tmpl, false, 0, 0);
+                if (fd < 0) {
+                        r = fd == -ENOENT && !w->failed ? 0 : fd;
+                        goto out;
+                }
+        } else {
+                fd = dup(docs_fd);
+                if (fd < 0) {
+                        r = fail(w, NULL, -errno, "cannot open docs_root");
+                        goto out;
+                }
+        }
+        d = fdopendir(fd);
+        if (!d) {
+                r = fail(w, NULL, -errno, "cannot read the folder");
+                close(fd);
+                goto out;
+        }
+        for (;;) {
+                errno = 0;
+                de = readdir(d);
+                if (!de) {
+                        if (errno)
+                                r = fail(w, NULL, -errno, "cannot read the folder");
+                        break;
+                }
+                if (is_dot(de->d_name) || !pattern_match(pat, de->d_name, user))
+                        continue;
+                slash = slots_config_user_tree(c, user);
+                if (!slash) {
+                        r = fail(w, NULL, -ENOMEM, "out of memory");
+                        break;
+                }
+                r = release_one(w, docs_fd, slash, c->docs_root);
+                free(slash);
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+out:
+        free(tmpl);
+        return r;
+}
+
+int slots_tree_release(int rootfd, const struct slots_config *c, const char *user, uid_t slot_uid,
+                       gid_t slot_gid, uid_t service_uid, gid_t service_gid,
+                       struct slots_tree_stats *stats, struct slots_error *e)
+{
+        struct slots_tree_stats dummy = { 0 };
+        struct walk w = {
+                .mode = user ? RELEASE_ALL : RELEASE_SLOT,
+                .slot_uid = slot_uid,
+                .slot_gid = slot_gid,
+                .svc_uid = service_uid,
+                .svc_gid = service_gid,
+                .stats = stats ? stats : &dummy,
+                .e = e,
+        };
+        char *rel = NULL;
+        int docs = -1, r;
+
+        if (!c->docs_root)
+                return 0;
+        if (slot_uid == 0 || slot_gid == 0)
+                return slots_error_set(e, -EINVAL, "slot", "refusing to release a tree from uid or gid 0");
+        if (user && !slots_user_valid(user))
+                return slots_error_set(e, -EINVAL, "user", "invalid user id");
+        r = path_set(&w, c->docs_root);
+        if (r < 0)
+                return slots_error_set(e, r, c->docs_root, "out of memory");
+        docs = slots_open_in(rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+        if (docs == -ENOENT) {
+                r = 0;  /* no document tree, so no user tree either */
+                goto out;
+        }
+        if (docs < 0) {
+                r = fail(&w, NULL, docs, "cannot open docs_root");
+                goto out;
+        }
+        if (user) {
+                rel = slots_config_user_tree(c, user);
+                r = rel ? release_one(&w, docs, rel, c->docs_root) : fail(&w, NULL, -ENOMEM, "out of memory");
+        } else {
+                r = release_all_trees(&w, docs, c);
+        }
+out:
+        slots_close(docs);
+        free(rel);
+        free(w.path);
+        return r;
+}
+
+/* ---- the unlink walk ---- */
+
+static void unlink_entry(struct walk *w, struct frame *f, const char *name, int flags, int *first)
+{
+        if (unlinkat(dirfd(f->d), name, flags) == 0) {
+                f->removed++;
+                return;
+        }
+        if (errno == ENOENT)
+                return;
+        if (*first == 0)
+                *first = fail(w, name, -errno, flags ? "cannot remove the folder" : "cannot remove");
+}
+
+int slots_tree_empty(int fd, const char *path, struct slots_error *e)
+{
+        struct slots_tree_stats dummy = { 0 };
+        struct walk w = { .stats = &dummy, .e = e };
+        struct frame *st = NULL;
+        size_t n = 0, cap = 0;
+        struct rlimit saved;
+        struct statx sx;
+        int r, first = 0;
+
+        r = path_set(&w, path);
+        if (r < 0) {
+                close(fd);
+                return slots_error_set(e, r, path, "out of memory");
+        }
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &sx) < 0) {
+                r = fail(&w, NULL, -errno, "cannot stat");
+                close(fd);
+                free(w.path);
+                return r;
+        }
+        w.dev_major = sx.stx_dev_major;
+        w.dev_minor = sx.stx_dev_minor;
+        nofile_raise(&saved);
+        r = frame_push(&w, &st, &n, &cap, fd, NULL);
+        while (r == 0 && n > 0) {
+                struct frame *f = &st[n - 1];
+                struct dirent *de;
+                struct stat cs;
+                int cfd, dfd = dirfd(f->d);
+
+                errno = 0;
+                de = readdir(f->d);
+                if (!de && errno) {
+                        r = fail(&w, NULL, -errno, "cannot read the folder");
+                        break;
+                }
+                if (!de) {
+                        /* Entries removed while reading: read once more to be sure none was missed. */
+                        if (f->removed > 0 && f->passes < 3) {
+                                f->removed = 0;
+                                f->passes++;
+                                rewinddir(f->d);
+                                continue;
+                        }
+                        closedir(f->d);
+                        path_pop(&w, f->len);
+                        n--;
+                        if (f->name) {
+                                unlink_entry(&w, &st[n - 1], f->name, AT_REMOVEDIR, &first);
+                                free(f->name);
+                        }
+                        continue;
+                }
+                if (is_dot(de->d_name))
+                        continue;
+                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) {
+                        unlink_entry(&w, f, de->d_name, 0, &first);
+                        continue;
+                }
+                if (statx(dfd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &sx) < 0) {
+                        if (errno != ENOENT && first == 0)
+                                first = fail(&w, de->d_name, -errno, "cannot stat");
+                        continue;
+                }
+                if (!S_ISDIR(sx.stx_mode)) {
+                        unlink_entry(&w, f, de->d_name, 0, &first);
+                        continue;
+                }
+                if (!same_fs(&w, &sx)) {
+                        if (first == 0) {
+                                first = fail(&w, de->d_name, -EBUSY,
+                                             "is a mount point or another file system, never entered");
+                                slots_error_fix(e, "unmount it");
+                        }
+                        continue;
+                }
+                cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                if (cfd < 0) {
+                        if (errno == ELOOP || errno == ENOTDIR)
+                                unlink_entry(&w, f, de->d_name, 0, &first);
+                        else if (errno != ENOENT && first == 0)
+                                first = fail(&w, de->d_name, -errno, "cannot open the folder");
+                        continue;
+                }
+                if (fstat(cfd, &cs) < 0 || !same_inode(&cs, &sx)) {
+                        close(cfd);
+                        if (first == 0)
+                                first = fail(&w, de->d_name, -EAGAIN, "the folder changed during the walk");
+                        continue;
+                }
+                {
+                        char *name = strdup(de->d_name);
+
+                        if (!name) {
+                                close(cfd);
+                                r = fail(&w, de->d_name, -ENOMEM, "out of memory");
+                                break;
+                        }
+                        /* frame_push may move st: f is not used after it. */
+                        r = frame_push(&w, &st, &n, &cap, cfd, name);
+                        if (r < 0) {
+                                free(name);
+                                if (r == -ELOOP) {
+                                        /* Too deep: report it, and go on with the rest. */
+                                        if (first == 0)
+                                                first = r;
+                                        r = 0;
+                                }
+                                continue;
+                        }
+                        st[n - 1].name = name;
+                }
+        }
+        frames_close(st, n);
+        nofile_restore(&saved);
+        free(w.path);
+        return r < 0 ? r : first;
+}
