@@ -11,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "check.h"
 #include "cmdutil.h"
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
 #include "store.h"
+#include "tree.h"
 
 static const char usage_text[] =
         "Usage: slots-admin [--config FILE] COMMAND [ARGS]\n"
@@ -133,6 +135,81 @@ static int save(struct ctx *x, const char *what)
         return EXIT_DONE;
 }
 
+/* The gid of group slotNN (the group a user's tree gets), else the account's primary group. */
+static int slot_group(const char *name, const struct slots_pw *slot, gid_t *gid, struct slots_error *e)
+{
+        struct slots_gr gr = { 0 };
+        int r = slots_nss_group(name, &gr);
+
+        if (r < 0)
+                return slots_error_set(e, r, name, "group lookup failed: %s", strerror(-r));
+        *gid = r > 0 ? gr.gid : slot->gid;
+        slots_gr_clear(&gr);
+        return 0;
+}
+
+/* The service account's uid (the owner of new folders in a user's tree). */
+static int service_uid(const struct slots_config *c, uid_t *uid, struct slots_error *e)
+{
+        struct slots_pw svc = { 0 };
+        int r = slots_nss_user(c->service, &svc);
+
+        if (r == 0) {
+                slots_error_set(e, -ENOENT, c->service, "the service account does not exist");
+                slots_error_fix(e, "create the service account, or fix \"service\" in %s", c->path);
+                return -ENOENT;
+        }
+        if (r < 0)
+                return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
+        *uid = svc.uid;
+        slots_pw_clear(&svc);
+        return 0;
+}
+
+/*
+ * Prepares USER's tree for slot n when docs_root is set.  The assignment is
+ * saved already: on failure it stands, and the same assign again (idempotent)
+ * finishes the tree.
+ */
+static int prepare_tree(struct ctx *x, const char *user, unsigned n)
+{
+        char what[96], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
+        struct slots_tree_stats stats = { 0 };
+        struct slots_pw slot = { 0 };
+        struct slots_error e;
+        uid_t svc_uid;
+        gid_t slot_gid;
+        int r;
+
+        if (!x->cfg->docs_root)
+                return EXIT_DONE;
+        slots_slot_name(n, name);
+        slots_error_clear(&e);
+        r = slots_nss_user(name, &slot);
+        if (r <= 0)
+                r = r == 0 ? slots_error_set(&e, -ENOENT, name, "the slot account does not exist")
+                           : slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
+        else
+                r = slot_group(name, &slot, &slot_gid, &e);
+        if (r == 0)
+                r = service_uid(x->cfg, &svc_uid, &e);
+        if (r == 0)
+                r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
+        slots_pw_clear(&slot);
+        if (r == 0) {
+                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed", user, name,
+                        stats.entries, stats.changed);
+                return EXIT_DONE;
+        }
+        snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
+        snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and assign is "
+                 "idempotent): slots-admin assign %s %s", e.fix[0] ? e.fix : "remove the cause", user, name);
+        e.fix[0] = '\0';
+        cmd_report(what, &e, fix);
+        cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
+        return EXIT_REFUSED;
+}
+
 static int cmd_assign(const struct opts *o, int argc, char **argv)
 {
         const char *user, *holder;
@@ -160,9 +237,10 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
 
         held = slots_table_find_user(x.store.table, user);
         if (held && (n == 0 || held == n)) {
-                /* The same assignment again is done already. */
-                printf("%s\n", slots_slot_name(held, name));
-                r = EXIT_DONE;
+                /* The same assignment again is done already; the tree is prepared again (a repair). */
+                r = prepare_tree(&x, user, held);
+                if (r == EXIT_DONE)
+                        printf("%s\n", slots_slot_name(held, name));
                 goto out;
         }
         if (held) {
@@ -223,17 +301,89 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         if (r != EXIT_DONE)
                 goto out;
         cmd_log("assigned %s to user %s", name, user);
-        printf("%s\n", name);
+        /* The slot name goes to stdout only once the tree is ready too. */
+        r = prepare_tree(&x, user, n);
+        if (r == EXIT_DONE)
+                printf("%s\n", name);
 out:
         slots_pw_clear(&pw);
         ctx_done(&x);
         return r;
 }
 
+/*
+ * Release steps 2-4 for slot n (user: the tree's user, NULL when the table no
+ * longer names it).  On failure the entry stays "cleanup": "pending" (saved
+ * in step 1) and the message names the step and the fix.
+ */
+static int release_steps(struct ctx *x, unsigned n, const char *user)
+{
+        char what[160], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
+        struct slots_tree_stats stats = { 0 };
+        struct slots_pw slot = { 0 };
+        struct slots_error e;
+        const char *step;
+        uid_t svc_uid = 0;
+        gid_t slot_gid = 0;
+        int r;
+
+        slots_slot_name(n, name);
+        slots_error_clear(&e);
+        step = "step 2 of 5, looking up the accounts";
+        r = slots_nss_user(name, &slot);
+        if (r == 0) {
+                r = slots_error_set(&e, -ENOENT, name, "the slot account does not exist");
+                slots_error_fix(&e, "create it with slots-provision");
+        } else if (r < 0) {
+                r = slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
+        } else {
+                r = slot_group(name, &slot, &slot_gid, &e);
+        }
+        if (r == 0)
+                r = service_uid(x->cfg, &svc_uid, &e);
+        if (r == 0 && (slot.uid == 0 || slot_gid == 0 || slot.uid == svc_uid || slot_gid == x->group)) {
+                r = slots_error_set(&e, -EPERM, name, "the slot account shares its uid or group with root or "
+                                    "the service; cleaning it would hit their files and processes");
+                slots_error_fix(&e, "give the slot its own uid and group (slots-provision reports the conflict)");
+        }
+        if (r < 0)
+                goto fail;
+
+        /* Step 2: no process of the previous user runs on. */
+        step = "step 2 of 5, ending the slot's processes";
+        r = slots_cleanup_processes(&slot, &e);
+        if (r < 0)
+                goto fail;
+        /* Step 3: the user's tree goes back to the service; the slot reaches nothing in it. */
+        step = "step 3 of 5, giving the user's tree back to the service";
+        r = slots_tree_release(AT_FDCWD, x->cfg, user, slot.uid, slot_gid, svc_uid, x->group, &stats, &e);
+        if (r < 0)
+                goto fail;
+        /* Step 4: home, state, run, IPC, temp files, crontab: nothing left for the next user. */
+        step = "step 4 of 5, removing the slot's files and IPC objects";
+        r = slots_cleanup_files(AT_FDCWD, x->cfg, &slot, &e);
+        if (r < 0)
+                goto fail;
+        cmd_log("cleaned %s: processes ended, tree given back (%lu entries, %lu changed), files removed", name,
+                stats.entries, stats.changed);
+        slots_pw_clear(&slot);
+        return EXIT_DONE;
+fail:
+        snprintf(what, sizeof(what), "cannot release %s (%s)", name, step);
+        snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until then %s "
+                 "stays \"cleanup\": \"pending\" and is never assigned)", e.fix[0] ? e.fix : "remove the cause",
+                 name, name);
+        e.fix[0] = '\0';
+        cmd_report(what, &e, fix);
+        cmd_log("release of %s failed at %s; cleanup pending", name, step);
+        slots_pw_clear(&slot);
+        return EXIT_REFUSED;
+}
+
 static int cmd_release(const struct opts *o, int argc, char **argv)
 {
         const char *user = NULL, *holder = NULL;
-        char what[64], name[SLOTS_NAME_MAX], released[32];
+        char what[64], name[SLOTS_NAME_MAX], released[32], *tree_user = NULL;
         struct ctx x = { 0 };
         enum slots_slot_state state;
         unsigned n = 0;
@@ -279,6 +429,12 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
 
         /* Step 1: the user leaves the table before anything else, so the service stops using the slot. */
         if (state == SLOTS_SLOT_ASSIGNED) {
+                /* The entry's user goes with it; step 3 still needs the name. */
+                tree_user = strdup(holder);
+                if (!tree_user) {
+                        r = refuse(what, x.cfg->table, "out of memory", NULL);
+                        goto out;
+                }
                 if (slots_table_mark_pending(x.store.table, n, slots_now_rfc3339(released)) < 0) {
                         r = refuse(what, x.cfg->table, "out of memory", NULL);
                         goto out;
@@ -289,6 +445,11 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
                 cmd_log("released %s from user %s (cleanup pending)", name, user ? user : "(by slot)");
         }
 
+        /* Steps 2-4 (a pending slot's user is no longer known: every tree is searched for the slot). */
+        r = release_steps(&x, n, tree_user);
+        if (r != EXIT_DONE)
+                goto out;
+
         /* Step 5: cleanup finished; the slot returns to the pool. */
         slots_table_remove(x.store.table, n);
         r = save(&x, what);
@@ -297,6 +458,7 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         cmd_log("%s is clean and free", name);
         printf("%s released\n", name);
 out:
+        free(tree_user);
         ctx_done(&x);
         return r;
 }

@@ -1,0 +1,162 @@
+#!/bin/sh
+# assign prepares the user's tree (SPEC "slots-admin assign"): created if missing, group slotNN,
+# folders 2770, files g+rw, nothing for others, owners kept; symlinks never followed, other file
+# systems never entered; a failure leaves the assignment standing and the same assign repairs it.
+# release gives the tree back to the service group.
+. "$top_srcdir/tests/integration/release-lib.sh"
+
+SLOT1_GID=$(gid_of slot01)
+TREE=$DOCS/_users/alice
+
+# --- docs_root missing: exit 1, the assignment stands, the same assign again finishes it ---
+mv "$DOCS" "$S/docs.away"
+admin assign alice slot01 >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "assign with docs_root missing exits 1" test "$st" = 1
+check "it prints no slot name" test ! -s "$S/out"
+check "the error names docs_root" grep -q -F "$DOCS" "$S/err"
+check "the error says the assignment stands and to run the same assign again" \
+	grep -q "assignment stands.*slots-admin assign alice slot01" "$S/err"
+check "the assignment stands" test "$(table_entry slot01 | jq -r .user)" = alice
+mv "$S/docs.away" "$DOCS"
+check "the same assign again exits 0 and prints slot01" test "$(admin assign alice slot01)" = slot01
+check "the tree's parent _users is made svc:svc 0711" test "$(stat -c '%U:%G %a' "$DOCS/_users")" = "svc:svc 711"
+check "the tree is made svc:slot01 2770" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:slot01 2770"
+
+# --- an existing tree: groups, modes, owners; symlinks; other file systems ---
+mkdir -p "$TREE/a/b" "$TREE/c" "$S/outside/dir"
+echo secret >"$S/outside/file"
+echo inner >"$S/outside/dir/inner"
+chmod 0600 "$S/outside/file"
+chmod 0700 "$S/outside/dir"
+chmod 0644 "$S/outside/dir/inner"
+echo 1 >"$TREE/a/f644"
+chmod 0644 "$TREE/a/f644"
+echo 2 >"$TREE/a/b/f600"
+chmod 0600 "$TREE/a/b/f600"
+chown svc "$TREE/a/b/f600"
+echo 3 >"$TREE/c/suid"
+chmod 04755 "$TREE/c/suid"
+echo 4 >"$TREE/f777"
+chmod 0777 "$TREE/f777"
+mkfifo -m 0600 "$TREE/c/fifo"
+chmod 0755 "$TREE/a" "$TREE/c"
+chmod 0700 "$TREE/a/b"
+ln -s "$S/outside/file" "$TREE/link-file"
+ln -s "$S/outside/dir" "$TREE/a/link-dir"
+ln -s "$S/outside" "$TREE/c/link-up"
+# a symlink owned by nobody keeps its owner and group
+ln -s /etc/shadow "$TREE/link-shadow"
+chown -h nobody:nogroup "$TREE/link-shadow"
+# another file system inside the tree, and a bind mount of a folder outside it
+mkdir "$TREE/mnt" "$TREE/bind"
+mount -t tmpfs -o mode=0705 tmpfs "$TREE/mnt"
+echo m >"$TREE/mnt/file"
+chmod 0604 "$TREE/mnt/file"
+mount --bind "$S/outside/dir" "$TREE/bind"
+
+bind_before=$(stat_all "$S/outside/dir" "$S/outside/dir/inner")
+outside_before=$(stat_all "$S/outside/file" "$S/outside/dir" "$S/outside/dir/inner" /etc/shadow "$S/outside")
+mnt_before=$(stat_all "$TREE/mnt" "$TREE/mnt/file")
+links_before=$(stat_all "$TREE/link-file" "$TREE/a/link-dir" "$TREE/c/link-up" "$TREE/link-shadow")
+check "assign again (a repair) exits 0" test "$(admin assign alice slot01)" = slot01
+
+# everything reached below the tree, except links and the mounts
+in_tree() {
+	find "$TREE" \( -path "$TREE/mnt" -o -path "$TREE/bind" \) -prune -o ! -type l "$@" -print
+}
+check "every entry has group slot01" test "$(in_tree ! -gid "$SLOT1_GID" | wc -l)" = 0
+check "every folder is 2770" test "$(in_tree -type d ! -perm 2770 | wc -l)" = 0
+check "every file is g+rw" test "$(in_tree ! -type d ! -perm -0060 | wc -l)" = 0
+check "nothing is open to others" test "$(in_tree -perm /0007 | wc -l)" = 0
+check "no setuid or setgid file is left" test "$(in_tree ! -type d -perm /6000 | wc -l)" = 0
+check "owners stay (svc's file is still svc's)" test "$(stat -c %U "$TREE/a/b/f600")" = svc
+check "owners stay (root's file is still root's)" test "$(stat -c %U "$TREE/a/f644")" = root
+check "a 0644 file became 0660" test "$(stat -c %a "$TREE/a/f644")" = 660
+check "a 0777 file became 0770" test "$(stat -c %a "$TREE/f777")" = 770
+check "a 04755 file became 0770" test "$(stat -c %a "$TREE/c/suid")" = 770
+check "a FIFO became 0660 slot01 (and assign did not block on it)" \
+	test "$(stat -c '%G %a' "$TREE/c/fifo")" = "slot01 660"
+check "symlink targets outside the tree are unchanged" \
+	test "$(stat_all "$S/outside/file" "$S/outside/dir" "$S/outside/dir/inner" /etc/shadow "$S/outside")" = "$outside_before"
+check "the symlinks themselves are unchanged" \
+	test "$(stat_all "$TREE/link-file" "$TREE/a/link-dir" "$TREE/c/link-up" "$TREE/link-shadow")" = "$links_before"
+check "another file system inside the tree is not entered" \
+	test "$(stat_all "$TREE/mnt" "$TREE/mnt/file")" = "$mnt_before"
+check "a bind mount inside the tree is not entered" \
+	test "$(stat_all "$S/outside/dir" "$S/outside/dir/inner")" = "$bind_before"
+
+# --- the slot can work in its tree, and nobody else can ---
+check "slot01 can write in the tree" runuser -u slot01 -- sh -c "echo x >'$TREE/a/by-slot'"
+check "slot01 can read svc's 0600 file (now 0660 slot01)" quiet runuser -u slot01 -- cat "$TREE/a/b/f600"
+check_fails "slot02 cannot list the tree" runuser -u slot02 -- ls "$TREE"
+check_fails "slot02 cannot list _users" runuser -u slot02 -- ls "$DOCS/_users"
+
+# --- a repair: the same assign again puts back what was changed ---
+chmod 0755 "$TREE/a"
+chgrp svc "$TREE/a/f644"
+chmod 0604 "$TREE/a/f644"
+check "the same assign again exits 0" test "$(admin assign alice slot01)" = slot01
+check "it repaired the folder's mode" test "$(stat -c %a "$TREE/a")" = 2770
+check "it repaired the file's group and mode" test "$(stat -c '%G %a' "$TREE/a/f644")" = "slot01 660"
+
+# --- symlinks on the way to a tree are never followed ---
+mkdir -p "$S/elsewhere"
+chmod 0700 "$S/elsewhere"
+ln -s "$S/elsewhere" "$DOCS/_users/eve"
+before=$(stat_all "$S/elsewhere")
+admin assign eve slot02 >/dev/null 2>"$S/err"
+st=$?
+cat "$S/err"
+check "assign refuses a tree that is a symlink (exit 1)" test $st = 1
+check "the error says it is a symbolic link" grep -q "symbolic link" "$S/err"
+check "the link's target is unchanged" test "$(stat_all "$S/elsewhere")" = "$before"
+check "release of a user whose tree is a symlink completes" quiet admin release eve
+check "the link's target is still unchanged" test "$(stat_all "$S/elsewhere")" = "$before"
+
+# --- a user with no docs_root in the config: assign changes the table only ---
+sed 's/"docs_root".*//' "$CONF" >"$S/nodocs.conf"
+check "assign without docs_root works" test "$("$SLOTS_ADMIN" --config "$S/nodocs.conf" assign frank)" = slot02
+check "and makes no tree" test ! -e "$DOCS/_users/frank"
+"$SLOTS_ADMIN" --config "$S/nodocs.conf" release frank >/dev/null
+
+# --- depth: 1000 levels below the tree are walked; one more is refused with a clear error ---
+DEEP=$DOCS/_users/deep
+mkdir -p "$DEEP"
+p=$DEEP
+i=0
+while [ $i -lt 999 ]; do p=$p/d; i=$((i + 1)); done
+mkdir -p "$p"
+check "assign on a tree 999 levels deep works" test "$(admin assign deep slot03)" = slot03
+check "the deepest folder is 2770 slot03" test "$(stat -c '%G %a' "$p")" = "slot03 2770"
+mkdir "$p/d"
+admin assign deep slot03 >/dev/null 2>"$S/err"
+st=$?
+cat "$S/err"
+check "a tree 1001 levels deep is refused (exit 1)" test "$st" = 1
+check "the error says the tree is too deep" grep -q "deeper than 1000 levels" "$S/err"
+admin release deep >/dev/null 2>"$S/err"
+check "release of a too deep tree fails at step 3, the slot stays pending" \
+	sh -c "grep -q 'step 3 of 5' '$S/err' && test \"\$(jq -r '.slots.slot03.cleanup' '$TABLE')\" = pending"
+rmdir "$p/d"
+check "without the extra level, release --slot slot03 finishes it" quiet admin release --slot slot03
+check "the deepest folder is the service's" test "$(stat -c %G "$p")" = svc
+
+# --- release gives the tree back to the service ---
+before=$(stat_all "$TREE/link-shadow" "$TREE/mnt" "$TREE/mnt/file")
+check "release alice exits 0" quiet admin release alice
+check "no entry has group slot01" test "$(in_tree -gid "$SLOT1_GID" | wc -l)" = 0
+check "every entry has the service group" test "$(in_tree ! -group svc | wc -l)" = 0
+check "no entry is owned by slot01" test "$(find "$TREE" -uid "$(uid_of slot01)" | wc -l)" = 0
+check "the tree root is svc:svc 2770" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:svc 2770"
+check "symlink targets are still unchanged" \
+	test "$(stat_all "$S/outside/file" "$S/outside/dir" "$S/outside/dir/inner" /etc/shadow "$S/outside")" = "$outside_before"
+check "nobody's symlink and the mount are unchanged" \
+	test "$(stat_all "$TREE/link-shadow" "$TREE/mnt" "$TREE/mnt/file")" = "$before"
+out=$(runuser -u slot01 -- ls "$TREE" 2>&1)
+st=$?
+check "slot01 can no longer list the tree" test "$st" != 0
+check "because of EACCES (Permission denied)" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
+umount "$TREE/mnt" "$TREE/bind"
+slots_done

@@ -1,0 +1,87 @@
+#!/bin/sh
+# A release that fails after step 1 leaves the slot "cleanup": "pending" (SPEC "slots-admin
+# release"): the message names the slot, the step, the reason and the fix; assign never hands the
+# slot out; once the cause is gone, release --slot finishes it.  The failures are real ones: a
+# read-only bind mount over the home (step 4) and over the user's tree (step 3).
+. "$top_srcdir/tests/integration/release-lib.sh"
+
+U1=$(uid_of slot01)
+G1=$(gid_of slot01)
+HOME1=$SROOT/home/slot01
+as1() {
+	setpriv --reuid=slot01 --regid=slot01 --init-groups "$@"
+}
+
+# pending_ok SLOT: the entry has no user, "cleanup": "pending" and a "released" time.
+pending_ok() {
+	table_entry "$1" | jq -e '(has("user") | not) and .cleanup == "pending" and (.released | type == "string")' \
+		>/dev/null
+}
+
+# --- step 4 fails: the home is a read-only mount ---
+check "assign bob slot01" test "$(admin assign bob slot01)" = slot01
+as1 sh -c "echo secret >$HOME1/.history; echo x >$DOCS/_users/bob/by-slot"
+as1 sleep 1000 &
+mount --bind "$HOME1" "$HOME1"
+mount -o remount,bind,ro "$HOME1"
+admin release bob >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "release with a read-only home exits 1" test "$st" = 1
+check "the message names slot01 and step 4" grep -q "cannot release slot01 (step 4 of 5" "$S/err"
+check "the message gives the reason (read-only file system)" grep -qi "read-only file system" "$S/err"
+check "the message gives the fix: slots-admin release --slot slot01" \
+	grep -q "fix:.*slots-admin release --slot slot01" "$S/err"
+check "slot01 stays \"cleanup\": \"pending\", without a user" pending_ok slot01
+check "status --json shows it pending" \
+	sh -c "'$SLOTS_ADMIN' --config '$CONF' status --json | jq -e '.slots[0].cleanup == \"pending\" and .pending == 1' >/dev/null"
+check "steps 2 and 3 ran: no process of slot01 is left" test "$(procs_of "$U1")" = 0
+check "steps 2 and 3 ran: bob's tree is the service's" test "$(find "$DOCS/_users/bob" -gid "$G1" | wc -l)" = 0
+admin assign carol slot01 >/dev/null 2>"$S/err"
+st=$?
+cat "$S/err"
+check "assign of another user to the pending slot is refused (exit 1)" test "$st" = 1
+check "the refusal says the cleanup is pending" grep -q "pending" "$S/err"
+check "the refusal changed nothing" pending_ok slot01
+check "assign without a slot skips the pending slot" test "$(admin assign carol)" = slot02
+check "release bob again: he holds no slot (exit 0)" sh -c "'$SLOTS_ADMIN' --config '$CONF' release bob | grep -q 'holds no slot'"
+check "the pending slot is not the test slot" \
+	sh -c "'$SLOTS_ADMIN' --config '$CONF' status --json | jq -e '.test_slot == \"slot03\"' >/dev/null"
+admin release --slot slot01 >/dev/null 2>&1
+check "release --slot while the cause is still there fails again (exit 1)" test $? = 1
+check "and the slot is still pending" pending_ok slot01
+
+umount "$HOME1"
+admin release --slot slot01 >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/out" "$S/err"
+check "after removing the cause, release --slot slot01 exits 0" test "$st" = 0
+check "slot01 has left the table" test "$(table_entry slot01)" = null
+check "the home is empty" test -z "$(ls -A "$HOME1")"
+check "the home is slot01's 0700 still" test "$(stat -c '%U:%G %a' "$HOME1")" = "slot01:slot01 700"
+check "slot01 can be assigned again" test "$(admin assign dave slot01)" = slot01
+check "release dave" quiet admin release dave
+
+# --- step 3 fails: bob's tree is a read-only mount; the table no longer names bob ---
+check "assign bob slot01 again" test "$(admin assign bob slot01)" = slot01
+as1 sh -c "mkdir $DOCS/_users/bob/new; echo y >$DOCS/_users/bob/new/f"
+check "carol's tree (slot02) is slot02's" test "$(stat -c %G "$DOCS/_users/carol")" = slot02
+mount --bind "$DOCS/_users/bob" "$DOCS/_users/bob"
+mount -o remount,bind,ro "$DOCS/_users/bob"
+admin release bob >/dev/null 2>"$S/err"
+st=$?
+cat "$S/err"
+check "release with a read-only tree exits 1" test "$st" = 1
+check "the message names step 3" grep -q "cannot release slot01 (step 3 of 5" "$S/err"
+check "slot01 is pending" pending_ok slot01
+check "slot01's files are still in bob's tree" test "$(find "$DOCS/_users/bob" -uid "$U1" | wc -l)" -gt 0
+umount "$DOCS/_users/bob"
+check "release --slot slot01 finishes it" quiet admin release --slot slot01
+check "no entry of any tree is owned by slot01's uid" test "$(find "$DOCS" -uid "$U1" | wc -l)" = 0
+check "no entry of any tree has slot01's gid" test "$(find "$DOCS" -gid "$G1" | wc -l)" = 0
+check "carol's tree, held by slot02, is untouched" \
+	test "$(find "$DOCS/_users/carol" ! -group slot02 | wc -l)" = 0
+out=$(runuser -u slot01 -- ls "$DOCS/_users/bob" 2>&1)
+check "as slot01, listing bob's tree fails with EACCES" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
+check "slot01 has left the table" test "$(table_entry slot01)" = null
+slots_done
