@@ -716,6 +716,45 @@ static bool dry_seen(struct ctx *x, const char *path)
  * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
  * does not exist yet.  Existing components are the admin's and stay as they are.
  */
+/*
+ * A folder this code creates is made with mode 0 and then given 0755: a run
+ * killed in between leaves a root:root 0000 folder on the way, which only
+ * that can have made.  Finish each one on path.
+ */
+static void finish_dirs(struct ctx *x, const char *path)
+{
+        char *p = strdup(path);
+
+        if (!p)
+                return;
+        for (char *s = p + 1;; s++) {
+                if (*s == '/' || *s == '\0') {
+                        char save = *s;
+                        struct stat st;
+                        int fd;
+
+                        *s = '\0';
+                        fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
+                        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 &&
+                            st.st_uid == 0 && st.st_gid == 0) {
+                                char key[4096];
+
+                                /* A dry pass finds it again for the next file in it: report it once. */
+                                snprintf(key, sizeof(key), "finish:%s", p);
+                                if (!x->dry || !dry_seen(x, key))
+                                        change(x, "finish folder %s (root:root 0755)", p);
+                                if (!x->dry && fchmod(fd, 0755) < 0)
+                                        WARN(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
+                        }
+                        slots_close(fd);
+                        *s = save;
+                        if (!save || fd == -ENOENT)
+                                break;
+                }
+        }
+        free(p);
+}
+
 static int open_dirs(struct ctx *x, const char *path)
 {
         char *p = strdup(path), *cut;
@@ -724,6 +763,8 @@ static int open_dirs(struct ctx *x, const char *path)
 
         if (!p)
                 return -ENOMEM;
+        if (strcmp(path, "/") != 0)
+                finish_dirs(x, path);
         fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
         if (fd != -ENOENT)
                 goto out;
