@@ -964,7 +964,7 @@ void slots_accounts_flush_caches(void)
         for (size_t i = 0; i < sizeof(nscd_sockets) / sizeof(nscd_sockets[0]); i++) {
                 if (access(nscd_sockets[i], F_OK) < 0)
                         continue;
-                /* nscd handles one -i per run: one call per table. */
+                /* One call per table, as shadow-utils' nscd_flush_cache does. */
                 char *const pw[] = { "/usr/sbin/nscd", "-i", "passwd", NULL };
                 char *const gr[] = { "/usr/sbin/nscd", "-i", "group", NULL };
                 (void) slots_run_program(pw, -1, 10000, NULL, 0);
