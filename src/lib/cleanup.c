@@ -154,10 +154,11 @@ int slots_cleanup_processes(const struct slots_pw *slot, struct slots_error *e)
                         goto out;
                 (void) poll(NULL, 0, KILL_PAUSE_MS);
         }
-        r = slots_error_set(e, -EBUSY, slot->name, "process %d (%s) with uid %u survived %d rounds of SIGKILL",
+        r = slots_error_set(e, -EBUSY, slot->name,
+                            "process %d (%s) of uid %u still runs after %d rounds of kill(-1, SIGKILL) as the slot",
                             pid, comm, (unsigned) slot->uid, KILL_ROUNDS);
-        slots_error_fix(e, "see why it cannot be killed (ps -o pid,stat,ruid,euid,cmd -p %d; a process in "
-                           "uninterruptible sleep, or one whose real uid is not the slot's)", pid);
+        slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,cmd -p %d: a process in "
+                           "uninterruptible sleep, or one whose real uid is not the slot's) and end it", pid);
 out:
         free(groups);
         return r;

@@ -84,4 +84,25 @@ check "carol's tree, held by slot02, is untouched" \
 out=$(runuser -u slot01 -- ls "$DOCS/_users/bob" 2>&1)
 check "as slot01, listing bob's tree fails with EACCES" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
 check "slot01 has left the table" test "$(table_entry slot01)" = null
+# --- step 2 fails: a process acting as slot01 that slot01 cannot signal (real and saved uid
+# root, effective uid slot01, like a root daemon working on the slot's behalf) ---
+if command -v perl >/dev/null; then
+	check "assign erin slot01" test "$(admin assign erin slot01)" = slot01
+	perl -e '$> = shift; sleep 1000' "$U1" &
+	stuck=$!
+	sleep 0.3
+	admin release erin >/dev/null 2>"$S/err"
+	st=$?
+	cat "$S/err"
+	check "release with a process slot01 cannot kill exits 1" test "$st" = 1
+	check "the message names step 2" grep -q "cannot release slot01 (step 2 of 5" "$S/err"
+	check "the message names the surviving process" grep -q "process $stuck (perl)" "$S/err"
+	check "slot01 is pending" pending_ok slot01
+	kill "$stuck"
+	wait "$stuck" 2>/dev/null
+	check "once it is gone, release --slot slot01 finishes it" quiet admin release --slot slot01
+	check "slot01 has left the table" test "$(table_entry slot01)" = null
+else
+	echo "# no perl: the case of a process that survives step 2 is not run"
+fi
 slots_done
