@@ -22,7 +22,9 @@ for d in /tmp /var/tmp /dev/shm /run /opt /srv; do
 	mount -t tmpfs -o mode=0755 tmpfs "$d"
 done
 chmod 1777 /tmp /var/tmp /dev/shm
-mkdir -p /var/lib/slots && mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots
+# /var/lib gets a private writable layer, so nothing the demo writes there reaches the disk.
+mkdir -p /tmp/.varlib/upper /tmp/.varlib/work
+mount -t overlay overlay -o lowerdir=/var/lib,upperdir=/tmp/.varlib/upper,workdir=/tmp/.varlib/work /var/lib
 etc=$(mktemp -d /tmp/etc.XXXXXX)
 cp -a /etc/. "$etc/" && mount --bind "$etc" /etc
 

@@ -89,6 +89,11 @@ slots_enter_namespace() {
 	mount --bind "$slots_etc" /etc || slots_ns_fail "cannot bind-mount the copy over /etc"
 	[ "$(stat -c %d:%i /etc)" = "$(stat -c %d:%i "$slots_etc")" ] ||
 		slots_ns_fail "/etc is not the namespace's copy"
+	# /var/lib gets a private writable layer (overlayfs, upper half in the namespace's /tmp),
+	# so /var/lib/slots and whatever sudo or cron write there never reach the host's disk.
+	mkdir -p /tmp/.slots-varlib/upper /tmp/.slots-varlib/work
+	mount -t overlay overlay -o lowerdir=/var/lib,upperdir=/tmp/.slots-varlib/upper,workdir=/tmp/.slots-varlib/work \
+		/var/lib || slots_ns_fail "cannot mount an overlay on /var/lib"
 	mkdir -p /var/lib/slots
 	mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots || slots_ns_fail "cannot mount a tmpfs on /var/lib/slots"
 	# A scratch folder for the test's own files, inside the namespace's /tmp.
