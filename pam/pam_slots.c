@@ -18,7 +18,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "ids.h"
-#include "limits.h"
+#include "rlimits.h"
 #include "store.h"
 #include "table.h"
 

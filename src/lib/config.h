@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "limits.h"
+#include "rlimits.h"
 
 #define SLOTS_DEFAULT_CONFIG "/etc/slots/slots.conf"
 #define SLOTS_DEFAULT_TABLE "/etc/slots/slots.json"

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +28,100 @@ int slots_root_open(const char *dir)
         return fd < 0 ? -errno : fd;
 }
 
+#define WALK_DEPTH 128
+#define WALK_LINKS 40
+
+/*
+ * What openat2(RESOLVE_IN_ROOT) does, one component at a time, for kernels (and
+ * valgrind) without it: every component opened O_NOFOLLOW from its parent's fd;
+ * a symlink is read and resolved by hand, an absolute target from rootfd, and
+ * ".." never climbs above rootfd.
+ */
+int slots_open_in_walk(int rootfd, const char *path, int flags)
+{
+        int stack[WALK_DEPTH], depth = 0, links = 0, r;
+        char *rest = strdup(path), *p;
+
+        if (!rest)
+                return -ENOMEM;
+        stack[0] = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (stack[0] < 0) {
+                r = -errno;
+                goto out;
+        }
+        p = rest;
+        for (;;) {
+                char *comp, target[PATH_MAX];
+                struct stat st;
+                ssize_t n;
+
+                while (*p == '/')
+                        p++;
+                if (*p == '\0') {
+                        r = openat(stack[depth], ".", flags | O_CLOEXEC);
+                        r = r < 0 ? -errno : r;
+                        goto out;
+                }
+                comp = p;
+                p += strcspn(p, "/");
+                if (*p)
+                        *p++ = '\0';
+                if (strcmp(comp, ".") == 0)
+                        continue;
+                if (strcmp(comp, "..") == 0) {
+                        if (depth > 0)
+                                close(stack[depth--]);
+                        continue;
+                }
+                if (fstatat(stack[depth], comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        r = -errno;
+                        goto out;
+                }
+                if (S_ISLNK(st.st_mode)) {
+                        char *joined;
+
+                        n = readlinkat(stack[depth], comp, target, sizeof(target) - 1);
+                        if (n < 0 || ++links > WALK_LINKS) {
+                                r = n < 0 ? -errno : -ELOOP;
+                                goto out;
+                        }
+                        target[n] = '\0';
+                        if (target[0] == '/')
+                                while (depth > 0)
+                                        close(stack[depth--]);
+                        if (asprintf(&joined, "%s/%s", target, p) < 0) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        free(rest);
+                        rest = p = joined;
+                        continue;
+                }
+                while (*p == '/')
+                        p++;
+                if (*p == '\0') {
+                        r = openat(stack[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
+                        r = r < 0 ? -errno : r;
+                        goto out;
+                }
+                if (depth + 1 >= WALK_DEPTH) {
+                        r = -ENAMETOOLONG;
+                        goto out;
+                }
+                r = openat(stack[depth], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (r < 0) {
+                        r = -errno;
+                        goto out;
+                }
+                stack[++depth] = r;
+        }
+out:
+        for (int i = 0; i <= depth; i++)
+                slots_close(stack[i]);
+        free(rest);
+        return r;
+}
+
 int slots_open_in(int rootfd, const char *path, int flags)
 {
         struct open_how how = {
@@ -45,6 +140,8 @@ int slots_open_in(int rootfd, const char *path, int flags)
         if (flags & O_CREAT)
                 return -EINVAL;
         fd = (int) syscall(SYS_openat2, rootfd, path + 1, &how, sizeof(how));
+        if (fd < 0 && errno == ENOSYS)
+                return slots_open_in_walk(rootfd, path, flags);
         if (fd < 0 && errno == ENOENT && path[1] == '\0')
                 fd = openat(rootfd, ".", flags | O_CLOEXEC);
         return fd < 0 ? -errno : fd;

@@ -20,6 +20,13 @@ int slots_root_open(const char *dir);
 int slots_open_in(int rootfd, const char *path, int flags);
 
 /*
+ * The same resolution as slots_open_in() done one component at a time with
+ * O_NOFOLLOW and symlinks resolved by hand; slots_open_in() falls back to it
+ * where openat2 is missing (old kernels, valgrind).  Exposed for tests.
+ */
+int slots_open_in_walk(int rootfd, const char *path, int flags);
+
+/*
  * Opens the directory that holds absolute path inside rootfd and points *base at
  * the last component of path.  Returns a directory fd or -errno (-EINVAL for a
  * path without a last component).

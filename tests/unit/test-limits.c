@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "limits.h"
+#include "rlimits.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)

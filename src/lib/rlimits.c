@@ -1,4 +1,4 @@
-/* Per-slot resource limits: the typed parser shared by the config loader and pam_slots. */
+/* Per-slot resource limits (rlimits): the typed parser shared by the config loader and pam_slots. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "limits.h"
+#include "rlimits.h"
 
 enum unit { UNIT_COUNT, UNIT_BYTES, UNIT_SECONDS, UNIT_NICE };
 

@@ -1,4 +1,4 @@
-/* Per-slot resource limits: the typed parser shared by the config loader and pam_slots. */
+/* Per-slot resource limits (rlimits): the typed parser shared by the config loader and pam_slots. */
 #pragma once
 
 #include <jansson.h>
