@@ -3,6 +3,7 @@
 # distinct users; the final table is exactly what the operations imply.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
+slots_enter_namespace "$@"
 
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
 [ -f "$NSSW" ] || NSSW=libnss_wrapper.so

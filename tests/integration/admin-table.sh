@@ -4,6 +4,7 @@
 # Accounts come from nss_wrapper files, so the host's /etc is never read or touched.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
+slots_enter_namespace "$@"
 
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
 [ -f "$NSSW" ] || NSSW=libnss_wrapper.so

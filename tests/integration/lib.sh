@@ -59,8 +59,8 @@ slots_need_root() {
 		echo "SKIP: needs root (run make check as root, or in CI)"
 		exit 77
 	fi
-	if ! unshare -m true 2>/dev/null; then
-		echo "SKIP: cannot create a mount namespace (unshare -m)"
+	if ! unshare --mount --pid --ipc --fork --mount-proc true 2>/dev/null; then
+		echo "SKIP: cannot create mount, PID and IPC namespaces (unshare)"
 		exit 77
 	fi
 }
@@ -70,13 +70,16 @@ slots_ns_fail() {
 	exit 99
 }
 
-# Re-runs the calling script inside a private mount namespace, once.  In there:
+# Re-runs the calling script inside private mount, PID and IPC namespaces, once.  In there:
 # a copy of /etc is bind-mounted over /etc (never a single file: rename over a
 # bind-mounted file fails with EBUSY), and /tmp, /var/tmp, /dev/shm, /var/lib/slots
 # and /run are private tmpfs mounts.  Usage, at the top of a test: slots_enter_namespace "$@"
 slots_enter_namespace() {
 	if [ -z "${SLOTS_IN_NAMESPACE:-}" ]; then
-		SLOTS_IN_NAMESPACE=1 exec unshare -m --propagation private sh "$0" "$@"
+		# PID and IPC namespaces too: a release's kill(-1) as a slot uid and its IPC removal
+		# reach only this test's processes, never the host's or another test's.
+		SLOTS_IN_NAMESPACE=1 exec unshare --mount --propagation private --pid --ipc --fork --mount-proc \
+			sh "$0" "$@"
 	fi
 	# Any failure here is a hard error (99): a test must never go on against the host's /etc.
 	for d in /tmp /var/tmp /dev/shm; do
