@@ -46,6 +46,8 @@ struct ctx {
         char **acct_lines;              /* account changes, reported once they are written */
         size_t n_acct_lines;
         unsigned changes, problems;
+        unsigned failures;              /* steps that failed (I/O errors); the run ends with exit 1 */
+        char failed_obj[1024], failed_text[1024]; /* the first of them */
         char **dry_made;                /* folders a dry pass has reported as created */
         size_t n_dry_made;
         bool quiet;                     /* the check before changing: problems only */
@@ -79,6 +81,8 @@ static void change(struct ctx *x, const char *fmt, ...)
         emit(x, SLOTS_PROV_CHANGE, NULL, NULL, text);
 }
 
+static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
@@ -97,7 +101,26 @@ static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, c
         emit(x, kind, object, fix, text);
 }
 
+static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
+{
+        char text[1024];
+        va_list ap;
+
+        if (x->quiet)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        if (x->failures++ == 0) {
+                snprintf(x->failed_obj, sizeof(x->failed_obj), "%s", object ? object : "");
+                snprintf(x->failed_text, sizeof(x->failed_text), "%s", text);
+        }
+        emit(x, SLOTS_PROV_WARNING, object, fix, text);
+}
+
 #define WARN(x, obj, fix, ...) note(x, SLOTS_PROV_WARNING, obj, fix, __VA_ARGS__)
+/* A step that failed (a system call's error): reported, the run goes on, and it ends with an error. */
+#define FAILED(x, obj, fix, ...) failed(x, obj, fix, __VA_ARGS__)
 #define PROBLEM(x, obj, fix, ...) note(x, SLOTS_PROV_PROBLEM, obj, fix, __VA_ARGS__)
 
 static char *fmt_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -744,7 +767,7 @@ static void finish_dirs(struct ctx *x, const char *path)
                                 if (!x->dry || !dry_seen(x, key))
                                         change(x, "finish folder %s (root:root 0755)", p);
                                 if (!x->dry && fchmod(fd, 0755) < 0)
-                                        WARN(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
+                                        FAILED(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
                         }
                         slots_close(fd);
                         *s = save;
@@ -949,7 +972,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         mode_t old, want;
 
         if (fstat(fd, &st) < 0) {
-                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
                 return false;
         }
         if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
@@ -972,7 +995,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
                 return true;
         change(x, "set mode of %s: %04o -> %04o", path, old, want);
         if (!x->dry && fchmod(fd, want) < 0)
-                WARN(x, path, NULL, "cannot change the mode: %s", strerror(errno));
+                FAILED(x, path, NULL, "cannot change the mode: %s", strerror(errno));
         return true;
 }
 
@@ -1068,7 +1091,7 @@ static int open_child(struct ctx *x, int dirfd, const char *path, const char *na
 
         if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 if (errno != ENOENT || warn_missing)
-                        WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                        FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
                 return -errno;
         }
         if (S_ISLNK(st.st_mode)) {
@@ -1084,7 +1107,7 @@ static int open_child(struct ctx *x, int dirfd, const char *path, const char *na
                     (want_dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY) | O_NOFOLLOW |
                             O_CLOEXEC);
         if (fd < 0) {
-                WARN(x, path, NULL, "cannot open: %s", strerror(errno));
+                FAILED(x, path, NULL, "cannot open: %s", strerror(errno));
                 return -errno;
         }
         return fd;
@@ -1122,7 +1145,7 @@ static int releases(struct ctx *x)
                 goto out;
         names = list_dir(relfd, &n, &err);
         if (err) {
-                WARN(x, rel, NULL, "cannot list: %s", strerror(-err));
+                FAILED(x, rel, NULL, "cannot list: %s", strerror(-err));
                 goto out;
         }
         for (size_t i = 0; i < n; i++) {
@@ -1199,7 +1222,7 @@ static void share_one(struct ctx *x, int fd, const char *path, const struct stat
         if (x->dry)
                 return;
         if ((chgrp && fchown(fd, (uid_t) -1, x->shared_gid) < 0) || fchmod(fd, want) < 0)
-                WARN(x, path, NULL, "cannot change group or mode: %s", strerror(errno));
+                FAILED(x, path, NULL, "cannot change group or mode: %s", strerror(errno));
 }
 
 static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int depth)
@@ -1210,7 +1233,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
         int err, r = 0;
 
         if (fstat(fd, &st) < 0) {
-                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
                 return 0;
         }
         share_one(x, fd, path, &st);
@@ -1220,7 +1243,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
         }
         names = list_dir(fd, &n, &err);
         if (err) {
-                WARN(x, path, NULL, "cannot list: %s", strerror(-err));
+                FAILED(x, path, NULL, "cannot list: %s", strerror(-err));
                 return err == -ENOMEM ? err : 0;
         }
         for (size_t i = 0; i < n && r == 0; i++) {
@@ -1308,7 +1331,7 @@ static int shared_dirs(struct ctx *x)
                         char b1[64], b2[64];
 
                         if (errno != ENOENT) {
-                                WARN(x, path, NULL, "cannot inspect: %s", strerror(errno));
+                                FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
                                 goto next;
                         }
                         change(x, "create shared folder %s (%s:%s 2770)", path, uid_str(x, x->svc_uid, b1, sizeof(b1)),
@@ -1318,7 +1341,7 @@ static int shared_dirs(struct ctx *x)
                         if (mkdirat(dfd, comp, 0) < 0 ||
                             (fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
                             fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
-                                WARN(x, path, NULL, "cannot create the shared folder: %s", strerror(errno));
+                                FAILED(x, path, NULL, "cannot create the shared folder: %s", strerror(errno));
                         goto next;
                 }
                 /*
@@ -1334,7 +1357,7 @@ static int shared_dirs(struct ctx *x)
                                 goto next;
                         if ((fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
                             fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
-                                WARN(x, path, NULL, "cannot finish the shared folder: %s", strerror(errno));
+                                FAILED(x, path, NULL, "cannot finish the shared folder: %s", strerror(errno));
                         goto next;
                 }
                 if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
@@ -1344,7 +1367,7 @@ static int shared_dirs(struct ctx *x)
                 }
                 fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0) {
-                        WARN(x, path, NULL, "cannot open: %s", strerror(errno));
+                        FAILED(x, path, NULL, "cannot open: %s", strerror(errno));
                         goto next;
                 }
                 r = share_walk(x, fd, path, st.st_dev, 0);
@@ -1942,6 +1965,10 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 r = table_step(&x);
         if (r == 0)
                 r = files_step(&x);
+        /* An I/O error on the way is a failed run, not a warning: exit 1, naming the first one. */
+        if (r == 0 && x.failures)
+                r = slots_error_set(e, -EIO, x.failed_obj, "%s (%u step%s failed; run slots-provision again once "
+                                    "fixed)", x.failed_text, x.failures, x.failures == 1 ? "" : "s");
 out:
         if (locked)
                 slots_accounts_unlock(o->host, lockfd);
