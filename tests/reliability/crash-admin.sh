@@ -126,27 +126,7 @@ scenario() {
 	restore
 }
 
-# The starting table of most scenarios: alice in slot01, bob in slot02, slot03 pending.
-cat >"$P/t0" <<EOF
-{
-  "slots": {
-    "slot01": {
-      "since": "2026-01-01T00:00:00Z",
-      "user": "alice"
-    },
-    "slot02": {
-      "note": "a key this version does not know",
-      "since": "2026-01-02T00:00:00Z",
-      "user": "bob"
-    },
-    "slot03": {
-      "cleanup": "pending",
-      "released": "2026-01-03T00:00:00Z"
-    }
-  },
-  "version": 1
-}
-EOF
+rel_table_t0 "$P/t0"
 put_table() {
 	cp "$1" "$TABLE"
 	chown "$2" "$TABLE"

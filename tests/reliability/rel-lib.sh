@@ -71,6 +71,9 @@ rel_admin_world() {
 		done
 		n=$((n + 1))
 	done
+	# The lock file, as any host that ran slots-admin once has it: "nothing changed" is then exact.
+	: >"$w/s/etc/slots.json.lock"
+	chmod 0600 "$w/s/etc/slots.json.lock"
 	cat >"$w/slots.conf" <<EOF
 {
   "service": "svc",
@@ -96,6 +99,43 @@ rel_slot_leftovers() {
 	done
 }
 
+# The starting table of most scenarios: alice in slot01, bob in slot02 (with a key this
+# version does not know, which every rewrite keeps), slot03 pending.
+rel_table_t0() {
+	cat >"$1" <<EOF
+{
+  "slots": {
+    "slot01": {
+      "since": "2026-01-01T00:00:00Z",
+      "user": "alice"
+    },
+    "slot02": {
+      "note": "a key this version does not know",
+      "since": "2026-01-02T00:00:00Z",
+      "user": "bob"
+    },
+    "slot03": {
+      "cleanup": "pending",
+      "released": "2026-01-03T00:00:00Z"
+    }
+  },
+  "version": 1
+}
+EOF
+}
+
+# The text strerror gives for an errno name.
+rel_strerror() {
+	case $1 in
+	ENOSPC) echo "No space left on device" ;;
+	EIO) echo "Input/output error" ;;
+	EPERM) echo "Operation not permitted" ;;
+	EDQUOT) echo "Disk quota exceeded" ;;
+	EACCES) echo "Permission denied" ;;
+	EROFS) echo "Read-only file system" ;;
+	esac
+}
+
 # admin_in WORLD ARGS...: slots-admin of that world, accounts from its nss_wrapper files.
 admin_in() {
 	w=$1
@@ -104,11 +144,12 @@ admin_in() {
 		"$SLOTS_ADMIN" --config "$w/slots.conf" "$@"
 }
 
-# shim_admin_in WORLD ARGS...: the same through the fault shim (FAULT_* from the caller's environment).
+# shim_admin_in WORLD ARGS...: the same through the fault shim (FAULT_* from the caller's
+# environment), killed after a minute: a blocked command fails the test instead of hanging it.
 shim_admin_in() {
 	w=$1
 	shift
-	env LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$w/passwd" NSS_WRAPPER_GROUP="$w/group" \
+	timeout 60 env LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$w/passwd" NSS_WRAPPER_GROUP="$w/group" \
 		FAULT_PROG=slots-admin "$SLOTS_ADMIN" --config "$w/slots.conf" "$@"
 }
 

@@ -9,7 +9,9 @@
         P or from R; an --atomic file (the table, an account file) is exactly as in P or as
         in R, all four together, or absent where one of them has it absent; --also adds a
         third allowed content for REL (a release left "cleanup": "pending"); --json FILE
-        checks that FILE holds valid JSON (a status --json taken in the same state).  Directories may
+        checks that FILE holds valid JSON (a status --json taken in the same state);
+        --narrowing REL also accepts REL's content and owner from P or R with a mode that grants
+        nothing P's and R's modes do not both grant (an owner and mode repaired in place).  Directories may
         be half made (a create with mode 0 before its chown and chmod) and are not checked.
         Temp files of the replace pattern (".<name>.XXXXXXXXXXXX") are allowed and counted.
         Prints "temps N"; exit 1 with the violations listed otherwise.
@@ -75,7 +77,13 @@ def file_hash(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def between(root, p, r, atomic, also):
+def narrower(mode, states):
+    """True when mode grants nothing that one of the states does not grant."""
+    m = int(mode, 8)
+    return all(m & ~int(s["mode"], 8) == 0 for s in states)
+
+
+def between(root, p, r, atomic, also, narrowing):
     now = save(root)
     bad = []
     temps = 0
@@ -99,6 +107,9 @@ def between(root, p, r, atomic, also):
         modes = [(s["mode"], s.get("acl")) for s in states]
         if k in also and cur.get("sha256") == also[k] and (cur["uid"], cur["gid"]) in owners and \
                 (cur["mode"], cur.get("acl")) in modes:
+            continue
+        if k in narrowing and cur.get("sha256") in [s.get("sha256") for s in states] and \
+                (cur["uid"], cur["gid"]) in owners and narrower(cur["mode"], states):
             continue
         if k in atomic:
             if cur not in states:
@@ -128,11 +139,13 @@ def main(argv):
             print(line)
         return 1 if d else 0
     if len(argv) >= 5 and argv[1] == "between":
-        atomic, also = set(), {}
+        atomic, also, narrowing = set(), {}, set()
         rest = argv[5:]
         while rest:
             if rest[0] == "--atomic":
                 atomic.add(rest[1])
+            elif rest[0] == "--narrowing":
+                narrowing.add(rest[1])
             elif rest[0] == "--json":
                 # A file that must hold valid JSON (a status --json taken in the same state).
                 try:
@@ -147,7 +160,7 @@ def main(argv):
             else:
                 raise SystemExit("unknown option " + rest[0])
             rest = rest[2:]
-        return 0 if between(argv[2], load(argv[3]), load(argv[4]), atomic, also) else 1
+        return 0 if between(argv[2], load(argv[3]), load(argv[4]), atomic, also, narrowing) else 1
     print(__doc__, file=sys.stderr)
     return 2
 
