@@ -17,12 +17,14 @@
  *                         (clock_gettime is left alone: file times stay real)
  *   FAULT_RANDOM=counter  getrandom() returns a predictable sequence (temp names)
  *   FAULT_COMMIT_NAME=N   after each successful rename onto a file named N ...
- *   FAULT_COMMIT_LOG=F    ... append "TAG SECONDS.NANOS" to F (CLOCK_MONOTONIC),
+ *   FAULT_COMMIT_LOG=F    ... append "TAG BEFORE AFTER" to F (CLOCK_MONOTONIC
+ *                         seconds.nanoseconds around the rename),
  *   FAULT_TAG=TAG         so a harness learns the order in which commits happened
  *
- * Only the process that loaded the library first acts: a forked child or a
- * program it executes passes every call through untouched (the pid is pinned in
- * FAULT_PINNED_PID), so the count is the command's own.
+ * Only the first process that loads the library (and whose name FAULT_PROG
+ * lists, when set) acts: a forked child or a program it executes passes every
+ * call through untouched (the pid is pinned in FAULT_PINNED_PID), so the count
+ * is the command's own.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -146,7 +148,10 @@ __attribute__((constructor)) static void faultshim_init(void)
         char pid[32];
         int saved = errno;
 
-        /* Pin the first process that loads the library; everything it starts passes through. */
+        v = getenv("FAULT_PROG");
+        if (v && *v && !in_list(v, program_invocation_short_name))
+                goto out;
+        /* Pin the first matching process; everything it starts passes through. */
         if (pinned) {
                 if (strtol(pinned, NULL, 10) != (long) getpid())
                         goto out;
@@ -154,9 +159,6 @@ __attribute__((constructor)) static void faultshim_init(void)
                 snprintf(pid, sizeof(pid), "%ld", (long) getpid());
                 setenv("FAULT_PINNED_PID", pid, 1);
         }
-        v = getenv("FAULT_PROG");
-        if (v && *v && !in_list(v, program_invocation_short_name))
-                goto out;
         S.active = true;
         S.pid = getpid();
 
@@ -274,7 +276,17 @@ static void after(bool kill_after)
                 (void) syscall(SYS_kill, getpid(), SIGKILL);
 }
 
-static void committed(const char *newpath)
+/* The monotonic clock before a rename: the new file may be visible from then on. */
+static struct timespec rename_start(void)
+{
+        struct timespec ts = { 0, 0 };
+
+        if (S.commitfd >= 0)
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts;
+}
+
+static void committed(const char *newpath, struct timespec before)
 {
         const char *base;
         struct timespec ts;
@@ -288,7 +300,8 @@ static void committed(const char *newpath)
         if (strcmp(base, S.commit_name) != 0)
                 return;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        len = snprintf(line, sizeof(line), "%s %lld.%09ld\n", S.tag, (long long) ts.tv_sec, ts.tv_nsec);
+        len = snprintf(line, sizeof(line), "%s %lld.%09ld %lld.%09ld\n", S.tag, (long long) before.tv_sec,
+                       before.tv_nsec, (long long) ts.tv_sec, ts.tv_nsec);
         if (len > 0 && (size_t) len < sizeof(line))
                 raw_append(S.commitfd, line, (size_t) len);
 }
@@ -406,6 +419,7 @@ int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 
 int rename(const char *oldpath, const char *newpath)
 {
+        struct timespec t0;
         static int (*f)(const char *, const char *);
         bool ka;
         int r;
@@ -414,15 +428,17 @@ int rename(const char *oldpath, const char *newpath)
                 f = real("rename");
         if (before(C_RENAME, -1, newpath, &ka))
                 FAIL_WITH_ERRNO();
+        t0 = rename_start();
         r = f(oldpath, newpath);
         if (r == 0)
-                committed(newpath);
+                committed(newpath, t0);
         after(ka);
         return r;
 }
 
 int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
 {
+        struct timespec t0;
         static int (*f)(int, const char *, int, const char *);
         bool ka;
         int r;
@@ -431,15 +447,17 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
                 f = real("renameat");
         if (before(C_RENAMEAT, -1, newpath, &ka))
                 FAIL_WITH_ERRNO();
+        t0 = rename_start();
         r = f(olddirfd, oldpath, newdirfd, newpath);
         if (r == 0)
-                committed(newpath);
+                committed(newpath, t0);
         after(ka);
         return r;
 }
 
 int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
 {
+        struct timespec t0;
         static int (*f)(int, const char *, int, const char *, unsigned int);
         bool ka;
         int r;
@@ -448,9 +466,10 @@ int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpa
                 f = real("renameat2");
         if (before(C_RENAMEAT2, -1, newpath, &ka))
                 FAIL_WITH_ERRNO();
+        t0 = rename_start();
         r = f(olddirfd, oldpath, newdirfd, newpath, flags);
         if (r == 0)
-                committed(newpath);
+                committed(newpath, t0);
         after(ka);
         return r;
 }
