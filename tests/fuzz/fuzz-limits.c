@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "limits.h"
+#include "rlimits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
