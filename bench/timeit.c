@@ -4,7 +4,8 @@
  * untimed reset command runs (sh -c) and the file system is synced, so every
  * sample starts from the same state with nothing dirty.  A sample is the wall
  * time from spawning the command to reaping it; its peak memory is the
- * child's ru_maxrss.  A contender that fails stops the run.
+ * child's ru_maxrss.  Standard output is discarded; standard error is shown
+ * only when a contender fails, which stops the run.
  *
  * Usage: timeit [-n RUNS] [-w WARMUP] [-r RESET] [-s SYNCDIR] -- LABEL CMD [ARG...] [-- LABEL CMD ...]
  * Prints one line per contender: LABEL<TAB>samples<TAB>median_us<TAB>min_us<TAB>p90_us<TAB>maxrss_kb
@@ -51,7 +52,20 @@ static double median(const double *v, int n)
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int run_one(struct contender *c, double *us)
+/* A contender's stderr goes to a file, shown only when it fails (sysusers talks a lot). */
+static void show_errors(int errfd)
+{
+        char buf[4096];
+        ssize_t n;
+
+        if (lseek(errfd, 0, SEEK_SET) < 0)
+                return;
+        while ((n = read(errfd, buf, sizeof(buf))) > 0)
+                if (write(2, buf, (size_t) n) < 0)
+                        return;
+}
+
+static int run_one(struct contender *c, double *us, int errfd)
 {
         posix_spawn_file_actions_t fa;
         struct rusage ru;
@@ -59,8 +73,11 @@ static int run_one(struct contender *c, double *us)
         pid_t pid;
         int status, r;
 
+        if (ftruncate(errfd, 0) < 0 || lseek(errfd, 0, SEEK_SET) < 0)
+                return -1;
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, errfd, 2);
         t0 = now_us();
         r = posix_spawnp(&pid, c->argv[0], &fa, NULL, c->argv, environ);
         posix_spawn_file_actions_destroy(&fa);
@@ -77,6 +94,7 @@ static int run_one(struct contender *c, double *us)
         if (ru.ru_maxrss > c->maxrss)
                 c->maxrss = ru.ru_maxrss;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                show_errors(errfd);
                 fprintf(stderr, "timeit: %s: %s failed (status 0x%x)\n", c->label, c->argv[0], status);
                 return -1;
         }
@@ -87,7 +105,8 @@ int main(int argc, char **argv)
 {
         const char *reset = NULL, *syncdir = NULL;
         struct contender cs[16];
-        int runs = 10, warmup = 1, nc = 0, opt, syncfd = -1;
+        int runs = 10, warmup = 1, nc = 0, opt, syncfd = -1, errfd;
+        char errname[] = "/tmp/timeit-stderr.XXXXXX";
 
         while ((opt = getopt(argc, argv, "+n:w:r:s:")) != -1) {
                 switch (opt) {
@@ -135,6 +154,12 @@ int main(int argc, char **argv)
                         return 2;
                 }
         }
+        errfd = mkstemp(errname);
+        if (errfd < 0) {
+                perror("timeit: mkstemp");
+                return 2;
+        }
+        (void) unlink(errname);
         for (int round = 0; round < warmup + runs; round++) {
                 for (int k = 0; k < nc; k++) {
                         double us;
@@ -145,7 +170,7 @@ int main(int argc, char **argv)
                         }
                         if (syncfd >= 0)
                                 (void) syncfs(syncfd);
-                        if (run_one(&cs[k], &us) < 0)
+                        if (run_one(&cs[k], &us, errfd) < 0)
                                 return 1;
                         if (round >= warmup)
                                 cs[k].us[round - warmup] = us;
