@@ -172,9 +172,20 @@ int slots_open_regular(int dirfd, const char *name, struct stat *st)
 {
         int fd, flags;
 
+        /*
+         * Look before opening: opening a device node can act on the device (a tape rewinds,
+         * a watchdog arms), and a socket cannot be opened at all.  The fstat below still
+         * decides, in case the name changed in between.
+         */
+        if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (S_ISLNK(st->st_mode))
+                return -ELOOP;
+        if (!S_ISREG(st->st_mode))
+                return -EINVAL;
         fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return errno == ENXIO ? -EINVAL : -errno;
         if (fstat(fd, st) < 0)
                 goto fail;
         if (!S_ISREG(st->st_mode)) {

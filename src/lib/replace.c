@@ -21,8 +21,14 @@ int slots_lock_take(int dirfd, const char *lockname, const char *display, struct
         struct stat st;
         int fd;
 
+        /* Never open what is not a regular file: opening a device node can act on the device. */
+        if (fstatat(dirfd, lockname, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+            !S_ISLNK(st.st_mode))
+                goto not_regular;
         fd = openat(dirfd, lockname, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
                     0600);
+        if (fd < 0 && errno == ENXIO)
+                goto not_regular;
         if (fd < 0)
                 return slots_error_set(e, -errno, display, "cannot open the lock file: %s",
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
@@ -33,8 +39,7 @@ int slots_lock_take(int dirfd, const char *lockname, const char *display, struct
         }
         if (!S_ISREG(st.st_mode)) {
                 close(fd);
-                return slots_error_set(e, -EINVAL, display,
-                                       "the lock file is not a regular file; remove it");
+                goto not_regular;
         }
         /* flock is released by the kernel when the holder dies: a crash never leaves a stale lock. */
         while (flock(fd, LOCK_EX) < 0) {
@@ -45,6 +50,11 @@ int slots_lock_take(int dirfd, const char *lockname, const char *display, struct
                 return r;
         }
         return fd;
+
+not_regular:
+        /* Refused (exit 1) like a symlink there, not an invalid table (exit 2). */
+        return slots_error_set(e, -EPERM, display, "the lock file %s is not a regular file; remove it",
+                               lockname);
 }
 
 static int make_temp(int dirfd, const char *name, char *out, size_t size)
