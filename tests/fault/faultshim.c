@@ -10,7 +10,8 @@
  *                         runs, then SIGKILL), or an errno name: ENOSPC, EIO,
  *                         EPERM, EDQUOT, EACCES, EROFS (the call is not made,
  *                         it returns -1 with that errno)
- *   FAULT_CALLS=a,b       only these calls count (default: all of them below)
+ *   FAULT_CALLS=a,b       only these calls count (default: all of them below but
+ *                         openat, which a test names to learn what a command opens)
  *   FAULT_PROG=a,b        only act in a program of one of these names
  *   FAULT_NOW=SECONDS     time() and gettimeofday() return this fixed time, so
  *                         "since"/"released" and shadow dates are reproducible
@@ -62,6 +63,7 @@ enum call {
         C_UNLINKAT,
         C_FTRUNCATE,
         C_FSETXATTR,
+        C_OPENAT,               /* only when FAULT_CALLS names it: opens change nothing */
         C_MAX,
 };
 
@@ -70,7 +72,7 @@ static const char *const call_names[C_MAX] = {
         [C_FCHOWN] = "fchown",       [C_FCHOWNAT] = "fchownat",   [C_FCHMOD] = "fchmod",
         [C_FCHMODAT] = "fchmodat",   [C_RENAME] = "rename",       [C_RENAMEAT] = "renameat",
         [C_RENAMEAT2] = "renameat2", [C_UNLINK] = "unlink",       [C_UNLINKAT] = "unlinkat",
-        [C_FTRUNCATE] = "ftruncate", [C_FSETXATTR] = "fsetxattr",
+        [C_FTRUNCATE] = "ftruncate", [C_FSETXATTR] = "fsetxattr",   [C_OPENAT] = "openat",
 };
 
 static const struct {
@@ -164,7 +166,7 @@ __attribute__((constructor)) static void faultshim_init(void)
 
         v = getenv("FAULT_CALLS");
         for (int c = 0; c < C_MAX; c++)
-                S.enabled[c] = !(v && *v) || in_list(v, call_names[c]);
+                S.enabled[c] = v && *v ? in_list(v, call_names[c]) : c != C_OPENAT;
         v = getenv("FAULT_AT");
         S.at = v ? strtoul(v, NULL, 10) : 0;
         v = getenv("FAULT_ACTION");
@@ -530,6 +532,29 @@ int fsetxattr(int fd, const char *name, const void *value, size_t size, int flag
         if (before(C_FSETXATTR, fd, NULL, &ka))
                 FAIL_WITH_ERRNO();
         r = f(fd, name, value, size, flags);
+        after(ka);
+        return r;
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+        static int (*f)(int, const char *, int, ...);
+        mode_t mode = 0;
+        bool ka;
+        int r;
+
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+
+                va_start(ap, flags);
+                mode = (mode_t) va_arg(ap, int);
+                va_end(ap);
+        }
+        if (!f)
+                f = real("openat");
+        if (before(C_OPENAT, dirfd, path, &ka))
+                FAIL_WITH_ERRNO();
+        r = f(dirfd, path, flags, mode);
         after(ka);
         return r;
 }
