@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: dependencies, a -Werror build with "make check",
 # then the unit, integration and PAM tests again under AddressSanitizer + UBSan, then
-# valgrind over the unit and PAM tests.  Run as root on Debian 12 (root tests run in
+# valgrind over the unit and PAM tests, then the libFuzzer targets (SLOTS_FUZZ_SECONDS
+# each, default 60).  Run as root on Debian 12 (root tests run in
 # private mount namespaces and change nothing on the host).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,5 +44,11 @@ make -C "$out/asan" -j"$jobs" >/dev/null
 
 step "valgrind over the unit and PAM tests"
 SLOTS_BUILD_DIR=$out/plain sh "$top/tests/valgrind.sh"
+
+step "libFuzzer: the config, table and limit parsers, ${SLOTS_FUZZ_SECONDS:-60} s each (tests/fuzz/run.sh)"
+# A crash, a sanitizer report, a broken invariant or a leak fails; 77: clang is missing.
+fuzz_rc=0
+SLOTS_FUZZ_DIR=$out/fuzz sh "$top/tests/fuzz/run.sh" "${SLOTS_FUZZ_SECONDS:-60}" || fuzz_rc=$?
+[ "$fuzz_rc" = 0 ] || [ "$fuzz_rc" = 77 ] || exit 1
 
 step "all test runs passed"
