@@ -33,20 +33,26 @@ int cmd_exit_for(int r)
 
 void cmd_log(const char *fmt, ...)
 {
-        const char *sudo_user = getenv("SUDO_USER");
-        char msg[1024], who[128];
+        static bool opened;
+        static char who[128];
+        char msg[1024];
         va_list ap;
 
+        /* One connection for the whole run: provisioning logs thousands of changes. */
+        if (!opened) {
+                const char *sudo_user = getenv("SUDO_USER");
+
+                if (sudo_user && sudo_user[0])
+                        snprintf(who, sizeof(who), "%s (via sudo)", sudo_user);
+                else
+                        snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
+                openlog(cmd_name, LOG_PID, LOG_AUTHPRIV);
+                opened = true;
+        }
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        if (sudo_user && sudo_user[0])
-                snprintf(who, sizeof(who), "%s (via sudo)", sudo_user);
-        else
-                snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
-        openlog(cmd_name, LOG_PID, LOG_AUTHPRIV);
         syslog(LOG_NOTICE, "%s; by %s", msg, who);
-        closelog();
 }
 
 int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e)
