@@ -72,20 +72,41 @@ slots_ns_fail() {
 
 # Re-runs the calling script inside private mount, PID and IPC namespaces, once.  In there:
 # a copy of /etc is bind-mounted over /etc (never a single file: rename over a
-# bind-mounted file fails with EBUSY), and /tmp, /var/tmp, /dev/shm, /var/lib/slots
-# and /run are private tmpfs mounts.  Usage, at the top of a test: slots_enter_namespace "$@"
+# bind-mounted file fails with EBUSY), /tmp, /var/tmp, /dev/shm, /run and /var/lib/slots
+# are private tmpfs mounts, and /var/lib is an overlay.  The build folder is bind-mounted at
+# /run/slots-build (top_builddir points there), so slot accounts can run its programs
+# whatever the modes of the folders above the checkout, and a checkout under /tmp stays
+# visible.  Usage, at the top of a test: slots_enter_namespace "$@"
 slots_enter_namespace() {
 	if [ -z "${SLOTS_IN_NAMESPACE:-}" ]; then
+		SLOTS_HOST_BUILDDIR=$(cd "$top_builddir" && pwd -P) || slots_ns_fail "no build folder $top_builddir"
+		SLOTS_HOST_SRCDIR=$(cd "$top_srcdir" && pwd -P) || slots_ns_fail "no source folder $top_srcdir"
+		export SLOTS_HOST_BUILDDIR SLOTS_HOST_SRCDIR
 		# PID and IPC namespaces too: a release's kill(-1) as a slot uid and its IPC removal
 		# reach only this test's processes, never the host's or another test's.
-		SLOTS_IN_NAMESPACE=1 exec unshare --mount --propagation private --pid --ipc --fork --mount-proc \
-			sh "$0" "$@"
+		SLOTS_IN_NAMESPACE=1 top_builddir=/run/slots-build top_srcdir=$SLOTS_HOST_SRCDIR \
+			exec unshare --mount --propagation private --pid --ipc --fork --mount-proc sh "$0" "$@"
 	fi
 	# Any failure here is a hard error (99): a test must never go on against the host's /etc.
-	for d in /tmp /var/tmp /dev/shm; do
-		mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
-	done
 	mount -t tmpfs -o mode=0755 tmpfs /run || slots_ns_fail "cannot mount a tmpfs on /run"
+	mkdir -p /run/slots-build /run/.slots-hold
+	mount --bind "$SLOTS_HOST_BUILDDIR" /run/slots-build || slots_ns_fail "cannot bind the build folder"
+	for d in /tmp /var/tmp /dev/shm; do
+		# A source folder below $d (a checkout in /tmp) is carried over into the new $d.
+		case "$SLOTS_HOST_SRCDIR/" in
+		"$d"/*)
+			mount --bind "$SLOTS_HOST_SRCDIR" /run/.slots-hold || slots_ns_fail "cannot hold $SLOTS_HOST_SRCDIR"
+			mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
+			mkdir -p "$SLOTS_HOST_SRCDIR"
+			mount --move /run/.slots-hold "$SLOTS_HOST_SRCDIR" || slots_ns_fail "cannot keep $SLOTS_HOST_SRCDIR"
+			;;
+		*)
+			mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
+			;;
+		esac
+	done
+	[ -x "$SLOTS_ADMIN" ] || slots_ns_fail "$SLOTS_ADMIN is not there after the mounts"
+	[ -f "$top_srcdir/tests/integration/lib.sh" ] || slots_ns_fail "$top_srcdir is not there after the mounts"
 	# The copy lives in the namespace's own /tmp, so nothing of it stays on the host.
 	slots_etc=$(mktemp -d /tmp/slots-etc.XXXXXX) || slots_ns_fail "mktemp"
 	cp -a /etc/. "$slots_etc/" || slots_ns_fail "cannot copy /etc"
