@@ -84,27 +84,38 @@ slots_enter_namespace() {
 		export SLOTS_HOST_BUILDDIR SLOTS_HOST_SRCDIR
 		# PID and IPC namespaces too: a release's kill(-1) as a slot uid and its IPC removal
 		# reach only this test's processes, never the host's or another test's.
-		SLOTS_IN_NAMESPACE=1 top_builddir=/run/slots-build top_srcdir=$SLOTS_HOST_SRCDIR \
-			exec unshare --mount --propagation private --pid --ipc --fork --mount-proc sh "$0" "$@"
+		SLOTS_IN_NAMESPACE=1 exec unshare --mount --propagation private --pid --ipc --fork --mount-proc \
+			sh "$0" "$@"
 	fi
 	# Any failure here is a hard error (99): a test must never go on against the host's /etc.
 	mount -t tmpfs -o mode=0755 tmpfs /run || slots_ns_fail "cannot mount a tmpfs on /run"
-	mkdir -p /run/slots-build /run/.slots-hold
+	mkdir -p /run/slots-build /run/.slots-hold-src /run/.slots-hold-build
 	mount --bind "$SLOTS_HOST_BUILDDIR" /run/slots-build || slots_ns_fail "cannot bind the build folder"
 	for d in /tmp /var/tmp /dev/shm; do
-		# A source folder below $d (a checkout in /tmp) is carried over into the new $d.
-		case "$SLOTS_HOST_SRCDIR/" in
-		"$d"/*)
-			mount --bind "$SLOTS_HOST_SRCDIR" /run/.slots-hold || slots_ns_fail "cannot hold $SLOTS_HOST_SRCDIR"
-			mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
-			mkdir -p "$SLOTS_HOST_SRCDIR"
-			mount --move /run/.slots-hold "$SLOTS_HOST_SRCDIR" || slots_ns_fail "cannot keep $SLOTS_HOST_SRCDIR"
-			;;
-		*)
-			mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
-			;;
-		esac
+		# The checkout and build folders below $d (a clone in /tmp) are carried into the new $d.
+		held=
+		for p in "$SLOTS_HOST_SRCDIR" "$SLOTS_HOST_BUILDDIR"; do
+			case "$p/" in "$d"/*) ;; *) continue ;; esac
+			case "$p/" in "$held"/*) [ -n "$held" ] && continue ;; esac
+			hold=/run/.slots-hold-src
+			[ "$p" = "$SLOTS_HOST_SRCDIR" ] || hold=/run/.slots-hold-build
+			mount --bind "$p" "$hold" || slots_ns_fail "cannot hold $p"
+			held=$p
+		done
+		mount -t tmpfs -o mode=1777 tmpfs "$d" || slots_ns_fail "cannot mount a tmpfs on $d"
+		for p in "$SLOTS_HOST_SRCDIR" "$SLOTS_HOST_BUILDDIR"; do
+			hold=/run/.slots-hold-src
+			[ "$p" = "$SLOTS_HOST_SRCDIR" ] || hold=/run/.slots-hold-build
+			mountpoint -q "$hold" || continue
+			mkdir -p "$p" && mount --move "$hold" "$p" || slots_ns_fail "cannot keep $p"
+		done
 	done
+	# From here on the build folder is /run/slots-build: slot accounts can reach its programs
+	# whatever the modes of the folders above the checkout.  Paths computed before still work.
+	top_builddir=/run/slots-build
+	SLOTS_ADMIN=$top_builddir/slots-admin
+	SLOTS_PROVISION=$top_builddir/slots-provision
+	export top_builddir SLOTS_ADMIN SLOTS_PROVISION
 	[ -x "$SLOTS_ADMIN" ] || slots_ns_fail "$SLOTS_ADMIN is not there after the mounts"
 	[ -f "$top_srcdir/tests/integration/lib.sh" ] || slots_ns_fail "$top_srcdir is not there after the mounts"
 	# The copy lives in the namespace's own /tmp, so nothing of it stays on the host.
