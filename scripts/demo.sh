@@ -14,11 +14,20 @@ if [ -z "${SLOTS_DEMO_INSIDE:-}" ]; then
 	(cd "$top" && ./autogen.sh >/dev/null 2>&1)
 	mkdir -p "$out"
 	(cd "$out" && "$top/configure" -q >/dev/null && make -j"$(nproc)" >/dev/null)
-	SLOTS_DEMO_INSIDE=1 SLOTS_BUILD=$out exec unshare -m --propagation private sh "$0" "$@"
+	# Private mount, PID and IPC namespaces: a release's kill(-1) as a slot reaches only the demo.
+	SLOTS_DEMO_INSIDE=1 SLOTS_BUILD=$out exec unshare --mount --propagation private --pid --ipc --fork \
+		--mount-proc sh "$0" "$@"
 fi
 
 # ---- inside a private mount namespace: nothing below reaches the host ----
-for d in /tmp /var/tmp /dev/shm /run /opt /srv; do
+# The build and the example config first move to /run, so a checkout under /tmp, /opt or /srv
+# stays usable when those get their fresh tmpfs.
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/slots-build && mount --bind "$out" /run/slots-build
+cp "$top/data/slots.conf.example" /run/slots.conf.example
+out=/run/slots-build
+example=/run/slots.conf.example
+for d in /tmp /var/tmp /dev/shm /opt /srv; do
 	mount -t tmpfs -o mode=0755 tmpfs "$d"
 done
 chmod 1777 /tmp /var/tmp /dev/shm
@@ -30,7 +39,10 @@ cp -a /etc/. "$etc/" && mount --bind "$etc" /etc
 
 PATH=$out:$PATH
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '$ %s\n' "$*"; "$@"; }
+run() {
+	if [ "$1" = sh ] && [ "$2" = -c ]; then printf '$ %s\n' "$3"; else printf '$ %s\n' "$*"; fi
+	"$@"
+}
 ALICE=aa73da63e26b40a1bb701c2b4c024870
 BOB=5f0c2e91b7d84a6e9c3d2b1a0f9e8d7c
 
@@ -40,7 +52,7 @@ mkdir -p $img/etc/slots
 for f in passwd group shadow gshadow login.defs; do cp -p /etc/$f $img/etc/; done
 echo "video-studio:x:990:990:video-studio:/srv/video-studio:/usr/sbin/nologin" >>$img/etc/passwd
 echo "video-studio:x:990:" >>$img/etc/group
-cp "$top/data/slots.conf.example" $img/etc/slots/slots.conf
+cp "$example" $img/etc/slots/slots.conf
 run slots-provision --root $img | tail -n 12
 echo "(...)"
 run sh -c "grep '^slot' $img/etc/passwd | head -n 3"
@@ -58,7 +70,7 @@ chmod 0700 $rel/bin/slot-exec /opt/video-studio/state /srv/video-studio/docs/_pr
 chown video-studio:video-studio /var/lib/video-studio/browser-profiles
 echo "SECRET=1" >/opt/video-studio/.env && chmod 0600 /opt/video-studio/.env
 chown -R video-studio:video-studio /opt/video-studio /srv/video-studio
-mkdir -p /etc/slots && cp "$top/data/slots.conf.example" /etc/slots/slots.conf
+mkdir -p /etc/slots && cp "$example" /etc/slots/slots.conf
 run ls -ld /opt/video-studio/releases
 
 say "3. slots-provision --dry-run, then for real, then again (idempotent)"
@@ -90,8 +102,9 @@ fi
 
 say "7. Release a user: processes, files and group access of the slot are gone"
 runuser -u slot02 -- sh -c 'echo left-behind >/tmp/slot02-file; sleep 600 &' || true
+run sh -c "ps -o pid=,stat=,comm= -u slot02"
 run slots-admin release $BOB
 run sh -c "ls /tmp/slot02-file 2>&1 || true"
-run sh -c "pgrep -u slot02 >/dev/null && echo 'slot02 still runs processes' || echo 'no process of slot02'"
+run sh -c "ps -o pid=,stat=,comm= -u slot02 | grep -v ' Z' || echo 'no process of slot02 runs'"
 run slots-admin status --json slot02
 say "Done: the host was not changed (everything ran in a private mount namespace)."
