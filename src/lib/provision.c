@@ -1407,11 +1407,13 @@ static int table_check(struct ctx *x)
 
 static int table_step(struct ctx *x)
 {
+        const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = 0640 };
         const char *path = x->c->table, *base;
-        char b1[64], b2[64], b3[64];
+        char b1[64], b2[64], b3[64], *text = NULL;
         struct slots_store s;
         struct stat st;
         char *dir = strdup(path);
+        size_t len = 0;
         int dfd, fd, r;
 
         if (!dir)
@@ -1452,10 +1454,19 @@ static int table_step(struct ctx *x)
                 r = slots_error_set(x->e, fd, path, "cannot open: %s", strerror(-fd));
                 goto out;
         }
-        /* Never wider than before or after: narrow the mode first, then the owner, then the final mode. */
-        if (fchmod(fd, st.st_mode & 0640) < 0 || fchown(fd, 0, x->table_gid) < 0 || fchmod(fd, 0640) < 0)
-                r = slots_error_set(x->e, -errno, path, "cannot repair owner and mode: %s", strerror(errno));
+        /*
+         * The same bytes through the owner-preserving replace with the owner and mode forced:
+         * a reader sees the old file or the repaired one, never a half-repaired mode that
+         * would lock the service out if the run were killed in between.
+         */
+        r = slots_read_all(fd, (size_t) 64 << 20, &text, &len);
         slots_close(fd);
+        if (r < 0) {
+                slots_error_set(x->e, r, path, "cannot read: %s", strerror(-r));
+                goto out;
+        }
+        r = slots_replace(s.dirfd, s.name, path, text, len, &def, SLOTS_REPLACE_FORCE_MODE, x->e);
+        free(text);
 out:
         slots_store_close(&s);
         return r;
