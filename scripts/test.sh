@@ -18,7 +18,7 @@ run_check() {
 	# make check prints each test's result; on failure show the logs of the failed ones.
 	if ! make -C "$1" -j"$jobs" check; then
 		for log in $(find "$1" -name '*.log' ! -name config.log ! -name test-suite.log); do
-			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 60 "$log"; }
+			grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 60 "$log"; }
 		done
 		return 1
 	fi

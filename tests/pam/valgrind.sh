@@ -8,6 +8,8 @@ mod="$top_builddir/pam/.libs/pam_slots.so"
 cycles=${SLOTS_PAM_CYCLES:-1000}
 
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
+# valgrind and AddressSanitizer cannot share a process; the sanitizer run checks leaks itself.
+[ -z "${SLOTS_SANITIZER:-}" ] || { echo "SKIP: sanitizer build (scripts/test.sh runs valgrind on the plain one)"; exit 77; }
 test -f "$mod" || { echo "FAIL: $mod not built"; exit 1; }
 
 work=$(mktemp -d "$top_builddir/tests/pam/valgrind.XXXXXX")
