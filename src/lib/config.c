@@ -85,25 +85,6 @@ void slots_config_free(struct slots_config *c)
         free(c);
 }
 
-static int fail(const struct slots_jsrc *src, const struct slots_jpath *p, size_t n, bool key,
-                struct slots_error *e, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int fail(const struct slots_jsrc *src, const struct slots_jpath *p, size_t n, bool key,
-                struct slots_error *e, const char *fmt, ...)
-{
-        char text[SLOTS_ERR_TEXT];
-        unsigned line, col;
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
-        va_end(ap);
-        slots_error_set(e, -EBADMSG, src->file, "%s", text);
-        (void) slots_json_locate(src, p, n, key, &line, &col);
-        slots_error_at(e, line, col);
-        return -EBADMSG;
-}
-
 static bool name_valid(const char *s, size_t max)
 {
         size_t n = strlen(s);
@@ -164,7 +145,7 @@ static int parse_paths(const struct slots_jsrc *src, const struct slots_jpath *p
         json_t *item;
 
         if (!json_is_array(v))
-                return fail(src, p, 1, false, e, "\"%s\" must be an array of %s paths", p[0].key,
+                return slots_json_fail(e, src, p, 1, false, "\"%s\" must be an array of %s paths", p[0].key,
                             abs ? "absolute" : "relative");
         *out = calloc(json_array_size(v) + 1, sizeof(char *));
         if (!*out)
@@ -172,7 +153,7 @@ static int parse_paths(const struct slots_jsrc *src, const struct slots_jpath *p
         json_array_foreach(v, i, item) {
                 q[1] = (struct slots_jpath){ .key = NULL, .index = i };
                 if (!json_is_string(item) || !path_valid(json_string_value(item), abs))
-                        return fail(src, q, 2, false, e,
+                        return slots_json_fail(e, src, q, 2, false,
                                     "\"%s\" entry %zu must be %s path without \".\", \"..\" or empty "
                                     "components", p[0].key, i + 1, abs ? "an absolute" : "a relative");
                 (*out)[i] = strdup(json_string_value(item));
@@ -192,7 +173,7 @@ static int parse_limits(const struct slots_jsrc *src, json_t *v, struct slots_co
         int r;
 
         if (!json_is_object(v))
-                return fail(src, p, 1, false, e,
+                return slots_json_fail(e, src, p, 1, false,
                             "\"limits\" must be an object: {\"default\": {...}, \"slot03\": {...}}");
         c->has_limits = true;
         c->slot_limits = calloc(json_object_size(v) + 1, sizeof(*c->slot_limits));
@@ -209,7 +190,7 @@ static int parse_limits(const struct slots_jsrc *src, json_t *v, struct slots_co
                         sl->slot = n;
                         r = slots_limits_parse(sub, src, p, 2, &sl->limits, e);
                 } else {
-                        return fail(src, p, 2, true, e,
+                        return slots_json_fail(e, src, p, 2, true,
                                     "\"limits\" has key \"%s\"; only \"default\" and slot names (slot01, "
                                     "...) are allowed", key);
                 }
@@ -229,43 +210,43 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
         switch (k->kind) {
         case K_NAME:
                 if (!s || !name_valid(s, 32))
-                        return fail(src, p, 1, false, e,
+                        return slots_json_fail(e, src, p, 1, false,
                                     "\"%s\" must be an account or group name (lower case letters, digits, "
                                     "_ and -, starting with a letter or _, at most 32)", k->name);
                 return set_string(dst, s);
         case K_PREFIX:
                 if (!s || !name_valid(s, 26))
-                        return fail(src, p, 1, false, e,
+                        return slots_json_fail(e, src, p, 1, false,
                                     "\"prefix\" must be a group name prefix (lower case letters, digits, _ "
                                     "and -, at most 26 so that <prefix>shared fits in 32)");
                 return set_string(dst, s);
         case K_POOL:
                 if (!json_is_integer(v) || json_integer_value(v) < 1 ||
                     json_integer_value(v) > SLOTS_POOL_MAX)
-                        return fail(src, p, 1, false, e, "\"slots\" must be an integer from 1 to %d",
+                        return slots_json_fail(e, src, p, 1, false, "\"slots\" must be an integer from 1 to %d",
                                     SLOTS_POOL_MAX);
                 c->slots = (unsigned) json_integer_value(v);
                 return 0;
         case K_ID:
                 if (!json_is_integer(v) || json_integer_value(v) < 1 ||
                     json_integer_value(v) >= (json_int_t) UINT32_MAX)
-                        return fail(src, p, 1, false, e, "\"%s\" must be an integer from 1 to %u", k->name,
+                        return slots_json_fail(e, src, p, 1, false, "\"%s\" must be an integer from 1 to %u", k->name,
                                     UINT32_MAX - 1);
                 *(uid_t *) ((char *) c + k->offset) = (uid_t) json_integer_value(v);
                 return 0;
         case K_ABSPATH:
                 if (!s || !path_valid(s, true))
-                        return fail(src, p, 1, false, e,
+                        return slots_json_fail(e, src, p, 1, false,
                                     "\"%s\" must be an absolute path without \".\", \"..\", empty "
                                     "components or a trailing /", k->name);
                 return set_string(dst, s);
         case K_FILENAME:
                 if (!s || !path_valid(s, false) || strchr(s, '/'))
-                        return fail(src, p, 1, false, e, "\"%s\" must be a file name without /", k->name);
+                        return slots_json_fail(e, src, p, 1, false, "\"%s\" must be a file name without /", k->name);
                 return set_string(dst, s);
         case K_USERTREE:
                 if (!s || !path_valid(s, false) || !strstr(s, "{user}"))
-                        return fail(src, p, 1, false, e,
+                        return slots_json_fail(e, src, p, 1, false,
                                     "\"user_tree\" must be a relative path that contains {user}, without "
                                     "\".\", \"..\" or empty components");
                 return set_string(dst, s);
@@ -304,21 +285,21 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         char *dir = NULL;
 
         if (!c->service)
-                return fail(src, top, 0, false, e, "required key \"service\" is missing");
+                return slots_json_fail(e, src, top, 0, false, "required key \"service\" is missing");
         if (c->slots == 0)
-                return fail(src, top, 0, false, e, "required key \"slots\" is missing");
+                return slots_json_fail(e, src, top, 0, false, "required key \"slots\" is missing");
         if ((c->uid_min != 0) != (c->uid_max != 0)) {
                 const struct slots_jpath p = { .key = c->uid_min ? "uid_min" : "uid_max" };
-                return fail(src, &p, 1, true, e, "\"uid_min\" and \"uid_max\" go together; set both");
+                return slots_json_fail(e, src, &p, 1, true, "\"uid_min\" and \"uid_max\" go together; set both");
         }
         c->uid_range_set = c->uid_min != 0;
         if (c->uid_range_set && c->uid_max < c->uid_min) {
                 const struct slots_jpath p = { .key = "uid_max" };
-                return fail(src, &p, 1, false, e, "\"uid_max\" is below \"uid_min\"");
+                return slots_json_fail(e, src, &p, 1, false, "\"uid_max\" is below \"uid_min\"");
         }
         if (c->uid_range_set && c->uid_max - c->uid_min + 1 < c->slots + 1) {
                 const struct slots_jpath p = { .key = "uid_max" };
-                return fail(src, &p, 1, false, e,
+                return slots_json_fail(e, src, &p, 1, false,
                             "the range uid_min..uid_max holds %u ids; the pool needs %u (slots and the "
                             "shared group)", (unsigned) (c->uid_max - c->uid_min + 1), c->slots + 1);
         }
@@ -329,12 +310,12 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                                 { .key = "limits" },
                                 { .key = slots_slot_name(c->slot_limits[i].slot, name) },
                         };
-                        return fail(src, p, 2, true, e, "\"limits\" names %s, outside the pool of %u slots",
+                        return slots_json_fail(e, src, p, 2, true, "\"limits\" names %s, outside the pool of %u slots",
                                     name, c->slots);
                 }
         if (c->n_shared_dirs && !c->docs_root) {
                 const struct slots_jpath p = { .key = "shared_dirs" };
-                return fail(src, &p, 1, true, e, "\"shared_dirs\" needs \"docs_root\"");
+                return slots_json_fail(e, src, &p, 1, true, "\"shared_dirs\" needs \"docs_root\"");
         }
         /* A shared folder that holds a private path would hand that path to every slot. */
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
@@ -346,7 +327,7 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                         if (path_under(c->private_paths[j], dir) || path_under(dir, c->private_paths[j])) {
                                 const struct slots_jpath p[2] = { { .key = "shared_dirs" },
                                                                   { .key = NULL, .index = i } };
-                                int r = fail(src, p, 2, false, e,
+                                int r = slots_json_fail(e, src, p, 2, false,
                                              "shared folder %s overlaps the private path %s; a private path "
                                              "must never be shared", dir, c->private_paths[j]);
                                 free(dir);
@@ -397,7 +378,7 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
                 return -ENOMEM;
         }
         if (!json_is_object(root)) {
-                r = fail(&src, NULL, 0, false, e, "the config must be a JSON object");
+                r = slots_json_fail(e, &src, NULL, 0, false, "the config must be a JSON object");
                 goto out;
         }
         json_object_foreach(root, key, v) {
@@ -408,7 +389,7 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
                                 k = &keys[i];
                 if (!k) {
                         const struct slots_jpath p = { .key = key };
-                        r = fail(&src, &p, 1, true, e, "unknown key \"%s\" (known: %s)", key, known_keys);
+                        r = slots_json_fail(e, &src, &p, 1, true, "unknown key \"%s\" (known: %s)", key, known_keys);
                         goto out;
                 }
                 r = parse_key(&src, k, v, c, e);

@@ -1,5 +1,7 @@
 /* Where a value or key sits in a JSON text, for errors that name line and column. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +171,20 @@ int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *pa
         *line = c.line;
         *column = c.col;
         return r;
+}
+
+int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *path,
+                    size_t n, bool want_key, const char *fmt, ...)
+{
+        char text[SLOTS_ERR_TEXT];
+        unsigned line, col;
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        slots_error_set(e, -EBADMSG, src->file, "%s", text);
+        (void) slots_json_locate(src, path, n, want_key, &line, &col);
+        slots_error_at(e, line, col);
+        return -EBADMSG;
 }

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 /* One step of a path into a JSON document: an object key, or an array index when key is NULL. */
 struct slots_jpath {
         const char *key;
@@ -28,3 +30,10 @@ struct slots_jsrc {
  */
 int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n,
                       bool want_key, unsigned *line, unsigned *column);
+
+/*
+ * Sets e to an -EBADMSG error about the element at path (n steps) in src (its
+ * key with want_key), with file, line and column; returns -EBADMSG.
+ */
+int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *path,
+                    size_t n, bool want_key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

@@ -1,6 +1,5 @@
 /* Per-slot resource limits (rlimits): the typed parser shared by the config loader and pam_slots. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -112,25 +111,6 @@ static const char *expected(enum unit unit)
         }
 }
 
-static int fail(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n, bool key,
-                struct slots_error *e, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int fail(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n, bool key,
-                struct slots_error *e, const char *fmt, ...)
-{
-        char text[SLOTS_ERR_TEXT];
-        unsigned line, col;
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
-        va_end(ap);
-        slots_error_set(e, -EBADMSG, src->file, "%s", text);
-        (void) slots_json_locate(src, path, n, key, &line, &col);
-        slots_error_at(e, line, col);
-        return -EBADMSG;
-}
-
 int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct slots_jpath *path,
                        size_t n, struct slots_limits *out, struct slots_error *e)
 {
@@ -143,7 +123,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 return -EINVAL;
         memcpy(p, path, n * sizeof(p[0]));
         if (!json_is_object(obj))
-                return fail(src, p, n, false, e, "%s: must be an object of limits",
+                return slots_json_fail(e, src, p, n, false, "%s: must be an object of limits",
                             n > 0 && path[n - 1].key ? path[n - 1].key : "limits");
 
         json_object_foreach(obj, key, v) {
@@ -153,7 +133,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
 
                 p[n] = (struct slots_jpath){ .key = key };
                 if (item < 0)
-                        return fail(src, p, n + 1, true, e,
+                        return slots_json_fail(e, src, p, n + 1, true,
                                     "unknown limit \"%s\" (known: nproc, nofile, as, data, stack, cpu, "
                                     "fsize, core, memlock, nice)", key);
                 l = &out->item[item];
@@ -161,7 +141,7 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                 if (items[item].unit == UNIT_NICE) {
                         json_int_t i = json_is_integer(v) ? json_integer_value(v) : 100;
                         if (i < -20 || i > 19)
-                                return fail(src, p, n + 1, false, e, "limit \"%s\": must be %s", key,
+                                return slots_json_fail(e, src, p, n + 1, false, "limit \"%s\": must be %s", key,
                                             expected(UNIT_NICE));
                         l->nice = (int) i;
                         continue;
@@ -181,25 +161,25 @@ int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct s
                                         dst = &l->hard;
                                         has_hard = true;
                                 } else {
-                                        return fail(src, p, n + 2, true, e,
+                                        return slots_json_fail(e, src, p, n + 2, true,
                                                     "limit \"%s\": unknown key \"%s\" (only \"soft\" and "
                                                     "\"hard\")", key, k2);
                                 }
                                 if (parse_scalar(v2, items[item].unit, dst) < 0)
-                                        return fail(src, p, n + 2, false, e, "limit \"%s\": must be %s",
+                                        return slots_json_fail(e, src, p, n + 2, false, "limit \"%s\": must be %s",
                                                     key, expected(items[item].unit));
                         }
                         if (!has_soft || !has_hard)
-                                return fail(src, p, n + 1, false, e,
+                                return slots_json_fail(e, src, p, n + 1, false,
                                             "limit \"%s\": needs both \"soft\" and \"hard\"", key);
                         if (l->soft > l->hard)
-                                return fail(src, p, n + 1, false, e,
+                                return slots_json_fail(e, src, p, n + 1, false,
                                             "limit \"%s\": soft is above hard", key);
                         continue;
                 }
                 r = parse_scalar(v, items[item].unit, &l->soft);
                 if (r < 0)
-                        return fail(src, p, n + 1, false, e, "limit \"%s\": must be %s", key,
+                        return slots_json_fail(e, src, p, n + 1, false, "limit \"%s\": must be %s", key,
                                     expected(items[item].unit));
                 l->hard = l->soft;
         }

@@ -1,6 +1,5 @@
 /* The slot table format (SPEC "Slot table"): validate, query, change, serialize. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -39,25 +38,6 @@ void slots_table_free(struct slots_table *t)
         free(t);
 }
 
-static int bad(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *p, size_t n,
-               bool key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static int bad(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *p, size_t n,
-               bool key, const char *fmt, ...)
-{
-        char text[SLOTS_ERR_TEXT];
-        unsigned line, col;
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
-        va_end(ap);
-        slots_error_set(e, -EBADMSG, src->file, "%s", text);
-        (void) slots_json_locate(src, p, n, key, &line, &col);
-        slots_error_at(e, line, col);
-        return -EBADMSG;
-}
-
 static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *entry, struct slots_error *e)
 {
         struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { 0 } };
@@ -66,30 +46,30 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
         static const char *const strings[] = { "since", "released", "cleanup" };
 
         if (!json_is_object(entry))
-                return bad(e, src, p, 2, false, "%s: the entry must be an object", slot);
+                return slots_json_fail(e, src, p, 2, false, "%s: the entry must be an object", slot);
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
                 json_t *v = json_object_get(entry, strings[i]);
                 p[2].key = strings[i];
                 if (v && !json_is_string(v))
-                        return bad(e, src, p, 3, false, "%s: \"%s\" must be a string", slot, strings[i]);
+                        return slots_json_fail(e, src, p, 3, false, "%s: \"%s\" must be a string", slot, strings[i]);
         }
         p[2].key = "user";
         if (user) {
                 if (!json_is_string(user) || !slots_user_valid(json_string_value(user)))
-                        return bad(e, src, p, 3, false,
+                        return slots_json_fail(e, src, p, 3, false,
                                    "%s: invalid user id (1-64 of A-Z a-z 0-9 . _ -, not starting "
                                    "with . or -)", slot);
                 if (cleanup)
-                        return bad(e, src, p, 3, false,
+                        return slots_json_fail(e, src, p, 3, false,
                                    "%s: an entry has either \"user\" or \"cleanup\", not both", slot);
                 return 0;
         }
         p[2].key = "cleanup";
         if (!cleanup)
-                return bad(e, src, p, 2, false,
+                return slots_json_fail(e, src, p, 2, false,
                            "%s: the entry has neither \"user\" nor \"cleanup\": \"pending\"", slot);
         if (strcmp(json_string_value(cleanup), "pending") != 0)
-                return bad(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"", slot);
+                return slots_json_fail(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"", slot);
         return 0;
 }
 
@@ -111,20 +91,20 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                 return -EBADMSG;
         }
         if (!json_is_object(root)) {
-                r = bad(e, &src, NULL, 0, false, "the table must be a JSON object");
+                r = slots_json_fail(e, &src, NULL, 0, false, "the table must be a JSON object");
                 goto fail;
         }
         version = json_object_get(root, "version");
         if (!json_is_integer(version) || json_integer_value(version) != 1) {
                 const struct slots_jpath p = { .key = "version" };
-                r = bad(e, &src, &p, 1, false,
+                r = slots_json_fail(e, &src, &p, 1, false,
                         "unsupported table version (this slots-admin reads \"version\": 1)");
                 goto fail;
         }
         slots = json_object_get(root, "slots");
         if (!json_is_object(slots)) {
                 const struct slots_jpath p = { .key = "slots" };
-                r = bad(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries");
+                r = slots_json_fail(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries");
                 goto fail;
         }
         seen = json_object();   /* user -> slot, to find a user in two slots */
@@ -140,7 +120,7 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
 
                 if (n == 0 || n > pool) {
                         snprintf(pooltxt, sizeof(pooltxt), "%u", pool);
-                        r = bad(e, &src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot, pooltxt);
+                        r = slots_json_fail(e, &src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot, pooltxt);
                         goto fail;
                 }
                 r = check_entry(&src, slot, entry, e);
@@ -152,7 +132,7 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
 
                         other = json_string_value(json_object_get(seen, user));
                         if (other) {
-                                r = bad(e, &src, p, 3, false, "%s: the same user already holds %s", slot,
+                                r = slots_json_fail(e, &src, p, 3, false, "%s: the same user already holds %s", slot,
                                         other);
                                 goto fail;
                         }
