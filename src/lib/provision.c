@@ -211,6 +211,48 @@ static int nss_failed(struct ctx *x, int r, const char *what)
         return r;
 }
 
+/*
+ * Who holds id as a gid (group) or a uid (not group): the account files first, then NSS on
+ * the host.  1 with the name in who, 0 when nobody does, -errno when a lookup failed.
+ */
+static int id_holder(struct ctx *x, unsigned id, bool group, char *who, size_t size)
+{
+        const char *name = NULL;
+        int k = 0;
+
+        if (group) {
+                const struct slots_acct_group *og = slots_accounts_group_by_gid(x->db, (gid_t) id);
+                name = og ? og->name : NULL;
+        } else {
+                const struct slots_acct_user *ou = slots_accounts_user_by_uid(x->db, (uid_t) id);
+                name = ou ? ou->name : NULL;
+        }
+        if (name) {
+                snprintf(who, size, "%s", name);
+                return 1;
+        }
+        if (!x->o->host)
+                return 0;
+        if (group) {
+                struct slots_gr gr;
+
+                k = slots_nss_gid((gid_t) id, &gr);
+                if (k > 0) {
+                        snprintf(who, size, "%s", gr.name);
+                        slots_gr_clear(&gr);
+                }
+        } else {
+                struct slots_pw pw;
+
+                k = slots_nss_uid((uid_t) id, &pw);
+                if (k > 0) {
+                        snprintf(who, size, "%s", pw.name);
+                        slots_pw_clear(&pw);
+                }
+        }
+        return k;
+}
+
 /* 1 when id is neither a uid nor a gid anywhere, 0 when taken, -errno when a lookup failed. */
 static int id_free(struct ctx *x, uid_t id)
 {
@@ -475,25 +517,13 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 }
                 if (uid_ok && !g.found) {
                         /* The group will be made with gid = uid: that gid must be free. */
-                        const struct slots_acct_group *og = slots_accounts_group_by_gid(x->db, u.uid);
+                        int k = id_holder(x, u.uid, true, who, sizeof(who));
 
-                        who[0] = '\0';
-                        if (og) {
-                                snprintf(who, sizeof(who), "%s", og->name);
-                        } else if (x->o->host) {
-                                struct slots_gr gr;
-                                int k = slots_nss_gid(u.uid, &gr);
-
-                                if (k < 0) {
-                                        r = nss_failed(x, k, s->name);
-                                        goto out;
-                                }
-                                if (k > 0) {
-                                        snprintf(who, sizeof(who), "%s", gr.name);
-                                        slots_gr_clear(&gr);
-                                }
+                        if (k < 0) {
+                                r = nss_failed(x, k, s->name);
+                                goto out;
                         }
-                        if (who[0]) {
+                        if (k > 0) {
                                 PROBLEM(x, s->name,
                                         fmt_fix("renumber or remove the group %s, or remove %s so that it is "
                                                 "created again with a free id", who, s->name),
@@ -514,25 +544,13 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         ok = false;
                 } else {
                         /* The account will be made with uid = the group's gid: that uid must be free. */
-                        const struct slots_acct_user *ou = slots_accounts_user_by_uid(x->db, g.gid);
+                        int k = id_holder(x, g.gid, false, who, sizeof(who));
 
-                        who[0] = '\0';
-                        if (ou) {
-                                snprintf(who, sizeof(who), "%s", ou->name);
-                        } else if (x->o->host) {
-                                struct slots_pw pw;
-                                int k = slots_nss_uid(g.gid, &pw);
-
-                                if (k < 0) {
-                                        r = nss_failed(x, k, s->name);
-                                        goto out;
-                                }
-                                if (k > 0) {
-                                        snprintf(who, sizeof(who), "%s", pw.name);
-                                        slots_pw_clear(&pw);
-                                }
+                        if (k < 0) {
+                                r = nss_failed(x, k, s->name);
+                                goto out;
                         }
-                        if (who[0]) {
+                        if (k > 0) {
                                 PROBLEM(x, s->name,
                                         fmt_fix("remove the group %s (groupdel %s) so that a free id is chosen, or "
                                                 "renumber the account %s", s->name, s->name, who),
