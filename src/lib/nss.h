@@ -21,8 +21,9 @@ struct slots_gr {
 /*
  * Each returns 1 and fills *out (free with the matching _clear) when found, 0
  * when the name or id does not exist, or -errno when the lookup itself failed
- * (an unreachable LDAP server, a broken nsswitch.conf): callers must not read
- * that as "not found".
+ * (an unreachable LDAP server or nslcd, a broken nsswitch.conf): callers must
+ * not read that as "not found".  Only glibc's 0-with-no-entry is "not found";
+ * any error code, ENOENT included, is a failed lookup (see nss.c).
  */
 int slots_nss_user(const char *name, struct slots_pw *out);
 int slots_nss_uid(uid_t uid, struct slots_pw *out);
