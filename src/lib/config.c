@@ -40,6 +40,7 @@ static const struct key {
         { "slots", K_POOL, offsetof(struct slots_config, slots) },
         { "uid_min", K_ID, offsetof(struct slots_config, uid_min) },
         { "uid_max", K_ID, offsetof(struct slots_config, uid_max) },
+        { "uid_base", K_ID, offsetof(struct slots_config, uid_base) },
         { "shell", K_ABSPATH, offsetof(struct slots_config, shell) },
         { "app_root", K_ABSPATH, offsetof(struct slots_config, app_root) },
         { "launcher", K_FILENAME, offsetof(struct slots_config, launcher) },
@@ -54,7 +55,7 @@ static const struct key {
 };
 
 static const char known_keys[] =
-        "service, service_group, prefix, slots, uid_min, uid_max, shell, app_root, launcher, docs_root, "
+        "service, service_group, prefix, slots, uid_min, uid_max, uid_base, shell, app_root, launcher, docs_root, "
         "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits";
 
 const char *slots_config_default_path(void)
@@ -302,6 +303,18 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                 return slots_json_fail(e, src, &p, 1, false,
                             "the range uid_min..uid_max holds %u ids; the pool needs %u (slots and the "
                             "shared group)", (unsigned) (c->uid_max - c->uid_min + 1), c->slots + 1);
+        }
+        /* The same ids on every host: no range to allocate from, so the two ways exclude each other. */
+        if (c->uid_base && c->uid_range_set) {
+                const struct slots_jpath p = { .key = "uid_base" };
+                return slots_json_fail(e, src, &p, 1, true,
+                            "\"uid_base\" fixes every id; it cannot go with \"uid_min\" and \"uid_max\" (drop "
+                            "one or the other)");
+        }
+        if (c->uid_base && c->uid_base > UINT32_MAX - 2 - c->slots) {
+                const struct slots_jpath p = { .key = "uid_base" };
+                return slots_json_fail(e, src, &p, 1, false, "\"uid_base\" + %u slots passes the largest id, %u",
+                            c->slots, UINT32_MAX - 2);
         }
         for (size_t i = 0; i < c->n_slot_limits; i++)
                 if (c->slot_limits[i].slot > c->slots) {

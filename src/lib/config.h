@@ -25,6 +25,7 @@ struct slots_config {
         unsigned slots;                 /* pool size, 1..9999 */
         bool uid_range_set;             /* false: SYS_UID_MIN/MAX of login.defs */
         uid_t uid_min, uid_max;
+        uid_t uid_base;                 /* 0: unset; else slotNN is uid_base + NN, <prefix>shared uid_base */
         char *shell;
         char *app_root;                 /* NULL when unset */
         char *launcher;                 /* NULL when unset */

@@ -135,6 +135,23 @@ static char *fmt_fix(const char *fmt, ...)
         return buf;
 }
 
+/*
+ * The fix for an account or group that NSS serves from a directory (LDAP, extrausers):
+ * it is changed where it is kept, never locally with usermod or groupmod.
+ */
+static char *dir_fix(const char *kind, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static char *dir_fix(const char *kind, const char *name, const char *fmt, ...)
+{
+        char what[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return fmt_fix("%s for the %s %s where it is kept (the directory service), not locally, then run "
+                       "slots-provision again; slots-provision --ldif prints the planned entries", what, kind, name);
+}
+
 static int acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int acct_line(struct ctx *x, const char *fmt, ...)
 {
@@ -412,6 +429,16 @@ static int plan_shared(struct ctx *x)
                 acct_clear(&g);
                 return 0;
         }
+        if (g.found && x->c->uid_base && g.gid != x->c->uid_base) {
+                PROBLEM(x, x->shared,
+                        g.local ? fmt_fix("groupmod -g %u %s, or change uid_base in the config for the whole fleet",
+                                          (unsigned) x->c->uid_base, x->shared)
+                                : dir_fix("group", x->shared, "set gidNumber %u", (unsigned) x->c->uid_base),
+                        "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
+                        (unsigned) x->c->uid_base);
+                acct_clear(&g);
+                return 0;
+        }
         if (g.found) {
                 /* Any gid is fine for a group the admin made; only new ids come from the range. */
                 x->shared_gid = g.gid;
@@ -424,7 +451,24 @@ static int plan_shared(struct ctx *x)
                 acct_clear(&g);
                 return r;
         }
-        r = next_id(x, &x->shared_gid);
+        if (x->c->uid_base) {
+                char who[256];
+
+                x->shared_gid = x->c->uid_base;
+                r = id_holder(x, x->shared_gid, true, who, sizeof(who));
+                if (r < 0)
+                        return nss_failed(x, r, x->shared);
+                if (r > 0) {
+                        PROBLEM(x, x->shared,
+                                fmt_fix("renumber or remove the group %s, or change uid_base in the config for the "
+                                        "whole fleet", who),
+                                "planned gid %u for the group %s (uid_base) is taken by the group %s",
+                                (unsigned) x->shared_gid, x->shared, who);
+                        return 0;
+                }
+        } else {
+                r = next_id(x, &x->shared_gid);
+        }
         if (r == -ENOSPC) {
                 PROBLEM(x, x->shared, "widen uid_min/uid_max in the config", "no free id left in %s",
                         range_text(x));
@@ -446,6 +490,8 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         char *home = slot_home(x, s->name);
         char who[256];
         uid_t id = 0;
+        /* With uid_base every id is fixed by the slot's number, the same on every host. */
+        uid_t want = c->uid_base ? c->uid_base + (uid_t) (s - x->slots + 1) : 0;
         bool ok = true, uid_ok = true;
         int r;
 
@@ -470,7 +516,17 @@ static int plan_slot(struct ctx *x, struct pslot *s)
 
         if (u.found) {
                 id = u.uid;
-                if (u.uid < x->id_min || u.uid > x->id_max) {
+                if (want && u.uid != want) {
+                        PROBLEM(x, s->name,
+                                u.local ? fmt_fix("remove it (userdel %s) so that it is created again, or renumber "
+                                                  "it (usermod -u %u, groupmod -g %u), or change uid_base in the "
+                                                  "config for the whole fleet", s->name, (unsigned) want,
+                                                  (unsigned) want)
+                                        : dir_fix("account", s->name, "set uidNumber and gidNumber %u", (unsigned) want),
+                                "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
+                                (unsigned) want, (unsigned) (want - c->uid_base));
+                        ok = uid_ok = false;
+                } else if (!want && (u.uid < x->id_min || u.uid > x->id_max)) {
                         uid_t planned = 0;
                         r = next_id(x, &planned);
                         if (r < 0 && r != -ENOSPC)
@@ -490,32 +546,43 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
                 if (uid_ok && u.gid != u.uid) {
                         PROBLEM(x, s->name,
-                                fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
-                                        (unsigned) u.uid, s->name, s->name, (unsigned) u.uid),
+                                u.local ? fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                                  (unsigned) u.uid, s->name, s->name, (unsigned) u.uid)
+                                        : dir_fix("account", s->name, "set gidNumber %u", (unsigned) u.uid),
                                 "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
                                 (unsigned) u.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
                 if (strcmp(u.dir, home) != 0) {
-                        PROBLEM(x, s->name, fmt_fix("usermod -d %s %s", home, s->name),
+                        PROBLEM(x, s->name,
+                                u.local ? fmt_fix("usermod -d %s %s", home, s->name)
+                                        : dir_fix("account", s->name, "set homeDirectory %s", home),
                                 "%s has home %s, planned %s", s->name, u.dir, home);
                         ok = false;
                 }
                 if (strcmp(u.shell, c->shell) != 0) {
                         PROBLEM(x, s->name,
-                                fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name),
+                                u.local ? fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
+                                        : dir_fix("account", s->name, "set loginShell %s", c->shell),
                                 "%s has shell %s, planned %s", s->name, u.shell, c->shell);
                         ok = false;
                 }
                 if (uid_ok && g.found && g.gid != u.uid) {
                         PROBLEM(x, s->name,
-                                fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)", (unsigned) u.uid,
-                                        s->name, s->name),
+                                g.local ? fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)",
+                                                  (unsigned) u.uid, s->name, s->name)
+                                        : dir_fix("group", s->name, "set gidNumber %u", (unsigned) u.uid),
                                 "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
                                 (unsigned) g.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
-                if (uid_ok && !g.found) {
+                if (uid_ok && !g.found && !u.local) {
+                        /* No local half of a directory account: its group belongs in the directory too. */
+                        PROBLEM(x, s->name, dir_fix("group", s->name, "add it with gidNumber %u", (unsigned) u.uid),
+                                "%s comes from the name service, but its group %s exists nowhere", s->name,
+                                s->name);
+                        ok = false;
+                } else if (uid_ok && !g.found) {
                         /* The group will be made with gid = uid: that gid must be free. */
                         int k = id_holder(x, u.uid, true, who, sizeof(who));
 
@@ -535,7 +602,22 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         } else if (g.found) {
                 /* An account is missing but its group is there: the account takes the group's id. */
                 id = g.gid;
-                if (g.gid < x->id_min || g.gid > x->id_max) {
+                if (!g.local) {
+                        PROBLEM(x, s->name,
+                                dir_fix("account", s->name, "add it with uidNumber and gidNumber %u",
+                                        want ? (unsigned) want : (unsigned) g.gid),
+                                "the group %s comes from the name service, but the account %s exists nowhere",
+                                s->name, s->name);
+                        ok = false;
+                } else if (want && g.gid != want) {
+                        PROBLEM(x, s->name,
+                                fmt_fix("remove the group (groupdel %s) so that it is created again, or renumber it "
+                                        "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
+                                        s->name, (unsigned) want, s->name),
+                                "group %s exists with gid %u, planned %u (uid_base + %u)", s->name,
+                                (unsigned) g.gid, (unsigned) want, (unsigned) (want - c->uid_base));
+                        ok = false;
+                } else if (!want && (g.gid < x->id_min || g.gid > x->id_max)) {
                         PROBLEM(x, s->name,
                                 fmt_fix("remove the group (groupdel %s) or renumber it (groupmod -g), or set "
                                         "uid_min/uid_max to a range that holds %u", s->name, (unsigned) g.gid),
@@ -556,6 +638,26 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                                                 "renumber the account %s", s->name, s->name, who),
                                         "planned uid %u for %s (the gid of its existing group %s) is taken by the "
                                         "account %s", (unsigned) g.gid, s->name, s->name, who);
+                                ok = false;
+                        }
+                }
+        } else if (want) {
+                /* Neither exists: uid and gid want must both be free, or another host's slot would differ. */
+                id = want;
+                for (int group = 0; group < 2; group++) {
+                        int k = id_holder(x, want, group, who, sizeof(who));
+
+                        if (k < 0) {
+                                r = nss_failed(x, k, s->name);
+                                goto out;
+                        }
+                        if (k > 0) {
+                                PROBLEM(x, s->name,
+                                        fmt_fix("renumber or remove the %s %s, or change uid_base in the config for "
+                                                "the whole fleet", group ? "group" : "account", who),
+                                        "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
+                                        group ? "gid" : "uid", (unsigned) want, s->name,
+                                        (unsigned) (want - c->uid_base), group ? "group" : "account", who);
                                 ok = false;
                         }
                 }
@@ -1908,7 +2010,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         if (c->uid_range_set) {
                 x.id_min = c->uid_min;
                 x.id_max = c->uid_max;
-        } else {
+        } else if (!c->uid_base) {
                 r = slots_logindefs_uid_range(rootfd, &x.id_min, &x.id_max, e);
                 if (r < 0)
                         return r;
