@@ -12,11 +12,13 @@
 #include "cmdutil.h"
 #include "config.h"
 #include "fsutil.h"
+#include "ldif.h"
 #include "provision.h"
 
 struct run {
         bool dry_run;
         const char *root;
+        const char *ldif;               /* --ldif DN: print the pool's LDIF, change nothing */
         unsigned problems;
 };
 
@@ -24,6 +26,7 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "Usage: slots-provision [--root DIR] [--dry-run] [--config FILE]\n"
+                "       slots-provision --ldif BASE_DN [--config FILE]\n"
                 "\n"
                 "Creates or repairs the slot accounts, groups, folders, release traversal bits,\n"
                 "shared folders, slot table, slotctl config and sudoers drop-in that the config\n"
@@ -31,6 +34,8 @@ static void usage(FILE *f)
                 "\n"
                 "  --root DIR     work on the tree under DIR (an image): its etc/ files, no NSS\n"
                 "  --dry-run      print what would change; change nothing\n"
+                "  --ldif BASE_DN print the pool (needs uid_base) as LDIF for ldapadd,\n"
+                "                 entries below BASE_DN; change nothing\n"
                 "  --config FILE  the config (default: $SLOTS_CONFIG or %s,\n"
                 "                 read inside DIR with --root)\n"
                 "  --help         show this help\n"
@@ -92,6 +97,27 @@ static long shadow_today(void)
         return (long) (time(NULL) / 86400);
 }
 
+/* --ldif: the pool for a directory, on stdout; nothing on the host is read or changed. */
+static int print_ldif(const struct slots_config *c, const char *base_dn)
+{
+        struct slots_error e;
+        size_t len;
+        int r = 0;
+        char *text = slots_ldif(c, base_dn, &len, &r, &e);
+
+        if (!text) {
+                cmd_report("cannot print the LDIF", &e, NULL);
+                return cmd_exit_for(r);
+        }
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+                fprintf(stderr, "%s: cannot print the LDIF: standard output: %s\n", cmd_name, strerror(errno));
+                free(text);
+                return EXIT_REFUSED;
+        }
+        free(text);
+        return EXIT_DONE;
+}
+
 /* An explicit config path is the invoking admin's: made absolute against the current folder. */
 static char *absolute(const char *path)
 {
@@ -114,6 +140,7 @@ int main(int argc, char **argv)
         static const struct option opts[] = {
                 { "root", required_argument, NULL, 'r' },
                 { "dry-run", no_argument, NULL, 'n' },
+                { "ldif", required_argument, NULL, 'l' },
                 { "config", required_argument, NULL, 'c' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -136,6 +163,9 @@ int main(int argc, char **argv)
                         break;
                 case 'n':
                         run.dry_run = true;
+                        break;
+                case 'l':
+                        run.ldif = optarg;
                         break;
                 case 'c':
                         config = optarg;
@@ -160,7 +190,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: --root needs a folder\n", cmd_name);
                 return EXIT_USAGE;
         }
-        if (!run.dry_run && geteuid() != 0) {
+        if (!run.dry_run && !run.ldif && geteuid() != 0) {
                 fprintf(stderr, "%s: cannot provision: must be run as root (try --dry-run to see the plan)\n",
                         cmd_name);
                 return EXIT_REFUSED;
@@ -198,6 +228,10 @@ int main(int argc, char **argv)
                 goto out;
         }
 
+        if (run.ldif) {
+                status = print_ldif(c, run.ldif);
+                goto out;
+        }
         po.dry_run = run.dry_run;
         po.host = !run.root;
         po.lastchg = shadow_today();

@@ -1,0 +1,139 @@
+/* The pool as LDIF, for loading into a directory that serves the slots to every host. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ids.h"
+#include "ldif.h"
+
+/* RFC 2849 SAFE-STRING: ASCII without NUL, LF, CR; no leading space, ':' or '<'; no trailing space. */
+static bool ldif_safe(const char *v)
+{
+        size_t n = strlen(v);
+
+        if (n == 0)
+                return true;
+        if (v[0] == ' ' || v[0] == ':' || v[0] == '<' || v[n - 1] == ' ')
+                return false;
+        for (const unsigned char *p = (const unsigned char *) v; *p; p++)
+                if (*p > 0x7f || *p == '\n' || *p == '\r')
+                        return false;
+        return true;
+}
+
+static void put_base64(FILE *f, const unsigned char *s, size_t n)
+{
+        static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned) s[i] << 16;
+
+                if (i + 1 < n)
+                        v |= (unsigned) s[i + 1] << 8;
+                if (i + 2 < n)
+                        v |= s[i + 2];
+                fputc(t[(v >> 18) & 63], f);
+                fputc(t[(v >> 12) & 63], f);
+                fputc(i + 1 < n ? t[(v >> 6) & 63] : '=', f);
+                fputc(i + 2 < n ? t[v & 63] : '=', f);
+        }
+}
+
+/* "attr: value", or "attr:: base64" when the value is not a SAFE-STRING. */
+static void put_attr(FILE *f, const char *attr, const char *value)
+{
+        if (ldif_safe(value)) {
+                fprintf(f, "%s: %s\n", attr, value);
+                return;
+        }
+        fprintf(f, "%s:: ", attr);
+        put_base64(f, (const unsigned char *) value, strlen(value));
+        fputc('\n', f);
+}
+
+static int put_dn(FILE *f, const char *rdn, const char *base_dn)
+{
+        char *dn;
+
+        if (asprintf(&dn, "%s,%s", rdn, base_dn) < 0)
+                return -ENOMEM;
+        put_attr(f, "dn", dn);
+        free(dn);
+        return 0;
+}
+
+char *slots_ldif(const struct slots_config *c, const char *base_dn, size_t *len, int *err,
+                 struct slots_error *e)
+{
+        const char *sep = strcmp(c->slots_root, "/") ? "/" : "";
+        char name[SLOTS_NAME_MAX], rdn[64], *out = NULL;
+        size_t n = 0;
+        FILE *f;
+
+        *len = 0;
+        if (!c->uid_base) {
+                *err = slots_error_set(e, -EINVAL, c->path, "the LDIF needs \"uid_base\": without it each host "
+                                       "picks its own ids");
+                slots_error_fix(e, "set \"uid_base\" in %s to the first id of a range the whole fleet keeps free",
+                                c->path);
+                return NULL;
+        }
+        if (!base_dn[0] || strpbrk(base_dn, "\n\r")) {
+                *err = slots_error_set(e, -EINVAL, "--ldif", "the base DN must be one non-empty line");
+                slots_error_fix(e, "name the entry the slots go below, e.g. --ldif ou=slots,dc=example,dc=org");
+                return NULL;
+        }
+        f = open_memstream(&out, &n);
+        if (!f)
+                goto oom;
+        fprintf(f, "# The slot pool of the service %s: %u slots, ids %u..%u (uid_base %u).\n", c->service,
+                c->slots, (unsigned) c->uid_base, (unsigned) c->uid_base + c->slots, (unsigned) c->uid_base);
+        fprintf(f, "# Load with: ldapadd -f FILE (the entry %s must exist)\n\n", base_dn);
+        for (unsigned i = 1; i <= c->slots; i++) {
+                char *home;
+
+                slots_slot_name(i, name);
+                if (asprintf(&home, "%s%shome/%s", c->slots_root, sep, name) < 0)
+                        goto oom_stream;
+                snprintf(rdn, sizeof(rdn), "cn=%s", name);
+                if (put_dn(f, rdn, base_dn) < 0) {
+                        free(home);
+                        goto oom_stream;
+                }
+                fprintf(f, "objectClass: posixGroup\ncn: %s\ngidNumber: %u\n\n", name,
+                        (unsigned) c->uid_base + i);
+                snprintf(rdn, sizeof(rdn), "uid=%s", name);
+                if (put_dn(f, rdn, base_dn) < 0) {
+                        free(home);
+                        goto oom_stream;
+                }
+                fprintf(f, "objectClass: account\nobjectClass: posixAccount\nobjectClass: shadowAccount\n");
+                fprintf(f, "uid: %s\ncn: %s\nuidNumber: %u\ngidNumber: %u\n", name, name,
+                        (unsigned) c->uid_base + i, (unsigned) c->uid_base + i);
+                put_attr(f, "homeDirectory", home);
+                put_attr(f, "loginShell", c->shell);
+                /* Locked: no password matches "!", for a bind or for pam_unix. */
+                fprintf(f, "userPassword: {crypt}!\n\n");
+                free(home);
+        }
+        snprintf(rdn, sizeof(rdn), "cn=%sshared", c->prefix);
+        if (put_dn(f, rdn, base_dn) < 0)
+                goto oom_stream;
+        fprintf(f, "objectClass: posixGroup\ncn: %sshared\ngidNumber: %u\n", c->prefix, (unsigned) c->uid_base);
+        for (unsigned i = 1; i <= c->slots; i++)
+                fprintf(f, "memberUid: %s\n", slots_slot_name(i, name));
+        if (ferror(f) || fclose(f) != 0) {
+                free(out);
+                goto oom;
+        }
+        *len = n;
+        return out;
+oom_stream:
+        fclose(f);
+        free(out);
+oom:
+        *err = slots_error_set(e, -ENOMEM, "--ldif", "out of memory");
+        return NULL;
+}
