@@ -139,8 +139,8 @@ static char *fmt_fix(const char *fmt, ...)
  * The fix for an account or group that NSS serves from a directory (LDAP, extrausers):
  * it is changed where it is kept, never locally with usermod or groupmod.
  */
-static char *dir_fix(const char *kind, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static char *dir_fix(const char *kind, const char *name, const char *fmt, ...)
+static char *dir_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dir_fix(const char *fmt, ...)
 {
         char what[512];
         va_list ap;
@@ -148,8 +148,8 @@ static char *dir_fix(const char *kind, const char *name, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
-        return fmt_fix("%s for the %s %s where it is kept (the directory service), not locally, then run "
-                       "slots-provision again; slots-provision --ldif prints the planned entries", what, kind, name);
+        return fmt_fix("%s where it is kept (the directory service), not on this host, then run slots-provision "
+                       "again; slots-provision --ldif prints the planned entries", what);
 }
 
 static int acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -433,7 +433,7 @@ static int plan_shared(struct ctx *x)
                 PROBLEM(x, x->shared,
                         g.local ? fmt_fix("groupmod -g %u %s, or change uid_base in the config for the whole fleet",
                                           (unsigned) x->c->uid_base, x->shared)
-                                : dir_fix("group", x->shared, "set gidNumber %u", (unsigned) x->c->uid_base),
+                                : dir_fix("set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
                         "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
                         (unsigned) x->c->uid_base);
                 acct_clear(&g);
@@ -522,7 +522,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                                                   "it (usermod -u %u, groupmod -g %u), or change uid_base in the "
                                                   "config for the whole fleet", s->name, (unsigned) want,
                                                   (unsigned) want)
-                                        : dir_fix("account", s->name, "set uidNumber and gidNumber %u", (unsigned) want),
+                                        : dir_fix("set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
                                 "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
                                 (unsigned) want, (unsigned) (want - c->uid_base));
                         ok = uid_ok = false;
@@ -548,7 +548,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         PROBLEM(x, s->name,
                                 u.local ? fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
                                                   (unsigned) u.uid, s->name, s->name, (unsigned) u.uid)
-                                        : dir_fix("account", s->name, "set gidNumber %u", (unsigned) u.uid),
+                                        : dir_fix("set gidNumber %u on the account %s", (unsigned) u.uid, s->name),
                                 "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
                                 (unsigned) u.gid, (unsigned) u.uid, s->name);
                         ok = false;
@@ -556,14 +556,14 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 if (strcmp(u.dir, home) != 0) {
                         PROBLEM(x, s->name,
                                 u.local ? fmt_fix("usermod -d %s %s", home, s->name)
-                                        : dir_fix("account", s->name, "set homeDirectory %s", home),
+                                        : dir_fix("set homeDirectory %s on the account %s", home, s->name),
                                 "%s has home %s, planned %s", s->name, u.dir, home);
                         ok = false;
                 }
                 if (strcmp(u.shell, c->shell) != 0) {
                         PROBLEM(x, s->name,
                                 u.local ? fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
-                                        : dir_fix("account", s->name, "set loginShell %s", c->shell),
+                                        : dir_fix("set loginShell %s on the account %s", c->shell, s->name),
                                 "%s has shell %s, planned %s", s->name, u.shell, c->shell);
                         ok = false;
                 }
@@ -571,14 +571,14 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         PROBLEM(x, s->name,
                                 g.local ? fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)",
                                                   (unsigned) u.uid, s->name, s->name)
-                                        : dir_fix("group", s->name, "set gidNumber %u", (unsigned) u.uid),
+                                        : dir_fix("set gidNumber %u on the group %s", (unsigned) u.uid, s->name),
                                 "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
                                 (unsigned) g.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
                 if (uid_ok && !g.found && !u.local) {
                         /* No local half of a directory account: its group belongs in the directory too. */
-                        PROBLEM(x, s->name, dir_fix("group", s->name, "add it with gidNumber %u", (unsigned) u.uid),
+                        PROBLEM(x, s->name, dir_fix("add the group %s with gidNumber %u", s->name, (unsigned) u.uid),
                                 "%s comes from the name service, but its group %s exists nowhere", s->name,
                                 s->name);
                         ok = false;
@@ -604,7 +604,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 id = g.gid;
                 if (!g.local) {
                         PROBLEM(x, s->name,
-                                dir_fix("account", s->name, "add it with uidNumber and gidNumber %u",
+                                dir_fix("add the account %s with uidNumber and gidNumber %u", s->name,
                                         want ? (unsigned) want : (unsigned) g.gid),
                                 "the group %s comes from the name service, but the account %s exists nowhere",
                                 s->name, s->name);

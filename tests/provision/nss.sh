@@ -78,7 +78,7 @@ check "an NSS-only slot02 with another home is refused (exit 1)" test $? = 1
 check "the conflict names slot02, its home and the fix" \
 	grep -q "slot02 has home /home/slot02, planned /var/lib/slots/svc/home/slot02" "$S/err"
 check "the fix applies where the account is kept, not usermod" \
-	grep -q "fix: set homeDirectory /var/lib/slots/svc/home/slot02 for the account slot02 where it is kept (the directory service)" "$S/err"
+	grep -q "fix: set homeDirectory /var/lib/slots/svc/home/slot02 on the account slot02 where it is kept (the directory service)" "$S/err"
 etc_sums >"$S/etc1"
 check "the conflict changed no account file" cmp -s "$S/etc0" "$S/etc1"
 

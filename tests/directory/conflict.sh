@@ -1,0 +1,83 @@
+#!/bin/sh
+# A directory account or group that differs from the plan (a real slapd + nslcd, started by
+# this test): each difference is a conflict (exit 1) whose fix applies to the directory (never
+# usermod or groupmod on this host), and nothing on the host changes.  Each row changes one
+# attribute with ldapmodify, runs slots-provision, and puts the attribute back.
+. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/directory/dir-lib.sh"
+slots_need_root
+dir_need_tools
+slots_enter_namespace "$@"
+S=$SLOTS_SCRATCH
+dir_service_and_config
+dir_setup || { echo "FAIL: the directory did not start"; exit 99; }
+dir_nsswitch ldap
+check "the pool is loaded from --ldif" dir_load_pool
+dir_host_state >"$S/state0"
+
+dir_set() { # RDN ATTR VALUE
+	printf 'dn: %s,%s\nchangetype: modify\nreplace: %s\n%s: %s\n' "$1" "$DIR_POOL" "$2" "$2" "$3" |
+		ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+}
+
+refused() { # WHAT CONFLICT-TEXT FIX-TEXT
+	"$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
+	st=$?
+	check "$1: refused (exit 1, got $st)" test "$st" = 1
+	cat "$S/err"
+	check "$1: a conflict line says: $2" sh -c 'grep -F -- "$1" "$2" | grep -q "conflict: "' - "$2" "$S/err"
+	check "$1: the fix applies to the directory: $3" grep -qF "fix: $3 where it is kept (the directory service)" "$S/err"
+	check "$1: no fix says usermod or groupmod" sh -c "! grep -E 'fix:.*(usermod|groupmod)' '$S/err'"
+	check "$1: says nothing was changed" grep -q "nothing was changed" "$S/err"
+	check "$1: nothing on standard output" test ! -s "$S/out"
+	dir_host_state >"$S/state1"
+	check "$1: no account file, /etc entry or folder changed" cmp -s "$S/state0" "$S/state1"
+}
+
+# rdn | attribute | value in the directory | planned value | conflict | fix
+while IFS='|' read -r rdn attr bad good conflict fix; do
+	check "set $attr of $rdn to $bad in the directory" dir_set "$rdn" "$attr" "$bad"
+	refused "$rdn $attr $bad" "$conflict" "$fix"
+	check "put $attr of $rdn back to $good" dir_set "$rdn" "$attr" "$good"
+done <<'TABLE'
+uid=slot02|homeDirectory|/home/slot02|/var/lib/slots/svc/home/slot02|slot02 has home /home/slot02, planned /var/lib/slots/svc/home/slot02|set homeDirectory /var/lib/slots/svc/home/slot02 on the account slot02
+uid=slot02|uidNumber|61002|60002|slot02 exists with uid 61002, planned 60002 (uid_base + 2)|set uidNumber and gidNumber 60002 on the account slot02
+uid=slot02|gidNumber|60003|60002|slot02 has primary gid 60003, planned 60002|set gidNumber 60002 on the account slot02
+uid=slot03|loginShell|/bin/bash|/usr/sbin/nologin|slot03 has shell /bin/bash, planned /usr/sbin/nologin|set loginShell /usr/sbin/nologin on the account slot03
+cn=slot01|gidNumber|61001|60001|group slot01 exists with gid 61001, planned 60001|set gidNumber 60001 on the group slot01
+cn=slotshared|gidNumber|61000|60000|group slotshared exists with gid 61000, planned 60000 (uid_base)|set gidNumber 60000 on the group slotshared
+TABLE
+
+# The shared group without one of the slots: the member is added where the group is kept.
+printf 'dn: cn=slotshared,%s\nchangetype: modify\ndelete: memberUid\nmemberUid: slot03\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+check "slotshared in the directory no longer lists slot03" sh -c '! getent group slotshared | grep -q slot03'
+"$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
+check "a shared group that lacks slot03: refused (exit 1)" test $? = 1
+check "the conflict names the missing member" \
+	grep -qF "does not list slot03" "$S/err"
+check "the fix adds it where the group is kept" grep -qF "fix: add slot03 to slotshared where the group is kept" "$S/err"
+dir_host_state >"$S/state1"
+check "a shared group that lacks slot03: nothing changed" cmp -s "$S/state0" "$S/state1"
+printf 'dn: cn=slotshared,%s\nchangetype: modify\nadd: memberUid\nmemberUid: slot03\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+
+# Half an entry pair: no local half is made for it.  The entry is added back from the LDIF.
+entry_of() { awk -v dn="dn: $1,$DIR_POOL" 'BEGIN{RS=""} $0 ~ "^" dn "\n" {print; print ""}' "$DIR_LDAP/pool.ldif"; }
+while IFS='|' read -r rdn conflict fix; do
+	entry_of "$rdn" >"$S/entry.ldif"
+	check "$rdn is in the LDIF" test -s "$S/entry.ldif"
+	check "delete $rdn from the directory" ldapdelete -Q -Y EXTERNAL -H "$DIR_URI" "$rdn,$DIR_POOL"
+	refused "$rdn deleted" "$conflict" "$fix"
+	check "no local $rdn was made" sh -c "! grep -q '^${rdn#*=}:' /etc/passwd /etc/group"
+	check "add $rdn back from the LDIF" dir_ldapadd -f "$S/entry.ldif"
+done <<'TABLE'
+cn=slot02|slot02 comes from the name service, but its group slot02 exists nowhere|add the group slot02 with gidNumber 60002
+uid=slot03|the group slot03 comes from the name service, but the account slot03 exists nowhere|add the account slot03 with uidNumber and gidNumber 60003
+TABLE
+
+"$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
+check "with every entry as planned again, provisioning exits 0" test $? = 0
+check "and creates no local account or group" sh -c "! grep -Eq '^create (account|group)' '$S/out'"
+dir_stop
+slots_done
