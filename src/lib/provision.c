@@ -519,9 +519,9 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 if (want && u.uid != want) {
                         PROBLEM(x, s->name,
                                 u.local ? fmt_fix("remove it (userdel %s) so that it is created again, or renumber "
-                                                  "it (usermod -u %u, groupmod -g %u), or change uid_base in the "
-                                                  "config for the whole fleet", s->name, (unsigned) want,
-                                                  (unsigned) want)
+                                                  "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
+                                                  "the config for the whole fleet", s->name, (unsigned) want,
+                                                  s->name, (unsigned) want, s->name)
                                         : dir_fix("set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
                                 "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
                                 (unsigned) want, (unsigned) (want - c->uid_base));
