@@ -13,8 +13,9 @@ dir_need_tools() {
 	for t in /usr/sbin/slapd /usr/sbin/nslcd ldapadd ldapmodify ldapdelete getent; do
 		command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t is not installed (slapd, ldap-utils, nslcd)"; exit 77; }
 	done
-	ls /usr/lib/*/libnss_ldap.so.2 /lib/*/libnss_ldap.so.2 >/dev/null 2>&1 ||
-		{ echo "SKIP: libnss-ldapd is not installed"; exit 77; }
+	found=
+	for so in /usr/lib/*/libnss_ldap.so.2 /lib/*/libnss_ldap.so.2; do [ -f "$so" ] && found=$so; done
+	[ -n "$found" ] || { echo "SKIP: libnss-ldapd is not installed"; exit 77; }
 	[ -f /usr/lib/ldap/back_mdb.so ] || { echo "SKIP: slapd's back_mdb module is missing"; exit 77; }
 	[ -f /etc/ldap/schema/nis.schema ] || { echo "SKIP: slapd's nis schema is missing"; exit 77; }
 	getent passwd nslcd >/dev/null || { echo "SKIP: no nslcd account (install nslcd)"; exit 77; }
