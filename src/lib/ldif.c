@@ -85,6 +85,18 @@ char *slots_ldif(const struct slots_config *c, const char *base_dn, size_t *len,
                 slots_error_fix(e, "name the entry the slots go below, e.g. --ldif ou=slots,dc=example,dc=org");
                 return NULL;
         }
+        /* RFC 2307 makes homeDirectory and loginShell IA5 strings: a directory refuses anything but ASCII. */
+        for (const char *const *v = (const char *const[]) { c->slots_root, c->shell, NULL }; *v; v++)
+                for (const unsigned char *p = (const unsigned char *) *v; *p; p++)
+                        if (*p > 0x7f) {
+                                *err = slots_error_set(e, -EBADMSG, c->path,
+                                                       "%s holds a byte that is not ASCII; an RFC 2307 directory "
+                                                       "takes only ASCII in homeDirectory and loginShell",
+                                                       *v == c->shell ? "shell" : "slots_root");
+                                slots_error_fix(e, "choose an ASCII path for \"%s\"",
+                                                *v == c->shell ? "shell" : "slots_root");
+                                return NULL;
+                        }
         f = open_memstream(&out, &n);
         if (!f)
                 goto oom;

@@ -14,8 +14,10 @@
  * nis schema posixAccount is auxiliary), password locked; then the shared
  * group cn=<prefix>shared (gidNumber uid_base) listing every slot as memberUid.
  * Needs uid_base (ids must be the same on every host).  Values LDIF cannot
- * carry as text are base64.  malloc'ed, *len set; NULL with -EINVAL
- * (uid_base unset, base_dn empty or holding a newline) or -ENOMEM in e (*err).
+ * carry as text (a DN that is not ASCII) are base64.  malloc'ed, *len set;
+ * NULL with *err -EINVAL (uid_base unset, base_dn empty or holding a newline),
+ * -EBADMSG (slots_root or shell not ASCII, which RFC 2307 refuses) or -ENOMEM,
+ * described in e.
  */
 char *slots_ldif(const struct slots_config *c, const char *base_dn, size_t *len, int *err,
                  struct slots_error *e);

@@ -126,4 +126,17 @@ conf "$S/edge.conf" ', "uid_base": 4294967290'
 "$SLOTS_PROVISION" --config "$S/edge.conf" --ldif dc=x >"$S/out" 2>"$S/err"
 check "uid_base 4294967290 with 3 slots is the largest that fits (exit 0)" test $? = 0
 check "its last slot is 4294967293" grep -qx 'uidNumber: 4294967293' "$S/out"
+# A DN LDIF cannot carry as text (not ASCII) is base64 and decodes back; a home that is not
+# ASCII is refused, since RFC 2307 makes homeDirectory an IA5 (ASCII) string.
+conf "$S/utf.conf" ', "uid_base": 60000'
+"$SLOTS_PROVISION" --config "$S/utf.conf" --ldif 'ou=slöts,dc=x' >"$S/out" 2>"$S/err"
+check "--ldif with a non-ASCII base DN exits 0" test $? = 0
+got=$(sed -n 's/^dn:: //p' "$S/out" | head -2 | tail -1 | base64 -d)
+check "its DNs are base64 and decode back (got: $got)" test "$got" = "uid=slot01,ou=slöts,dc=x"
+conf "$S/utf.conf" ', "uid_base": 60000, "slots_root": "/srv/sl\u00f6ts"'
+"$SLOTS_PROVISION" --config "$S/utf.conf" --ldif 'dc=x' >"$S/out" 2>"$S/err"
+check "--ldif with a non-ASCII slots_root: exit 2" test $? = 2
+check "it names slots_root and why" grep -q "slots_root holds a byte that is not ASCII" "$S/err"
+check "and prints no LDIF" test ! -s "$S/out"
+check "--ldif made nothing under /srv" test ! -e "/srv/slöts"
 slots_done
