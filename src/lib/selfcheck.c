@@ -1871,7 +1871,17 @@ static void check_account(struct ctx *k, const struct slotinfo *s)
                 sb_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
         }
         uid_range(k, &min, &max, &range_ok);
-        if (range_ok && (s->pw.uid < min || s->pw.uid > max)) {
+        if (c->uid_base) {
+                /* uid_base fixes the id: the same slot has the same uid on every host. */
+                range_ok = true;
+                if (s->pw.uid != c->uid_base + s->n) {
+                        sb_sep(&d, "; ");
+                        sb_addf(&d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
+                                (unsigned) (c->uid_base + s->n), s->n);
+                        sb_sep(&f, " && ");
+                        sb_addf(&f, "run slots-provision, which prints the fix");
+                }
+        } else if (range_ok && (s->pw.uid < min || s->pw.uid > max)) {
                 sb_sep(&d, "; ");
                 sb_addf(&d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
                 sb_sep(&f, " && ");

@@ -78,6 +78,14 @@ check "the home is back to 60001:60001 0700" test "$(stat -c %u:%g:%a /var/lib/s
 md5sum /etc/passwd /etc/group /etc/shadow /etc/gshadow >"$S/acct2"
 check "after all of it the local account files are still unchanged" cmp -s "$S/acct0" "$S/acct2"
 
+# The self-check's rows for the directory's accounts (no app_root: those rows skip).
+"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+st=$?
+cat "$S/check"
+check "slots-admin check exits 0 with the directory's accounts (got $st)" test "$st" = 0
+check "its account row passes for slot03 with uid 60003" \
+	grep -Eq '^PASS +account +slot03 +uid 60003, group slot03, in slotshared' "$S/check"
+check "it ends with 0 failed" grep -q '^slot self-check: [1-9][0-9]* passed, 0 failed' "$S/check"
 dir_stop
 check "slapd and nslcd are gone" sh -c '! pgrep -x slapd && ! pgrep -x nslcd'
 slots_done
