@@ -138,6 +138,12 @@ static const struct bad {
         { "uid_max below uid_min", HEAD "  \"uid_min\": 2000,\n  \"uid_max\": 1000\n}\n", 5, 14, "uid_max" },
         /* 8 slots and the shared group need 9 ids: 1000..1007 is one short */
         { "uid range too small", HEAD "  \"uid_min\": 1000,\n  \"uid_max\": 1007\n}\n", 5, 14, "uid_max" },
+        /* uid_base: 8 slots end at uid_base + 8, which may be 4294967293 at most */
+        { "uid_base 0", ONE("uid_base", "0"), 4, 15, "uid_base" },
+        { "uid_base string", ONE("uid_base", "\"60000\""), 4, 15, "uid_base" },
+        { "uid_base one past the largest", ONE("uid_base", "4294967286"), 4, 15, "uid_base" },
+        { "uid_base with a uid range",
+          HEAD "  \"uid_min\": 1000,\n  \"uid_max\": 1100,\n  \"uid_base\": 60000\n}\n", 6, 3, "uid_base" },
 
         /* shared folders and private paths */
         { "shared_dirs without docs_root", ONE("shared_dirs", "[\"pub\"]"), 4, 3, "docs_root" },
@@ -216,6 +222,8 @@ static const struct good {
         { "prefix 26 chars", ONE("prefix", "\"abcdefghijklmnopqrstuvwxyz\"") },
         { "uid range exactly big enough", HEAD "  \"uid_min\": 1000,\n  \"uid_max\": 1008\n}\n" },
         { "uid range 1..(uid_t)-2", HEAD "  \"uid_min\": 1,\n  \"uid_max\": 4294967294\n}\n" },
+        { "uid_base 1", ONE("uid_base", "1") },
+        { "uid_base the largest", ONE("uid_base", "4294967285") },
         { "shell /", ONE("shell", "\"/\"") },
         { "launcher plain name", ONE("launcher", "\"run-app.sh\"") },
         { "launcher hidden", ONE("launcher", "\".run\"") },
