@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nss.h"
 
@@ -144,4 +146,72 @@ bool slots_gr_has_member(const struct slots_gr *g, const char *name)
                 if (strcmp(*m, name) == 0)
                         return true;
         return false;
+}
+
+static bool network_source(const char *s, size_t n)
+{
+        static const char *const names[] = { "ldap", "sss", "nis", "nisplus", "winbind" };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strlen(names[i]) == n && strncmp(names[i], s, n) == 0)
+                        return true;
+        return false;
+}
+
+int slots_nss_masked_source(const char *text, const char *db, char *src, size_t srcsize, char *next,
+                            size_t nextsize)
+{
+        size_t dblen = strlen(db);
+
+        for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+                const char *end = strchr(line, '\n'), *p = line, *net = NULL;
+                size_t netlen = 0;
+                bool guarded = false;
+
+                if (!end)
+                        end = line + strlen(line);
+                while (p < end && (*p == ' ' || *p == '\t'))
+                        p++;
+                if ((size_t) (end - p) <= dblen || strncmp(p, db, dblen) != 0)
+                        continue;
+                p += dblen;
+                while (p < end && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (p >= end || *p != ':')
+                        continue;
+                p++;
+                while (p < end && *p != '#') {
+                        const char *w;
+
+                        if (*p == ' ' || *p == '\t') {
+                                p++;
+                                continue;
+                        }
+                        if (*p == '[') {
+                                /* An action group: does it make an unavailable source end the lookup? */
+                                const char *close = memchr(p, ']', (size_t) (end - p));
+                                const char *stop = close ? close : end;
+
+                                for (const char *q = p; q < stop; q++)
+                                        if (strncasecmp(q, "UNAVAIL=return", 14) == 0 ||
+                                            strncasecmp(q, "!SUCCESS=return", 15) == 0)
+                                                guarded = true;
+                                p = close ? close + 1 : end;
+                                continue;
+                        }
+                        w = p;
+                        while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
+                                p++;
+                        if (net && !guarded) {
+                                snprintf(src, srcsize, "%.*s", (int) netlen, net);
+                                snprintf(next, nextsize, "%.*s", (int) (p - w), w);
+                                return 1;
+                        }
+                        net = network_source(w, (size_t) (p - w)) ? w : NULL;
+                        netlen = (size_t) (p - w);
+                        guarded = false;
+                }
+                return 0;       /* the first line naming the database is the one read */
+        }
+        return 0;
 }

@@ -34,3 +34,15 @@ void slots_pw_clear(struct slots_pw *p);
 void slots_gr_clear(struct slots_gr *g);
 
 bool slots_gr_has_member(const struct slots_gr *g, const char *name);
+
+/*
+ * glibc returns the status of the last source it asked, so in nsswitch.conf's
+ * "passwd: files ldap extrausers" a directory that is down is followed by
+ * extrausers answering "not found", and a failed lookup cannot be seen.
+ * Given the file's text, finds for database db ("passwd", "group") the first
+ * network source (ldap, sss, nis, nisplus, winbind) that another source follows
+ * without "[UNAVAIL=return]" (or "[!SUCCESS=return]") after it.  Returns 1 with
+ * the two names in src and next, 0 when there is none.
+ */
+int slots_nss_masked_source(const char *text, const char *db, char *src, size_t srcsize, char *next,
+                            size_t nextsize);

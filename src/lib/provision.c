@@ -270,6 +270,29 @@ static int id_holder(struct ctx *x, unsigned id, bool group, char *who, size_t s
         return k;
 }
 
+/* A source that hides a down directory from every lookup (slots_nss_masked_source) is worth a warning. */
+static void nsswitch_warn(struct ctx *x)
+{
+        static const char *const dbs[] = { "passwd", "group" };
+        char *text = NULL, src[32], next[32];
+        struct stat st;
+        size_t len;
+        int fd = slots_open_regular(x->etcfd, "nsswitch.conf", &st);
+
+        if (fd < 0)
+                return;
+        if (slots_read_all(fd, 1 << 20, &text, &len) == 0)
+                for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
+                        if (slots_nss_masked_source(text, dbs[i], src, sizeof(src), next, sizeof(next)))
+                                WARN(x, "/etc/nsswitch.conf",
+                                     fmt_fix("write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
+                                             next, dbs[i], src),
+                                     "%s: %s is followed by %s: when %s is down, %s answers \"not found\" and a failed "
+                                     "lookup cannot be told from a missing account", dbs[i], src, next, src, next);
+        free(text);
+        slots_close(fd);
+}
+
 /* 1 when id is neither a uid nor a gid anywhere, 0 when taken, -errno when a lookup failed. */
 static int id_free(struct ctx *x, uid_t id)
 {
@@ -2040,6 +2063,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         if (r < 0)
                 goto out;
 
+        if (o->host)
+                nsswitch_warn(&x);
         /* Everything is checked before anything changes. */
         x.quiet = true;
         r = plan_accounts(&x);

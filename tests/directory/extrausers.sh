@@ -63,19 +63,29 @@ dir_setup || { echo "FAIL: the directory did not start"; exit 99; }
 check "the pool is loaded into the directory from --ldif" dir_load_pool
 kill "$DIR_NSLCD_PID"; wait "$DIR_NSLCD_PID" 2>/dev/null; DIR_NSLCD_PID=
 dir_host_state >"$S/state0"
-# nsswitch sources (ldap down) | exit status | what it shows.  The last row is glibc's limit,
-# documented in slots-provision(8): a source after the directory answers "not found" for it,
-# so the dry run plans local accounts; "[UNAVAIL=return]" after ldap (row 2) prevents that.
-while IFS='|' read -r sources want what; do
+# nsswitch sources (ldap down) | exit status | what it shows | warns of the order.  Row 3 is
+# glibc's limit, documented in slots-provision(8): a source after the directory answers "not
+# found" for it, so the dry run plans local accounts -- and warns; "[UNAVAIL=return]" after
+# ldap (rows 2 and 4) prevents that.
+while IFS='|' read -r sources want what warns; do
 	dir_nsswitch "$sources"
 	"$SLOTS_PROVISION" --config /etc/slots/slots.conf --dry-run >"$S/out" 2>"$S/err"
 	st=$?
 	check "files $sources, nslcd down: exit $want (got $st)" test "$st" = "$want"
 	check "files $sources, nslcd down: $what" grep -qF "$what" "$S/out" "$S/err"
+	if [ "$warns" = yes ]; then
+		check "files $sources: warns that extrausers hides a down ldap" grep -qF \
+			'warning: /etc/nsswitch.conf: passwd: ldap is followed by extrausers: when ldap is down' "$S/err"
+		check "files $sources: the fix is [UNAVAIL=return]" \
+			grep -qF 'fix: write "ldap [UNAVAIL=return] extrausers" on the passwd: line' "$S/err"
+	else
+		check "files $sources: no warning about nsswitch.conf" sh -c "! grep -q 'warning: /etc/nsswitch.conf' '$S/err'"
+	fi
 done <<'TABLE'
-ldap|1|lookup through NSS failed
-ldap [UNAVAIL=return] extrausers|1|lookup through NSS failed
-ldap extrausers|0|create account slot01
+ldap|1|lookup through NSS failed|no
+ldap [UNAVAIL=return] extrausers|1|lookup through NSS failed|no
+ldap extrausers|0|create account slot01|yes
+ldap [ !SUCCESS=return ] extrausers|1|lookup through NSS failed|no
 TABLE
 dir_host_state >"$S/state1"
 check "none of these dry runs changed anything" cmp -s "$S/state0" "$S/state1"
