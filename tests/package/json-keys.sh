@@ -115,8 +115,15 @@ mkdir -p "$img/etc/slots"
 for f in passwd group shadow gshadow login.defs; do cp -p /etc/$f "$img/etc/"; done
 cat >"$img/etc/slots/slots.conf" <<CONF
 {"service": "$SERVICE", "slots": 2, "uid_min": $UID_MIN, "uid_max": $UID_MAX,
- "app_root": "/opt/not-installed", "launcher": "run"}
+ "app_root": "/opt/not-installed", "launcher": "run", "docs_root": "/docs", "shared_dirs": ["shared"]}
 CONF
+# The attack: a file the service made in a shared folder, named with a byte that is not
+# UTF-8 and a terminal escape, hard-linked so provisioning warns about it by name.  JSON
+# cannot carry the byte: the warning must still be there, with the byte as \xff.
+mkdir -p "$img/docs/shared"
+bad=$(printf '%s/docs/shared/bad\377\033[31mname' "$img")
+echo x >"$bad" && ln "$bad" "$img/docs/shared/link"
+chown -R $SERVICE:$SERVICE "$img/docs"
 run provision-dry 0 "$SLOTS_PROVISION" --root "$img" --dry-run --json
 run provision 0 "$SLOTS_PROVISION" --root "$img" --json
 check "the image run reports changes and a warning with a fix" python3 -c '
@@ -124,6 +131,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["changed"] and d["count"] == len(d["changes"]) > 0 and d["error"] is None, d
 assert [w for w in d["warnings"] if w["fix"]], d' "$OUT/provision.json"
+check "a name that is not UTF-8 keeps its warning, the byte as \\xff, the escape exact" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [w for w in d["warnings"] if w["object"].endswith("/shared/bad\\xff\x1b[31mname")], d["warnings"]' \
+	"$OUT/provision.json"
+# --changed-exit: N only when something changed (or would); 0 for nothing; bad N is a usage error.
+run provision-again 0 "$SLOTS_PROVISION" --root "$img" --json --changed-exit 3
+check "a second run counts 0 changes" grep -q '"count": 0' "$OUT/provision-again.json"
+rm -rf "$img/var/lib/slots"
+run changed-dry 3 "$SLOTS_PROVISION" --root "$img" --dry-run --changed-exit 3
+run changed-max 125 "$SLOTS_PROVISION" --root "$img" --dry-run --json --changed-exit 125
+for n in 0 1 2 126 -3 3x ""; do
+	check_exit "--changed-exit '$n' is a usage error" 2 "$SLOTS_PROVISION" --root "$img" --dry-run \
+		--changed-exit "$n" 2>/dev/null
+done
 # A slot name held by an account of another uid: a conflict, refused.
 conflict=$SLOTS_SCRATCH/conflict
 mkdir -p "$conflict/etc/slots"
