@@ -53,6 +53,7 @@ slots-admin release --config $S/three.conf --slot||slot01 slot02 slot03
 slots-admin --config|$S/thr|$S/three.conf
 slots-admin check||
 slots-admin nonsense||
+slots-admin --config \$(id>$S/pwned-config) release --slot||
 slots-provision|-|--changed-exit --config --dry-run --help --json --root --version
 slots-provision --dry-run|--j|--json
 slots-provision --root|$S/dir|$S/dir1 $S/dir2
@@ -101,4 +102,19 @@ done >"$OUT/rows"
 cat "$OUT/rows"
 slots_passed=$((slots_passed + $(grep -c '^ok' "$OUT/rows")))
 slots_failed=$((slots_failed + $(grep -c '^not ok' "$OUT/rows")))
+check "a config path typed as \$(...) is never run" test ! -e "$S/pwned-config"
+
+# The attack: a user id that would run a command if compgen -W expanded it.  The table
+# parser refuses such an id, status fails, and nothing is offered or run.
+cp -p "$TABLE" "$OUT/table.good"
+printf '{\n  "slots": {"slot02": {"since": "2026-10-01T09:12:00Z", "user": "$(id>%s/pwned)"}},\n  "version": 1\n}\n' \
+	"$S" >"$TABLE"
+check_exit "status refuses the table with that id" 2 sh -c "'$SLOTS_ADMIN' status >/dev/null 2>&1"
+printf 'slots-admin release||\nslots-admin status|s|slot01 slot02 slot03 slot04 slot05 slot06 slot07 slot08\n' |
+	PATH=$top_builddir:$PATH BASH_COMPLETION_USER_DIR=$SLOTS_SCRATCH/bc SLOTS_CONFIG= \
+	bash --norc --noprofile "$OUT/driver.bash" >"$OUT/hostile" 2>&1
+check "with that table release offers nothing, status only the pool" sh -c \
+	"grep '	' '$OUT/hostile' | awk -F '	' '\$2 != \$3 { bad = 1 } END { exit bad }' && test \$(grep -c '	' '$OUT/hostile') = 2"
+check "and the id's command never ran" test ! -e "$S/pwned"
+cp -p "$OUT/table.good" "$TABLE"
 slots_done
