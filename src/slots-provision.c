@@ -59,71 +59,6 @@ static void print_msg(const char *what, const struct slots_prov_msg *m)
                 fprintf(stderr, "%s: fix: %s\n", cmd_name, m->fix);
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the byte there starts none. */
-static size_t utf8_len(const unsigned char *s)
-{
-        unsigned char lo = 0x80, hi = 0xbf;
-        size_t n, i;
-
-        if (s[0] < 0x80)
-                return 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf)
-                n = 2;
-        else if (s[0] >= 0xe0 && s[0] <= 0xef)
-                n = 3;
-        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-                n = 4;
-        else
-                return 0;
-        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
-        if (s[0] == 0xe0)
-                lo = 0xa0;
-        else if (s[0] == 0xed)
-                hi = 0x9f;
-        else if (s[0] == 0xf0)
-                lo = 0x90;
-        else if (s[0] == 0xf4)
-                hi = 0x8f;
-        if (s[1] < lo || s[1] > hi)
-                return 0;
-        for (i = 2; i < n; i++)
-                if (s[i] < 0x80 || s[i] > 0xbf)
-                        return 0;
-        return n;
-}
-
-/*
- * A JSON string of s: the exact text when it is UTF-8 (a name made by a slot may hold any
- * byte but NUL); each byte that is not, as the four characters \xHH, so the entry is never
- * lost.  NULL when out of memory.
- */
-static json_t *json_text(const char *s)
-{
-        json_t *j = json_string(s);
-        char *buf, *o;
-
-        if (j)
-                return j;
-        buf = malloc(4 * strlen(s) + 1);
-        if (!buf)
-                return NULL;
-        for (o = buf; *s;) {
-                size_t n = utf8_len((const unsigned char *) s);
-
-                if (n) {
-                        memcpy(o, s, n);
-                        o += n;
-                        s += n;
-                } else {
-                        o += sprintf(o, "\\x%02x", (unsigned char) *s++);
-                }
-        }
-        *o = '\0';
-        j = json_string(buf);
-        free(buf);
-        return j;
-}
-
 /* --json: adds {"object", "text", "fix"} (or, for a change, {"text"}) to the report's list `key`. */
 static void json_note(struct run *run, const char *key, const struct slots_prov_msg *m)
 {
@@ -132,10 +67,10 @@ static void json_note(struct run *run, const char *key, const struct slots_prov_
         if (!run->json)
                 return;
         if (m->kind == SLOTS_PROV_CHANGE)
-                o = json_pack("{s:o}", "text", json_text(m->text));
+                o = json_pack("{s:o}", "text", cmd_json_text(m->text));
         else
-                o = json_pack("{s:o, s:o, s:o}", "object", json_text(m->object), "text", json_text(m->text),
-                              "fix", m->fix[0] ? json_text(m->fix) : json_null());
+                o = json_pack("{s:o, s:o, s:o}", "object", cmd_json_text(m->object), "text",
+                              cmd_json_text(m->text), "fix", m->fix[0] ? cmd_json_text(m->fix) : json_null());
         if (!o || json_array_append_new(json_object_get(run->json, key), o) < 0)
                 run->json_lost++;
 }
@@ -147,11 +82,11 @@ static void json_error(struct run *run, const char *what, const struct slots_err
                 return;
         if (json_object_set_new(run->json, "error",
                                 json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object",
-                                          json_text(e->object), "line",
+                                          cmd_json_text(e->object), "line",
                                           e->line ? json_integer(e->line) : json_null(), "column",
                                           e->column ? json_integer(e->column) : json_null(), "reason",
-                                          json_text(e->reason), "fix",
-                                          e->fix[0] ? json_text(e->fix) : json_null())) < 0)
+                                          cmd_json_text(e->reason), "fix",
+                                          e->fix[0] ? cmd_json_text(e->fix) : json_null())) < 0)
                 run->json_lost++;
 }
 

@@ -109,6 +109,20 @@ d = json.load(open(sys.argv[1]))
 assert not d["ok"] and [c for c in d["checks"] if c["status"] == "FAIL" and c["fix"]], d' "$OUT/check.json"
 compare check "$top_srcdir/man/slots-admin.8" "$OUT/check.json"
 
+# The attack: the service account names the release in use with a byte that is not UTF-8
+# (and a terminal escape); check --json must still print every row, the byte as \xff.
+badrel=$(printf 'bad\377\033[31mrel')
+mkdir -p "$APP/releases/$badrel/bin"
+cp -p "$LAUNCHER" "$APP/releases/$badrel/bin/run"
+chown -R $SERVICE:$SERVICE "$APP/releases/$badrel"
+ln -sfn "releases/$badrel" "$APP/current"
+run check-badname 1 "$SLOTS_ADMIN" check --json
+check "check --json keeps the row that names the release, the byte as \\xff" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [c for c in d["checks"] if "bad\\xff\x1b[31mrel" in c["detail"]], d' "$OUT/check-badname.json"
+ln -sfn "releases/$RELEASE" "$APP/current"
+
 # ---- slots-provision: an image with changes and warnings, a conflict, an invalid config ----
 img=$SLOTS_SCRATCH/image
 mkdir -p "$img/etc/slots"
