@@ -5,7 +5,8 @@
 # ".\" json-keys: NAME" marker, with "a.b" for a nested object and "a[].b" for the
 # objects of an array; the output's keys are read the same way from the runs below,
 # which together reach every key (a pending slot, a failed row, a warning, a conflict,
-# an error with a line and column).
+# an error with a line and column).  Also: names that are not UTF-8 keep their entries in
+# both commands' JSON, and --changed-exit's exit statuses and its refused values.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
