@@ -7,7 +7,8 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libpam-wrapper libpamtest0-dev libnss-wrapper libuid-wrapper
       libpam-modules pamtester sudo passwd login util-linux procps acl jq openssl mandoc valgrind
       clang python3
-      slapd ldap-utils nslcd libnss-ldapd libnss-extrausers"
+      slapd ldap-utils nslcd libnss-ldapd libnss-extrausers
+      debhelper dpkg-dev lintian bash-completion"
 # The directory tests (tests/directory) run their own slapd and nslcd; --no-install-recommends
 # keeps nscd out (libnss-ldapd recommends it), since its cache would hide the directory's state.
 missing=

@@ -51,4 +51,12 @@ fuzz_rc=0
 SLOTS_FUZZ_DIR=$out/fuzz sh "$top/tests/fuzz/run.sh" "${SLOTS_FUZZ_SECONDS:-60}" || fuzz_rc=$?
 [ "$fuzz_rc" = 0 ] || [ "$fuzz_rc" = 77 ] || exit 1
 
+# ---- the Debian package (issue 16): a step of its own, the build takes minutes of CPU ----
+step "Debian package: dpkg-buildpackage, lintian, install into a throwaway root, the demo, purge"
+# tests/package/package.sh; 77: it cannot make the namespaces it needs.
+pkg_rc=0
+sh "$top/tests/package/package.sh" "$out/package" || pkg_rc=$?
+[ "$pkg_rc" = 0 ] || [ "$pkg_rc" = 77 ] || exit 1
+# ---- end of the Debian package ----
+
 step "all test runs passed"

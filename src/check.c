@@ -44,10 +44,12 @@ static int print_json(const struct slots_check_report *rep)
 
         for (size_t i = 0; i < rep->n; i++) {
                 const struct slots_check_row *c = &rep->rows[i];
-                json_t *row = json_pack("{s:s, s:s, s:o, s:s, s:o}", "status", slots_check_status_name(c->status),
+                /* detail and fix name files the service or a slot named: any byte but NUL. */
+                json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:o}", "status", slots_check_status_name(c->status),
                                         "check", c->check, "slot",
                                         strcmp(c->slot, "-") ? json_string(c->slot) : json_null(), "detail",
-                                        c->detail, "fix", c->fix ? json_string(c->fix) : json_null());
+                                        cmd_json_text(c->detail), "fix",
+                                        c->fix ? cmd_json_text(c->fix) : json_null());
                 if (!row || json_array_append_new(rows, row) < 0) {
                         json_decref(rows);
                         return -ENOMEM;

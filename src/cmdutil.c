@@ -1,6 +1,8 @@
-/* What both commands do at their boundary: report errors, log changes, resolve the service group. */
+/* What both commands do at their boundary: report errors, log changes, resolve the service group,
+ * make JSON strings. */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,4 +114,69 @@ int cmd_load_config(const char *path, struct slots_config **c)
                 return EXIT_USAGE;
         }
         return EXIT_DONE;
+}
+
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the byte there starts none. */
+static size_t utf8_len(const unsigned char *s)
+{
+        unsigned char lo = 0x80, hi = 0xbf;
+        size_t n, i;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4;
+        else
+                return 0;
+        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
+        if (s[0] == 0xe0)
+                lo = 0xa0;
+        else if (s[0] == 0xed)
+                hi = 0x9f;
+        else if (s[0] == 0xf0)
+                lo = 0x90;
+        else if (s[0] == 0xf4)
+                hi = 0x8f;
+        if (s[1] < lo || s[1] > hi)
+                return 0;
+        for (i = 2; i < n; i++)
+                if (s[i] < 0x80 || s[i] > 0xbf)
+                        return 0;
+        return n;
+}
+
+/*
+ * A JSON string of s: the exact text when it is UTF-8 (a name made by a slot may hold any
+ * byte but NUL); each byte that is not, as the four characters \xHH, so the entry is never
+ * lost.  NULL when out of memory.
+ */
+json_t *cmd_json_text(const char *s)
+{
+        json_t *j = json_string(s);
+        char *buf, *o;
+
+        if (j)
+                return j;
+        buf = malloc(4 * strlen(s) + 1);
+        if (!buf)
+                return NULL;
+        for (o = buf; *s;) {
+                size_t n = utf8_len((const unsigned char *) s);
+
+                if (n) {
+                        memcpy(o, s, n);
+                        o += n;
+                        s += n;
+                } else {
+                        o += sprintf(o, "\\x%02x", (unsigned char) *s++);
+                }
+        }
+        *o = '\0';
+        j = json_string(buf);
+        free(buf);
+        return j;
 }

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "config.h"
 #include "error.h"
 
@@ -37,3 +39,10 @@ int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, str
 
 /* Loads the config named by --config, SLOTS_CONFIG or the default; reports and returns an exit status. */
 int cmd_load_config(const char *path, struct slots_config **c);
+
+/*
+ * A JSON string of s: the exact text when it is UTF-8 (a name made by a slot or the service
+ * may hold any byte but NUL); each byte that is not, as the four characters \\xHH, so the
+ * entry is never lost.  NULL when out of memory.
+ */
+json_t *cmd_json_text(const char *s);

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cmdutil.h"
 #include "config.h"
 #include "fsutil.h"
@@ -20,26 +22,32 @@ struct run {
         const char *root;
         const char *ldif;               /* --ldif DN: print the pool's LDIF, change nothing */
         unsigned problems;
+        json_t *json;                   /* --json: the report built as the run goes, else NULL */
+        unsigned json_lost;             /* entries it could not hold (out of memory) */
 };
 
 static void usage(FILE *f)
 {
         fprintf(f,
-                "Usage: slots-provision [--root DIR] [--dry-run] [--config FILE]\n"
+                "Usage: slots-provision [--root DIR] [--dry-run] [--config FILE] [--json]\n"
+                "                       [--changed-exit N]\n"
                 "       slots-provision --ldif BASE_DN [--config FILE]\n"
                 "\n"
                 "Creates or repairs the slot accounts, groups, folders, release traversal bits,\n"
                 "shared folders, slot table, slotctl config and sudoers drop-in that the config\n"
                 "describes. Prints one line per change, then \"N changes\".\n"
                 "\n"
-                "  --root DIR     work on the tree under DIR (an image): its etc/ files, no NSS\n"
-                "  --dry-run      print what would change; change nothing\n"
-                "  --ldif BASE_DN print the pool (needs uid_base) as LDIF for ldapadd,\n"
-                "                 entries below BASE_DN; change nothing\n"
-                "  --config FILE  the config (default: $SLOTS_CONFIG or %s,\n"
-                "                 read inside DIR with --root)\n"
-                "  --help         show this help\n"
-                "  --version      show the version\n",
+                "  --root DIR        work on the tree under DIR (an image): its etc/ files, no NSS\n"
+                "  --dry-run         print what would change; change nothing\n"
+                "  --ldif BASE_DN    print the pool (needs uid_base) as LDIF for ldapadd,\n"
+                "                    entries below BASE_DN; change nothing\n"
+                "  --config FILE     the config (default: $SLOTS_CONFIG or %s,\n"
+                "                    read inside DIR with --root)\n"
+                "  --json            print one JSON object: the changes, their count, warnings\n"
+                "  --changed-exit N  exit N (3 to 125) instead of 0 when something changed\n"
+                "                    (or, with --dry-run, would change)\n"
+                "  --help            show this help\n"
+                "  --version         show the version\n",
                 SLOTS_DEFAULT_CONFIG);
 }
 
@@ -56,14 +64,54 @@ static void print_msg(const char *what, const struct slots_prov_msg *m)
                 fprintf(stderr, "%s: fix: %s\n", cmd_name, m->fix);
 }
 
+/* --json: adds {"object", "text", "fix"} (or, for a change, {"text"}) to the report's list `key`. */
+static void json_note(struct run *run, const char *key, const struct slots_prov_msg *m)
+{
+        json_t *o;
+
+        if (!run->json)
+                return;
+        if (m->kind == SLOTS_PROV_CHANGE)
+                o = json_pack("{s:o}", "text", cmd_json_text(m->text));
+        else
+                o = json_pack("{s:o, s:o, s:o}", "object", cmd_json_text(m->object), "text",
+                              cmd_json_text(m->text), "fix", m->fix[0] ? cmd_json_text(m->fix) : json_null());
+        if (!o || json_array_append_new(json_object_get(run->json, key), o) < 0)
+                run->json_lost++;
+}
+
+/* --json: the error that ended the run, as cmd_report prints it. */
+static void json_error(struct run *run, const char *what, const struct slots_error *e)
+{
+        if (!run->json)
+                return;
+        if (json_object_set_new(run->json, "error",
+                                json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object",
+                                          cmd_json_text(e->object), "line",
+                                          e->line ? json_integer(e->line) : json_null(), "column",
+                                          e->column ? json_integer(e->column) : json_null(), "reason",
+                                          cmd_json_text(e->reason), "fix",
+                                          e->fix[0] ? cmd_json_text(e->fix) : json_null())) < 0)
+                run->json_lost++;
+}
+
+static void fail(struct run *run, const char *what, const struct slots_error *e)
+{
+        cmd_report(what, e, NULL);
+        json_error(run, what, e);
+}
+
 static void report(void *arg, const struct slots_prov_msg *m)
 {
         struct run *run = arg;
 
         switch (m->kind) {
         case SLOTS_PROV_CHANGE:
-                printf("%s\n", m->text);
-                fflush(stdout);
+                json_note(run, "changes", m);
+                if (!run->json) {
+                        printf("%s\n", m->text);
+                        fflush(stdout);
+                }
                 if (!run->dry_run) {
                         if (run->root)
                                 cmd_log("%s (under %s)", m->text, run->root);
@@ -72,10 +120,12 @@ static void report(void *arg, const struct slots_prov_msg *m)
                 }
                 break;
         case SLOTS_PROV_WARNING:
+                json_note(run, "warnings", m);
                 print_msg("warning", m);
                 break;
         case SLOTS_PROV_PROBLEM:
                 run->problems++;
+                json_note(run, "conflicts", m);
                 print_msg("conflict", m);
                 break;
         }
@@ -142,6 +192,8 @@ int main(int argc, char **argv)
                 { "dry-run", no_argument, NULL, 'n' },
                 { "ldif", required_argument, NULL, 'l' },
                 { "config", required_argument, NULL, 'c' },
+                { "json", no_argument, NULL, 'j' },
+                { "changed-exit", required_argument, NULL, 'x' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 { 0 },
@@ -153,7 +205,10 @@ int main(int argc, char **argv)
         const char *config = NULL;
         char *config_abs = NULL;
         unsigned changes = 0;
-        int rootfd = -1, opt, r, status;
+        int rootfd = -1, opt, r, status, changed_exit = EXIT_DONE;
+        bool json = false;
+        char *end;
+        long n;
 
         cmd_name = "slots-provision";
         while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -169,6 +224,20 @@ int main(int argc, char **argv)
                         break;
                 case 'c':
                         config = optarg;
+                        break;
+                case 'j':
+                        json = true;
+                        break;
+                case 'x':
+                        /* 1 and 2 mean refused and invalid; above 125 the shell's own statuses begin. */
+                        errno = 0;
+                        n = strtol(optarg, &end, 10);
+                        if (errno || end == optarg || *end || n < 3 || n > 125) {
+                                fprintf(stderr, "%s: --changed-exit needs a number from 3 to 125, not '%s'\n",
+                                        cmd_name, optarg);
+                                return EXIT_USAGE;
+                        }
+                        changed_exit = (int) n;
                         break;
                 case 'h':
                         usage(stdout);
@@ -186,23 +255,41 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return EXIT_USAGE;
         }
+        if (run.ldif && (run.root || run.dry_run || json || changed_exit)) {
+                fprintf(stderr, "%s: --ldif changes nothing and prints LDIF: it takes only --config\n", cmd_name);
+                usage(stderr);
+                return EXIT_USAGE;
+        }
         if (run.root && !run.root[0]) {
                 fprintf(stderr, "%s: --root needs a folder\n", cmd_name);
                 return EXIT_USAGE;
         }
+        if (json) {
+                run.json = json_pack("{s:b, s:o, s:b, s:i, s:[], s:[], s:[], s:n}", "dry_run", run.dry_run, "root",
+                                     run.root ? json_string(run.root) : json_null(), "changed", false, "count", 0,
+                                     "changes", "warnings", "conflicts", "error");
+                if (!run.json) {
+                        fprintf(stderr, "%s: out of memory\n", cmd_name);
+                        return EXIT_REFUSED;
+                }
+        }
         if (!run.dry_run && !run.ldif && geteuid() != 0) {
-                fprintf(stderr, "%s: cannot provision: must be run as root (try --dry-run to see the plan)\n",
-                        cmd_name);
-                return EXIT_REFUSED;
+                slots_error_set(&e, -EPERM, "", "must be run as root");
+                slots_error_fix(&e, "run it as root, or with --dry-run to see the plan");
+                fail(&run, "cannot provision", &e);
+                status = EXIT_REFUSED;
+                goto out;
         }
 
         /* The host is AT_FDCWD, as slots-admin has it; an image root is resolved with RESOLVE_IN_ROOT. */
         if (run.root) {
                 rootfd = slots_root_open(run.root);
                 if (rootfd < 0) {
-                        fprintf(stderr, "%s: cannot open the root: %s: %s\n", cmd_name, run.root,
-                                strerror(-rootfd));
-                        return EXIT_USAGE;
+                        slots_error_set(&e, rootfd, run.root, "%s", strerror(-rootfd));
+                        fail(&run, "cannot open the root", &e);
+                        rootfd = -1;
+                        status = EXIT_USAGE;
+                        goto out;
                 }
         } else {
                 rootfd = AT_FDCWD;
@@ -214,7 +301,8 @@ int main(int argc, char **argv)
         if (config) {
                 config_abs = absolute(config);
                 if (!config_abs) {
-                        fprintf(stderr, "%s: cannot read the config: %s: %s\n", cmd_name, config, strerror(errno));
+                        slots_error_set(&e, -errno, config, "%s", strerror(errno));
+                        fail(&run, "cannot read the config", &e);
                         status = EXIT_USAGE;
                         goto out;
                 }
@@ -223,7 +311,7 @@ int main(int argc, char **argv)
                 r = slots_config_load(run.root ? rootfd : AT_FDCWD, SLOTS_DEFAULT_CONFIG, &c, &e);
         }
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid config" : "cannot read the config", &e, NULL);
+                fail(&run, r == -EBADMSG ? "invalid config" : "cannot read the config", &e);
                 status = EXIT_USAGE;
                 goto out;
         }
@@ -241,22 +329,44 @@ int main(int argc, char **argv)
         if (r == -EEXIST) {
                 fprintf(stderr, "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run.problems,
                         run.problems == 1 ? "" : "s");
+                slots_error_set(&e, r, "", "%u conflict%s found; nothing was changed", run.problems,
+                                run.problems == 1 ? "" : "s");
+                json_error(&run, "refused", &e);
                 status = EXIT_REFUSED;
                 goto out;
         }
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid config or table" : "cannot provision", &e, NULL);
+                fail(&run, r == -EBADMSG ? "invalid config or table" : "cannot provision", &e);
                 if (changes)
                         fprintf(stderr, "%s: %u change%s made before this failure; fix it and run again\n",
                                 cmd_name, changes, changes == 1 ? " was" : "s were");
                 status = cmd_exit_for(r);
                 goto out;
         }
-        printf("%u changes\n", changes);
+        if (!run.json)
+                printf("%u changes\n", changes);
         if (run.dry_run)
                 fprintf(stderr, "%s: dry run: nothing was changed\n", cmd_name);
-        status = EXIT_DONE;
+        status = changes ? changed_exit : EXIT_DONE;
 out:
+        if (run.json) {
+                json_object_set_new(run.json, "changed", json_boolean(changes > 0));
+                json_object_set_new(run.json, "count", json_integer(changes));
+                if (run.json_lost) {
+                        /* A report that leaves something out would read as a clean run. */
+                        fprintf(stderr, "%s: out of memory: %u entries are missing from the JSON report\n",
+                                cmd_name, run.json_lost);
+                        if (status == EXIT_DONE || status == changed_exit)
+                                status = EXIT_REFUSED;
+                }
+                if (json_dumpf(run.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || putchar('\n') == EOF ||
+                    fflush(stdout) == EOF) {
+                        fprintf(stderr, "%s: cannot write the JSON report: %s\n", cmd_name, strerror(errno));
+                        if (status == EXIT_DONE || status == changed_exit)
+                                status = EXIT_REFUSED;
+                }
+                json_decref(run.json);
+        }
         slots_config_free(c);
         free(config_abs);
         slots_close(rootfd);

@@ -1,0 +1,309 @@
+#!/bin/sh
+# The Debian package, end to end: builds it from this tree with dpkg-buildpackage, runs
+# lintian, installs the .debs into a throwaway root (an overlay over / in private mount,
+# PID and IPC namespaces, entered with chroot) and there
+#   1. checks that installing changed no account, wrote no table and started nothing,
+#      that pam-auth-update put pam_slots into the session stacks, and that a purge
+#      leaves nothing but what dpkg, debconf and pam-auth-update keep as their own state;
+#   2. installs again and runs the demo's steps with the installed /usr/sbin binaries
+#      (provision, assign, status, check, the PAM module through sudo, completion,
+#      release), then purges: the admin's files in /etc/slots and the accounts stay,
+#      everything of the package goes.
+# Not part of "make check" (the build takes minutes of CPU): scripts/test.sh runs it as
+# its own step.  Run as root on Debian 12:  sh tests/package/package.sh [WORKDIR]
+# The host is not changed: the build happens in WORKDIR (default: a temporary folder),
+# everything else inside the namespaces.  SLOTS_PKG_REUSE=1 takes the packages a run left in
+# WORKDIR instead of building again (for working on this script).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+
+if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (dpkg in a throwaway root)"; exit 77; }
+	for t in dpkg-buildpackage lintian dh unshare chroot; do
+		command -v $t >/dev/null || { echo "SKIP: $t is not installed (scripts/deps.sh installs it)"; exit 77; }
+	done
+	if ! unshare --mount --pid --ipc --fork --mount-proc true 2>/dev/null; then
+		echo "SKIP: cannot create mount, PID and IPC namespaces (unshare)"
+		exit 77
+	fi
+	work=${1:-}
+	if [ -z "$work" ]; then
+		work=$(mktemp -d /var/tmp/slots-package.XXXXXX)
+		trap 'rm -rf "$work"' EXIT
+	fi
+	mkdir -p "$work"
+	work=$(cd "$work" && pwd)
+	version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version) || exit 1
+	src=$work/slots-$version
+	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$work"/slots_*.changes >/dev/null 2>&1; then
+		echo "# SLOTS_PKG_REUSE: the packages already in $work, not built again"
+	else
+		rm -rf "$src" "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo
+		mkdir -p "$src"
+
+		echo "=== build: dpkg-buildpackage -us -uc -b in $src"
+		# The tree as git has it (tracked and new files, no build folders); a tree without
+		# .git (a tarball) is taken as it is, less what a build leaves.
+		if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+			(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
+				tar -C "$src" -xf - || exit 1
+		else
+			(cd "$top" && tar --exclude='./build*' --exclude=./autom4te.cache --exclude=./.git -cf - .) |
+				tar -C "$src" -xf - || exit 1
+		fi
+		# "make check" ran in the earlier steps of scripts/test.sh: nocheck keeps the CPU for
+		# this one.  SLOTS_PKG_CHECK=1 runs the tests inside the package build too.
+		opts="parallel=$(nproc 2>/dev/null || echo 2)"
+		[ -n "${SLOTS_PKG_CHECK:-}" ] || opts="$opts nocheck"
+		if ! (cd "$src" && DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+			tail -n 60 "$work/build.log"
+			echo "not ok - dpkg-buildpackage failed (log: $work/build.log)"
+			exit 1
+		fi
+		echo "ok - dpkg-buildpackage -us -uc -b"
+		ls "$work"/*.deb | sed 's/^/# /'
+	fi
+
+	echo "=== lintian"
+	changes=$(ls "$work"/slots_*.changes)
+	lintian --fail-on error,warning --display-info "$changes" >"$work/lintian.log" 2>&1
+	lrc=$?
+	grep -v '^running with root privileges' "$work/lintian.log" | sed 's/^/# /'
+	lfail=0
+	if [ "$lrc" = 0 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
+		echo "ok - lintian: no error, no warning (overrides: debian/*.lintian-overrides)"
+	else
+		echo "not ok - lintian (exit $lrc)"
+		lfail=1
+	fi
+
+	SLOTS_PKG_INSIDE=1 SLOTS_PKG_WORK=$work SLOTS_PKG_TOP=$top SLOTS_PKG_LINTIAN=$lfail \
+		unshare --mount --propagation private --pid --ipc --fork --mount-proc sh "$0"
+	exit $?
+fi
+
+# ---- inside private mount, PID and IPC namespaces ----
+work=$SLOTS_PKG_WORK
+passed=0
+failed=$SLOTS_PKG_LINTIAN
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+fatal() { echo "Bail out! $*"; exit 99; }
+
+deb_slots=$(ls "$work"/slots_*.deb)
+deb_pam=$(ls "$work"/libpam-slots_*.deb)
+
+echo "=== the packages' contents"
+dpkg-deb -c "$deb_slots" | awk '{ print $1, $2, $6 }' >"$work/slots.list"
+dpkg-deb -c "$deb_pam" | awk '{ print $1, $2, $6 }' >"$work/pam.list"
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+while read -r list entry; do
+	check "$list has $entry" grep -qxF -- "$entry" "$work/$list.list"
+done <<EOF
+slots -rwxr-xr-x root/root ./usr/sbin/slots-admin
+slots -rwxr-xr-x root/root ./usr/sbin/slots-provision
+slots drwxr-xr-x root/root ./etc/slots/
+slots -rw-r--r-- root/root ./usr/share/doc/slots/examples/slots.conf.example
+slots -rw-r--r-- root/root ./usr/share/bash-completion/completions/slots-admin
+slots -rw-r--r-- root/root ./usr/share/bash-completion/completions/slots-provision
+slots -rw-r--r-- root/root ./usr/share/man/man8/slots-admin.8.gz
+slots -rw-r--r-- root/root ./usr/share/man/man8/slots-provision.8.gz
+slots -rw-r--r-- root/root ./usr/share/man/man5/slots.conf.5.gz
+slots -rw-r--r-- root/root ./usr/share/man/man5/slots.json.5.gz
+pam -rw-r--r-- root/root ./usr/lib/$ma/security/pam_slots.so
+pam -rw-r--r-- root/root ./usr/share/pam-configs/slots
+pam -rw-r--r-- root/root ./usr/share/man/man8/pam_slots.8.gz
+EOF
+check "the slots package holds no file of the module" sh -c "! grep -q 'security/\|pam-configs' '$work/slots.list'"
+check "/etc/slots is the only thing under /etc (no conffile to overwrite an admin's config)" \
+	test "$(grep -c ' ./etc/.' "$work/slots.list")" = 1
+rm -rf "$work/ctl"
+check "slots has no maintainer script: installing it starts and provisions nothing" \
+	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst|rm'"
+
+echo "=== a throwaway root: an overlay over /"
+base=/run/slots-pkg
+mkdir -p $base || fatal "mkdir $base"
+mount -t tmpfs -o mode=0755 tmpfs $base || fatal "cannot mount a tmpfs on $base"
+mkdir -p $base/upper $base/work $base/root
+mount -t overlay overlay -o lowerdir=/,upperdir=$base/upper,workdir=$base/work $base/root ||
+	fatal "cannot mount an overlay over /"
+R=$base/root
+mount -t proc proc $R/proc || fatal "proc"
+mount --rbind /dev $R/dev && mount --make-rslave $R/dev || fatal "dev"
+# The slots' IPC and temp files of a release stay in here, never the host's.
+mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm || fatal "dev/shm"
+mount -t mqueue mqueue $R/dev/mqueue 2>/dev/null || true
+mount --rbind /sys $R/sys && mount --make-rslave $R/sys || fatal "sys"
+for d in tmp var/tmp run; do
+	mount -t tmpfs -o mode=1777 tmpfs "$R/$d" || fatal "$d"
+done
+chmod 0755 $R/run
+mkdir -p $R/run/lock && chmod 1777 $R/run/lock
+mkdir -p $R/tmp/debs && cp "$deb_slots" $R/tmp/debs/slots.deb && cp "$deb_pam" $R/tmp/debs/libpam-slots.deb ||
+	fatal "copy the debs"
+in_root() { chroot $R /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+in_root test -x /usr/bin/dpkg || fatal "the throwaway root has no dpkg"
+in_root test ! -e /usr/sbin/slots-admin || fatal "slots is installed on the host already; nothing to compare with"
+cp -p $R/etc/pam.d/common-session $base/common-session.before
+
+# What a purge may leave: dpkg's, debconf's and pam-auth-update's own state, logs, man-db's
+# index (its dpkg trigger rebuilds it), and
+# the common-* PAM files pam-auth-update writes again (their content must equal the host's).
+leftovers() {
+	(cd $base/upper && find . -mindepth 1 \( -type d -o -print \) | sed 's:^\.::' | LC_ALL=C sort) |
+		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam)(/|$)' |
+		while IFS= read -r p; do
+			case $p in
+			/etc/pam.d/common-*)
+				cmp -s "$R$p" "$p" && continue
+				echo "$p (differs from before)"
+				;;
+			*) echo "$p" ;;
+			esac
+		done
+	# New folders (a copied-up folder that was there before is no change).
+	(cd $base/upper && find . -mindepth 1 -type d | sed 's:^\.::' | LC_ALL=C sort) |
+		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam)(/|$)' |
+		while IFS= read -r p; do [ -d "$p" ] || echo "$p/ (new folder)"; done
+}
+
+echo "=== 1. install, look, purge"
+if in_root dpkg -i /tmp/debs/slots.deb /tmp/debs/libpam-slots.deb >$base/install.log 2>&1; then
+	ok "dpkg -i slots libpam-slots"
+else
+	not_ok "dpkg -i slots libpam-slots"
+	sed 's/^/# /' $base/install.log
+fi
+check "dpkg lists both as installed" sh -c \
+	"chroot $R dpkg-query -W -f='\${Status}\n' slots libpam-slots | grep -c '^install ok installed' | grep -qx 2"
+check "/etc/slots is root:root 0755" test "$(stat -c '%U:%G %a' $R/etc/slots)" = "root:root 755"
+check "/etc/slots is empty: no config, no table" sh -c "test -d $R/etc/slots && test -z \"\$(ls -A $R/etc/slots)\""
+check "no slot account was created" sh -c "! grep -q '^slot' $R/etc/passwd $R/etc/group"
+check "no sudoers drop-in was written" sh -c "! ls $R/etc/sudoers.d | grep -q slots"
+check "no unit or cron job was installed" sh -c \
+	"chroot $R dpkg -L slots libpam-slots >$base/files && grep -q /usr/sbin/slots-admin $base/files &&
+	 ! grep -Eq 'systemd|cron|init.d' $base/files"
+check "pam-auth-update added pam_slots to common-session" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session
+check "and to common-session-noninteractive" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session-noninteractive
+check "the module is where libpam looks" test -f "$R/usr/lib/$ma/security/pam_slots.so"
+check "man slots-admin finds the page" sh -c "chroot $R sh -c 'test -f \$(man -w slots-admin 2>/dev/null || echo /usr/share/man/man8/slots-admin.8.gz)'"
+check "the example config is valid for slots-provision --dry-run --root" sh -c \
+	"mkdir -p $R/tmp/img/etc/slots && cp $R/usr/share/doc/slots/examples/slots.conf.example $R/tmp/img/etc/slots/slots.conf &&
+	 cp $R/etc/passwd $R/etc/group $R/etc/shadow $R/etc/gshadow $R/etc/login.defs $R/tmp/img/etc/ &&
+	 echo 'video-studio:x:990:990::/srv/video-studio:/usr/sbin/nologin' >>$R/tmp/img/etc/passwd &&
+	 echo 'video-studio:x:990:' >>$R/tmp/img/etc/group &&
+	 chroot $R slots-provision --root /tmp/img --dry-run --json >$base/img.json 2>$base/img.err &&
+	 grep -q '\"changed\": true' $base/img.json"
+rm -rf $R/tmp/img
+if in_root dpkg --purge libpam-slots slots >$base/purge.log 2>&1; then
+	ok "dpkg --purge libpam-slots slots"
+else
+	not_ok "dpkg --purge libpam-slots slots"
+	sed 's/^/# /' $base/purge.log
+fi
+check "pam_slots left the session stacks" sh -c "! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "common-session is byte for byte what it was" cmp -s $base/common-session.before $R/etc/pam.d/common-session
+leftovers >$base/left
+if [ ! -s $base/left ]; then
+	ok "the purge left nothing outside dpkg's, debconf's and pam-auth-update's state"
+else
+	not_ok "the purge left files behind:"
+	sed 's/^/#   /' $base/left
+fi
+
+echo "=== 2. install again and run the demo's steps with the installed binaries"
+in_root dpkg -i /tmp/debs/slots.deb /tmp/debs/libpam-slots.deb >$base/install2.log 2>&1 ||
+	{ sed 's/^/# /' $base/install2.log; fatal "second install failed"; }
+cat >$R/tmp/demo.sh <<'DEMO'
+set -u
+ALICE=aa73da63e26b40a1bb701c2b4c024870
+BOB=5f0c2e91b7d84a6e9c3d2b1a0f9e8d7c
+n=0
+ok() { n=$((n + 1)); echo "ok - $*"; }
+not_ok() { n=$((n + 1)); echo "not ok - $*"; }
+# expect DESC STATUS CMD...: the command exits STATUS and prints something.
+expect() {
+	d=$1 want=$2
+	shift 2
+	"$@" >/tmp/out 2>/tmp/err
+	got=$?
+	if [ "$got" = "$want" ] && [ -s /tmp/out ]; then ok "$d"; else
+		not_ok "$d (exit $got, want $want)"
+		sed 's/^/#   /' /tmp/out /tmp/err | head -n 30
+	fi
+}
+useradd --system --user-group --home-dir /srv/video-studio --shell /usr/sbin/nologin video-studio
+rel=/opt/video-studio/releases/2026.11.29
+mkdir -p $rel/bin /opt/video-studio/state /srv/video-studio/docs/assets /srv/video-studio/docs/renders \
+	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
+printf '#!/bin/sh\necho "launcher runs as $(id -un), nofile $(ulimit -n)"\n' >$rel/bin/slot-exec
+chmod 0700 /opt/video-studio/releases $rel/bin/slot-exec /opt/video-studio/state \
+	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
+echo "SECRET=1" >/opt/video-studio/.env && chmod 0600 /opt/video-studio/.env
+chown -R video-studio:video-studio /opt/video-studio /srv/video-studio /var/lib/video-studio/browser-profiles
+cp /usr/share/doc/slots/examples/slots.conf.example /etc/slots/slots.conf
+
+expect "slots-provision --dry-run" 0 slots-provision --dry-run
+expect "slots-provision --json --changed-exit 3: changed" 3 slots-provision --json --changed-exit 3
+grep -q '"changed": true' /tmp/out && ok "the JSON says changed" || not_ok "the JSON says changed"
+expect "slots-provision again --changed-exit 3: unchanged, exit 0" 0 slots-provision --json --changed-exit 3
+grep -q '"count": 0' /tmp/out && ok "the JSON counts 0 changes" || not_ok "the JSON counts 0 changes"
+expect "slot01 exists" 0 id slot01
+expect "assign ALICE" 0 slots-admin assign $ALICE
+grep -qx slot01 /tmp/out && ok "ALICE got slot01" || not_ok "ALICE got slot01"
+expect "assign BOB" 0 slots-admin assign $BOB
+expect "status" 0 slots-admin status
+expect "status --json as the service account" 0 runuser -u video-studio -- slots-admin status --json
+expect "check" 0 slots-admin check
+if command -v sudo >/dev/null; then
+	# sudo opens a PAM session for slot01: common-session-noninteractive has pam_slots now,
+	# and the example config gives every slot nofile 4096.
+	expect "the service runs the launcher as slot01 through sudo" 0 \
+		runuser -u video-studio -- sudo -n -u slot01 $rel/bin/slot-exec
+	grep -q 'runs as slot01, nofile 4096' /tmp/out &&
+		ok "pam_slots set the slot's limits in the sudo session: $(cat /tmp/out)" ||
+		not_ok "pam_slots set the slot's limits in the sudo session: $(cat /tmp/out)"
+fi
+# Completion, as an admin's interactive bash would load it.
+bash --norc --noprofile -c '. /usr/share/bash-completion/bash_completion
+	__load_completion slots-admin && complete -p slots-admin
+	COMP_WORDS=(slots-admin release ""); COMP_CWORD=2; COMP_LINE="slots-admin release "; COMP_POINT=20
+	_slots_admin slots-admin "" release; printf "%s\n" "${COMPREPLY[@]}" | sort' >/tmp/out 2>/tmp/err
+if [ "$(cat /tmp/out)" = "complete -F _slots_admin slots-admin
+$BOB
+$ALICE" ] && [ ! -s /tmp/err ]; then ok "installed completion: complete -p, and release offers the two users"
+else not_ok "installed completion"; sed 's/^/#   /' /tmp/out /tmp/err; fi
+runuser -u slot02 -- sh -c 'echo left-behind >/tmp/slot02-file; sleep 600 &'
+expect "release BOB" 0 slots-admin release $BOB
+[ ! -e /tmp/slot02-file ] && ok "BOB's file in /tmp is gone" || not_ok "BOB's file in /tmp is gone"
+pgrep -u slot02 >/dev/null && not_ok "no process of slot02 runs" || ok "no process of slot02 runs"
+expect "status --json slot02 is free" 0 slots-admin status --json slot02
+grep -q '"user": null' /tmp/out && ok "slot02 is free" || not_ok "slot02 is free"
+DEMO
+in_root sh /tmp/demo.sh >$base/demo.out 2>&1
+cat $base/demo.out
+passed=$((passed + $(grep -c '^ok' $base/demo.out)))
+failed=$((failed + $(grep -c '^not ok' $base/demo.out)))
+check "the demo ran its steps" test "$(grep -c '^ok' $base/demo.out)" -ge 20
+
+echo "=== 3. purge after the demo: the admin's files and the accounts stay"
+in_root sh -c 'ls -A /etc/slots' >$base/etc-slots.before
+if in_root dpkg --purge libpam-slots slots >$base/purge2.log 2>&1; then
+	ok "dpkg --purge after the demo"
+else
+	not_ok "dpkg --purge after the demo"
+	sed 's/^/# /' $base/purge2.log
+fi
+check "the binaries are gone" test ! -e $R/usr/sbin/slots-admin -a ! -e $R/usr/sbin/slots-provision
+check "the module is gone" test ! -e "$R/usr/lib/$ma/security/pam_slots.so"
+check "the profile is gone and no stack names pam_slots" sh -c \
+	"test ! -e $R/usr/share/pam-configs/slots && ! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "sudo still works for root after the purge" in_root sudo -n true
+check "/etc/slots keeps the admin's config and table" sh -c \
+	"test -f $R/etc/slots/slots.conf && test -f $R/etc/slots/slots.json && test \"\$(ls -A $R/etc/slots)\" = \"\$(cat $base/etc-slots.before)\""
+check "the slot accounts stay (Debian never removes accounts on purge)" grep -q '^slot01:' $R/etc/passwd
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
