@@ -82,7 +82,7 @@ check "slot01 exists" id slot01
 check "before the module, slot01 has the defaults too" \
 	test "$(limits_of slot01)" = "$before"
 
-# The SPEC's line, with the config named (the built-in default depends on --sysconfdir).
+# The line of pam_slots(8), with the config named.
 cp /etc/pam.d/sudo /etc/pam.d/sudo.orig
 echo "session optional $mod config=$conf" >> /etc/pam.d/sudo
 

@@ -258,7 +258,7 @@ static const struct tcase cases[] = {
           PAM_SUCCESS, { WANT_A, WANT_END }, NO_NICE, 2,
           { "unknown option ignored: bogus_option", "nofile=200:300" } },
 
-        /* The SPEC's line, "optional": a failure is logged but does not fail the session. */
+        /* The documented line, "optional": a failure is logged but does not fail the session. */
         { "optional in a real stack does not block", "slots_optional", "slot01", NULL, 0, NULL, NULL,
           PAM_SUCCESS, { WANT_END }, NO_NICE, 1, { "slot01", "case.conf" } },
 };
