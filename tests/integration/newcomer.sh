@@ -135,4 +135,32 @@ fi
 "$SLOTS_PROVISION" --config "$CONF" >"$OUT/after.out" 2>&1
 check "with the lock free again, provisioning makes slot02" getent passwd slot02
 
+# --- the commands do not depend on the caller's umask ---
+# The same provisioning of an image under umask 022, 077 and 000: the same modes and owners;
+# and a table made by assign is root:<service group> 0640 whatever the umask.
+for mask in 022 077 000; do
+	I=$SLOTS_SCRATCH/umask-$mask
+	mkdir -p "$I/etc/slots" "$I/srv/docs"
+	for f in passwd group shadow gshadow; do
+		cp "$top_srcdir/tests/provision/initial-$f" "$I/etc/$f"
+	done
+	chown 1000:1000 "$I/srv/docs"
+	printf '{"service": "svc", "slots": 2, "docs_root": "/srv/docs", "shared_dirs": ["shared"], "table": "/etc/slots/slots.json", "slotctl_config": "/etc/slots/slotctl.json"}\n' \
+		>"$I/etc/slots/slots.conf"
+	(umask $mask && "$SLOTS_PROVISION" --root "$I" --config "$I/etc/slots/slots.conf" >"$OUT/umask-$mask.out" 2>&1)
+	check "umask $mask: provisioning the image exits 0" test $? = 0
+	(cd "$I" && find . -mindepth 1 -printf '%P %y %m %U:%G\n' | LC_ALL=C sort) >"$OUT/umask-$mask.tree"
+done
+check "umask 077: the image is the same as under 022" cmp -s "$OUT/umask-022.tree" "$OUT/umask-077.tree"
+check "umask 000: the image is the same as under 022" cmp -s "$OUT/umask-022.tree" "$OUT/umask-000.tree"
+cmp -s "$OUT/umask-022.tree" "$OUT/umask-077.tree" || diff "$OUT/umask-022.tree" "$OUT/umask-077.tree" | sed 's/^/# /'
+for mask in 077 000; do
+	rm -f "$TABLE" "$TABLE.lock"
+	(umask $mask && "$SLOTS_ADMIN" assign "u-mask$mask" >"$OUT/mask.out" 2>"$OUT/mask.err")
+	check "umask $mask: assign makes a new table and exits 0" test $? = 0
+	check "umask $mask: the new table is root:$SERVICE 640 (got: $(slots_stat "$TABLE"))" \
+		test "$(slots_stat "$TABLE")" = "root:$SERVICE 640"
+	check "umask $mask: no warning" test ! -s "$OUT/mask.err"
+done
+
 slots_done
