@@ -1,4 +1,4 @@
-/* pam_slots: applies the per-slot limits of the slots config at session open (SPEC "PAM"). */
+/* pam_slots: applies the per-slot limits of the slots config at session open (pam_slots(8)). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

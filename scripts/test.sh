@@ -2,12 +2,28 @@
 # The whole test suite, as CI runs it: dependencies, a -Werror build with "make check",
 # then the unit, integration and PAM tests again under AddressSanitizer + UBSan, then
 # valgrind over the unit and PAM tests, then the libFuzzer targets (SLOTS_FUZZ_SECONDS
-# each, default 60).  Run as root on Debian 12 (root tests run in
-# private mount namespaces and change nothing on the host).
+# each, default 60).  Run as root on Debian 12, or with sudo (root tests run in private
+# mount namespaces and change nothing on the host).  docs/testing.md says what it needs.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${SLOTS_BUILD:-$top/build-test}
 jobs=$(nproc 2>/dev/null || echo 2)
+# Slot accounts run programs of the build (as the tests' attackers): whatever the caller's
+# umask, what the build makes must be readable and executable by them.
+umask 022
+
+# Under sudo the generated files and the build folders would be root's, and the next
+# ./autogen.sh or make of the user who cloned the tree would fail: they go back to that user
+# at the end (only when the checkout is theirs; never through a symlink or a hard link).
+give_back() {
+	[ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID:-0}" != 0 ] && [ "$(stat -c %u "$top")" = "$SUDO_UID" ] || return 0
+	for p in "$out" "$top/configure" "$top/Makefile.in" "$top/aclocal.m4" "$top/build-config.h.in" \
+		"$top/autom4te.cache" "$top/build-aux" "$top/m4"; do
+		[ -e "$p" ] || continue
+		find "$p" -xdev -uid 0 \( -type f -links 1 -o -type d \) -exec chown "$SUDO_UID:$SUDO_GID" {} + 2>/dev/null || true
+	done
+}
+trap give_back EXIT
 
 sh "$top/scripts/deps.sh"
 (cd "$top" && ./autogen.sh >/dev/null)

@@ -1,4 +1,4 @@
-/* slots-admin check: the self-check's rows printed as the SPEC's table, or as JSON. */
+/* slots-admin check: the self-check's rows printed as the table of slots-admin(8), or as JSON. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>

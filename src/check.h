@@ -1,4 +1,4 @@
-/* slots-admin check: the self-check's rows printed as the SPEC's table, or as JSON. */
+/* slots-admin check: the self-check's rows printed as the table of slots-admin(8), or as JSON. */
 #pragma once
 
 #include <stdbool.h>

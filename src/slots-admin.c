@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/acl.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -17,6 +18,8 @@
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
+#include "privdrop.h"
+#include "selfcheck.h"
 #include "store.h"
 #include "tree.h"
 
@@ -210,6 +213,48 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         return EXIT_REFUSED;
 }
 
+static const char *owner_name(uid_t uid, char *buf, size_t size);
+static const char *group_name(gid_t gid, char *buf, size_t size);
+
+/*
+ * After assign: the write kept the table's owner, group, mode and ACL.  When the
+ * service account cannot read what was kept (a table left root:root by a script),
+ * the service refuses every user's command although assign succeeded: say so, with
+ * the fix.  Silent when the service account cannot be looked up (check reports it).
+ */
+static void warn_unreadable_table(const struct ctx *x)
+{
+        char owner[64], group[64];
+        struct slots_perm_model m;
+        struct slots_ident id;
+        gid_t *groups = NULL;
+        struct stat st;
+        acl_t acl;
+        int fd;
+
+        if (slots_ident_of(x->cfg->service, &id, &groups) < 0)
+                return;
+        fd = openat(x->store.dirfd, x->store.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+                acl = acl_get_fd(fd);
+                slots_perm_from_stat(&m, &st, acl);
+                if (acl)
+                        acl_free(acl);
+                if (!slots_perm_eval(&m, &id, SLOTS_PERM_R).allowed) {
+                        fprintf(stderr, "%s: warning: %s is %s:%s %04o: the service account %s cannot read it, so "
+                                "the service refuses every user's command\n", cmd_name, x->cfg->table,
+                                owner_name(st.st_uid, owner, sizeof(owner)),
+                                group_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
+                                x->cfg->service);
+                        fprintf(stderr, "%s: fix: chown root:%s %s && chmod 0640 %s\n", cmd_name, x->group_name,
+                                x->cfg->table, x->cfg->table);
+                }
+        }
+        if (fd >= 0)
+                close(fd);
+        free(groups);
+}
+
 static int cmd_assign(const struct opts *o, int argc, char **argv)
 {
         const char *user, *holder;
@@ -241,6 +286,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 r = prepare_tree(&x, user, held);
                 if (r == EXIT_DONE)
                         printf("%s\n", slots_slot_name(held, name));
+                warn_unreadable_table(&x);
                 goto out;
         }
         if (held) {
@@ -305,6 +351,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         r = prepare_tree(&x, user, n);
         if (r == EXIT_DONE)
                 printf("%s\n", name);
+        warn_unreadable_table(&x);
 out:
         slots_pw_clear(&pw);
         ctx_done(&x);

@@ -763,18 +763,76 @@ char *slots_accounts_render(const struct slots_accounts *a, enum slots_acct_file
 
 #define LOCK_WAIT_MS 15000
 
+static long now_ms(void);
+
+/*
+ * " by process PID (NAME)" for whoever holds a POSIX lock on fd, or "" when the
+ * kernel does not say (a holder in another PID namespace shows as 0).  The name
+ * comes from /proc and is reduced to a safe alphabet before it reaches a terminal.
+ */
+static void lock_holder(int fd, char *buf, size_t size)
+{
+        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        char path[64], name[32] = "";
+        int cfd;
+
+        buf[0] = '\0';
+        if (fd < 0 || fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK || fl.l_pid <= 0)
+                return;
+        snprintf(path, sizeof(path), "/proc/%ld/comm", (long) fl.l_pid);
+        cfd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (cfd >= 0) {
+                ssize_t n = read(cfd, name, sizeof(name) - 1);
+
+                name[n > 0 ? n : 0] = '\0';
+                slots_close(cfd);
+        }
+        for (char *c = name; *c; c++)
+                if (*c == '\n')
+                        *c = '\0';
+                else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                           *c == '.' || *c == '_' || *c == '-' || *c == '+'))
+                        *c = '?';
+        if (name[0])
+                snprintf(buf, size, " by process %ld (%s)", (long) fl.l_pid, name);
+        else
+                snprintf(buf, size, " by process %ld", (long) fl.l_pid);
+}
+
+/* The error for a lock another program holds: who, if known, and how long this one waited. */
+static int lock_busy(struct slots_error *e, int fd, const char *object, long waited_ms)
+{
+        char who[96];
+
+        lock_holder(fd, who, sizeof(who));
+        slots_error_set(e, -EAGAIN, object, "the account files lock is held%s; gave up after waiting %ld.%ld s",
+                        who, waited_ms / 1000, waited_ms % 1000 / 100);
+        slots_error_fix(e, "wait for the other account tool (useradd, passwd, vipw) to finish, then run again");
+        return -EAGAIN;
+}
+
 int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e)
 {
         struct stat st;
         struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        long start = now_ms();
         int fd;
 
         *lockfd = -1;
         if (host) {
-                if (lckpwdf() < 0)
-                        return slots_error_set(e, errno ? -errno : -EAGAIN, "/etc/.pwd.lock",
-                                               "cannot take the account files lock: %s",
-                                               strerror(errno ? errno : EAGAIN));
+                /* lckpwdf() gives up after 15 s with EINTR (its alarm), which says nothing useful. */
+                if (lckpwdf() < 0) {
+                        int err = errno ? errno : EAGAIN, r;
+
+                        if (err != EINTR)
+                                return slots_error_set(e, -err, "/etc/.pwd.lock",
+                                                       "cannot take the account files lock: %s", strerror(err));
+                        fd = openat(etcfd, ".pwd.lock", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+                        r = lock_busy(e, fd, "/etc/.pwd.lock", now_ms() - start);
+                        if (fd >= 0)
+                                slots_close(fd);
+                        return r;
+                }
                 return 0;
         }
         fd = openat(etcfd, ".pwd.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
@@ -786,16 +844,18 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
                 return slots_error_set(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
         }
         /* lckpwdf's protocol: a POSIX write lock on the whole file, given up after 15 seconds. */
-        for (int waited = 0;; waited += 100) {
+        for (;;) {
                 if (fcntl(fd, F_SETLK, &fl) == 0)
                         break;
-                if ((errno != EACCES && errno != EAGAIN && errno != EINTR) || waited >= LOCK_WAIT_MS) {
+                if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
                         int r = -errno;
                         slots_close(fd);
-                        slots_error_set(e, r, ".pwd.lock", "cannot take the account files lock: %s",
-                                        r == -EAGAIN || r == -EACCES ? "held by another program" :
-                                                                       strerror(-r));
-                        slots_error_fix(e, "wait for the other account tool (useradd, passwd, vipw) to finish");
+                        return slots_error_set(e, r, ".pwd.lock", "cannot take the account files lock: %s",
+                                               strerror(-r));
+                }
+                if (now_ms() - start >= LOCK_WAIT_MS) {
+                        int r = lock_busy(e, fd, ".pwd.lock", now_ms() - start);
+                        slots_close(fd);
                         return r;
                 }
                 (void) usleep(100 * 1000);

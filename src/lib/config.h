@@ -1,4 +1,4 @@
-/* The config file (SPEC "Config"): strict parse, defaults resolved in one place. */
+/* The config file (slots.conf(5)): strict parse, defaults resolved in one place. */
 #pragma once
 
 #include <stdbool.h>

@@ -28,8 +28,8 @@ struct slots_prov_opts {
 };
 
 /*
- * Brings the tree under rootfd to what the config describes (SPEC
- * "slots-provision").  Everything is checked before anything changes: account
+ * Brings the tree under rootfd to what the config describes
+ * (slots-provision(8)).  Everything is checked before anything changes: account
  * conflicts, a symlink where a slot folder belongs, a missing service account
  * are each reported as a PROBLEM and the return is -EEXIST with nothing
  * changed.  Otherwise the account files are written as one transaction, then

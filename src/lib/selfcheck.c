@@ -1,4 +1,4 @@
-/* The read-only self-check (SPEC "slots-admin check"): every layer of the slot chain, as the slots see it. */
+/* The read-only self-check (slots-admin(8), "check"): every layer of the slot chain, as the slots see it. */
 #include <crypt.h>
 #include <dirent.h>
 #include <errno.h>
@@ -2452,6 +2452,42 @@ static void ctx_free(struct ctx *k)
 
 typedef void (*slot_check_fn)(struct ctx *k, const struct slotinfo *s);
 
+/*
+ * The accounts of the other slots of the pool (free or pending, not the test slot): a
+ * missing or changed one is a FAIL row, as for the slots checked above (the next assign
+ * would hand it out); the ones as planned make one PASS row, not one each.
+ */
+static void check_other_accounts(struct ctx *k)
+{
+        unsigned fine = 0;
+
+        for (unsigned n = 1; n <= k->cfg->slots && !k->err; n++) {
+                struct slotinfo s = { .n = n };
+                size_t i, rows = k->rep->n;
+
+                for (i = 0; i < k->n_slots && k->slots[i].n != n; i++)
+                        ;
+                if (i < k->n_slots)
+                        continue;
+                slots_slot_name(n, s.name);
+                s.found = slots_nss_user(s.name, &s.pw);
+                s.have_id = s.found > 0 && slots_ident_of(s.name, &s.id, &s.groups) == 0;
+                check_account(k, &s);
+                if (k->rep->n == rows + 1 && k->rep->rows[rows].status == SLOTS_CHECK_PASS) {
+                        free(k->rep->rows[rows].detail);
+                        k->rep->n--;
+                        k->rep->passed--;
+                        fine++;
+                }
+                slots_pw_clear(&s.pw);
+                free(s.groups);
+        }
+        if (fine)
+                add_rowf(k, SLOTS_CHECK_PASS, "account", NULL, NULL,
+                         "%u other slot%s of the pool (free or pending): accounts as planned", fine,
+                         fine == 1 ? "" : "s");
+}
+
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         static const slot_check_fn per_slot[] = {
@@ -2497,6 +2533,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 for (size_t i = 0; i < k.n_slots; i++)
                         per_slot[c](&k, &k.slots[i]);
         }
+        check_other_accounts(&k);
         if (k.n_slots == 0)
                 add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
                          "no slot to check: none is assigned and no test slot is free");

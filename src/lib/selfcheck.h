@@ -1,4 +1,4 @@
-/* The read-only self-check (SPEC "slots-admin check"): every layer of the slot chain, as the slots see it. */
+/* The read-only self-check (slots-admin(8), "check"): every layer of the slot chain, as the slots see it. */
 #pragma once
 
 #include <stdbool.h>

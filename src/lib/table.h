@@ -1,4 +1,4 @@
-/* The slot table format (SPEC "Slot table"): validate, query, change, serialize. */
+/* The slot table format (slots.json(5)): validate, query, change, serialize. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # slots-admin and the table file: owner, group, mode and ACL kept; bad tables and refusals
-# leave the file byte-for-byte unchanged; status --json has the SPEC's shape.
+# leave the file byte-for-byte unchanged; status --json has the documented shape.
 # Accounts come from nss_wrapper files, so the host's /etc is never read or touched.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
@@ -150,10 +150,10 @@ if command -v setpriv >/dev/null; then
 	check "its status shows the holders" grep -q "^slot01 .*alice" "$T/out"
 fi
 
-# --- 6. status --json has the SPEC's shape ---
+# --- 6. status --json has the shape slots-admin(8) documents ---
 admin release bob >/dev/null
 admin status --json >"$T/status.json"
-check "status --json has the SPEC's shape" python3 - "$T/status.json" "$TABLE" <<'EOF'
+check "status --json has the documented shape" python3 - "$T/status.json" "$TABLE" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["table"]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# assign prepares the user's tree (SPEC "slots-admin assign"): created if missing, group slotNN,
+# assign prepares the user's tree (slots-admin(8), assign): created if missing, group slotNN,
 # folders 2770, files g+rw, nothing for others, owners kept; symlinks never followed, other file
 # systems never entered; a failure leaves the assignment standing and the same assign repairs it.
 # release gives the tree back to the service group.

@@ -121,7 +121,7 @@ EOF
 	visudo -cqf "$SUDOERS" || { echo "Bail out! the test's sudoers drop-in is invalid"; exit 99; }
 }
 
-# Assigns users to slots in the table (written directly, as the SPEC gives its format) and
+# Assigns users to slots in the table (written directly, as slots.json(5) gives its format) and
 # prepares their trees as assign does: group slotNN, 2770.  Arguments: SLOT USER pairs.
 check_assign() {
 	entries=

@@ -14,7 +14,8 @@ lock_before=$(ls "$TABLE.lock" 2>/dev/null)
 run_check good
 check_rc "check exits 0 on the fixed layout" 0 good
 check "no row fails or skips" sh -c "! grep -E '^(FAIL|SKIP) ' '$OUT/good.out'"
-# Per-slot rows for the assigned slots and the test slot (slot08), none for the others.
+# Per-slot rows for the assigned slots and the test slot (slot08), none for the others
+# (their accounts make one "account" row).
 for c in account password-locked runner-reachable private-unreachable user-tree sudo-preflight; do
 	for s in slot01 slot03 slot05 slot08; do
 		check "row $c $s passes" test "$(row_status good $c $s)" = PASS
@@ -24,8 +25,8 @@ done
 for c in config table slotctl-config pending-cleanup; do
 	check "row $c passes" test "$(row_status good $c)" = PASS
 done
-check "closing line: 28 passed, 0 failed, 0 skipped" \
-	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 28 passed, 0 failed, 0 skipped"
+check "closing line: 29 passed, 0 failed, 0 skipped" \
+	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 29 passed, 0 failed, 0 skipped"
 check "header names the columns" sh -c "head -n 1 '$OUT/good.out' | grep -Eq '^STATUS +CHECK +SLOT +DETAIL$'"
 check "the model of modes and ACLs agrees with the probes" sh -c "! grep -q 'probe wins' '$OUT/good.out'"
 check "nothing on stderr" test ! -s "$OUT/good.err"
@@ -40,7 +41,7 @@ d = json.load(open(sys.argv[1]))
 text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
 rows = d["checks"]
 assert set(d) == {"checks", "passed", "failed", "skipped", "ok"}, d.keys()
-assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 28, d
+assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 29, d
 for r, t in zip(rows, text):
     assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
     assert [r["status"], r["check"], r["slot"] or "-"] == t, (r, t)

@@ -79,6 +79,12 @@ slots_ns_fail() {
 # visible.  Usage, at the top of a test: slots_enter_namespace "$@"
 slots_enter_namespace() {
 	if [ -z "${SLOTS_IN_NAMESPACE:-}" ]; then
+		# Slot accounts run programs of the build: a build made under umask 077 keeps them out.
+		if [ -f "$top_builddir/slots-admin" ] && [ -z "$(find "$top_builddir/slots-admin" -perm -o+x)" ]; then
+			echo "SKIP: $top_builddir/slots-admin is not executable by other accounts (built under" \
+				"umask $(umask)?): slot accounts run the build's programs; rebuild under umask 022"
+			exit 77
+		fi
 		SLOTS_HOST_BUILDDIR=$(cd "$top_builddir" && pwd -P) || slots_ns_fail "no build folder $top_builddir"
 		SLOTS_HOST_SRCDIR=$(cd "$top_srcdir" && pwd -P) || slots_ns_fail "no source folder $top_srcdir"
 		export SLOTS_HOST_BUILDDIR SLOTS_HOST_SRCDIR
@@ -88,6 +94,10 @@ slots_enter_namespace() {
 			sh "$0" "$@"
 	fi
 	# Any failure here is a hard error (99): a test must never go on against the host's /etc.
+	# The fixtures the tests make (folders, configs, the /var/lib layer) are meant for other
+	# accounts to read: whatever umask the caller had, they are made under 022 (the commands'
+	# own independence from the umask is tested in newcomer.sh).
+	umask 022
 	mount -t tmpfs -o mode=0755 tmpfs /run || slots_ns_fail "cannot mount a tmpfs on /run"
 	mkdir -p /run/slots-build /run/.slots-hold-src /run/.slots-hold-build
 	mount --bind "$SLOTS_HOST_BUILDDIR" /run/slots-build || slots_ns_fail "cannot bind the build folder"

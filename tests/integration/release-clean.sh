@@ -1,5 +1,5 @@
 #!/bin/sh
-# release leaves nothing of one user to the slot's next one (SPEC "slots-admin release", issue 4):
+# release leaves nothing of one user to the slot's next one (slots-admin(8), release; issue 4):
 # processes, home/state/run contents, SysV IPC, files in /tmp /var/tmp /dev/shm, crontab and at
 # jobs all go; the user's tree goes back to the service group and the slot can no longer read it;
 # symlinks planted in the home or the tree are never followed.  What belongs to others stays.

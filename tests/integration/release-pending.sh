@@ -1,6 +1,6 @@
 #!/bin/sh
-# A release that fails after step 1 leaves the slot "cleanup": "pending" (SPEC "slots-admin
-# release"): the message names the slot, the step, the reason and the fix; assign never hands the
+# A release that fails after step 1 leaves the slot "cleanup": "pending" (slots-admin(8),
+# release): the message names the slot, the step, the reason and the fix; assign never hands the
 # slot out; once the cause is gone, release --slot finishes it.  The failures are real ones: a
 # read-only bind mount over the home (step 4) and over the user's tree (step 3).
 . "$top_srcdir/tests/integration/release-lib.sh"

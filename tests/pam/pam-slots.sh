@@ -58,7 +58,7 @@ service() {
 service slots
 service slots_req require_assigned
 service slots_opts debug bogus_option
-# The line the SPEC recommends, in a plain stack.
+# The line pam_slots(8) recommends, in a plain stack.
 printf 'session optional %s config=%s\nsession required pam_permit.so\n' "$mod" "$work/case.conf" \
 	> "$work/services/slots_optional"
 # Keeps libpam from logging about a missing "other" service.

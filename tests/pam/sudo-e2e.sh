@@ -49,8 +49,21 @@ useradd -r -l -M -U -s /usr/sbin/nologin appuser || { echo "FAIL: useradd appuse
 before=$(limits_of appuser)
 echo "# appuser before: $before"
 
-# Configured values: below any hard limit the test process has (it may lack
-# CAP_SYS_RESOURCE, like root in many containers), and unlike the defaults.
+# Configured values: below the hard limits this test was started with (it may lack
+# CAP_SYS_RESOURCE, like root in many containers, and sudo's pam_limits or the
+# caller's ulimit may have lowered them), and unlike the defaults.
+hard_nofile=$(ulimit -Hn)
+hard_nproc=$(/bin/bash -c 'ulimit -Hu')
+nf_hard=888
+np_hard=444
+[ "$hard_nofile" = unlimited ] || [ "$hard_nofile" -ge 900 ] || nf_hard=$((hard_nofile - 12))
+[ "$hard_nproc" = unlimited ] || [ "$hard_nproc" -ge 460 ] || np_hard=$((hard_nproc - 16))
+if [ "$nf_hard" -lt 400 ] || [ "$np_hard" -lt 200 ]; then
+	echo "SKIP: hard limits too low to pick test values below them (nofile $hard_nofile, nproc $hard_nproc; need 412 and 216)"
+	exit 77
+fi
+nf_soft=$((nf_hard - 111)) nf_slot02=$((nf_hard - 333)) np_soft=$((np_hard - 111))
+echo "# configured: nofile $nf_soft:$nf_hard (slot02 $nf_slot02), nproc $np_soft:$np_hard"
 cat > "$conf" <<EOF
 {
   "service": "slotsvc",
@@ -58,8 +71,8 @@ cat > "$conf" <<EOF
   "table": "$table",
   "slots_root": "/var/lib/slots/slotsvc",
   "limits": {
-    "default": {"nofile": {"soft": 777, "hard": 888}, "nproc": {"soft": 333, "hard": 444}},
-    "slot02": {"nofile": 555}
+    "default": {"nofile": {"soft": $nf_soft, "hard": $nf_hard}, "nproc": {"soft": $np_soft, "hard": $np_hard}},
+    "slot02": {"nofile": $nf_slot02}
   }
 }
 EOF
@@ -69,19 +82,19 @@ check "slot01 exists" id slot01
 check "before the module, slot01 has the defaults too" \
 	test "$(limits_of slot01)" = "$before"
 
-# The SPEC's line, with the config named (the built-in default depends on --sysconfdir).
+# The line of pam_slots(8), with the config named.
 cp /etc/pam.d/sudo /etc/pam.d/sudo.orig
 echo "session optional $mod config=$conf" >> /etc/pam.d/sudo
 
 got=$(limits_of slot01)
-check "slot01 gets the configured nofile and nproc (got: $got)" test "$got" = "777 333"
+check "slot01 gets the configured nofile and nproc (got: $got)" test "$got" = "$nf_soft $np_soft"
 got=$(sudo -n -u slot01 /bin/bash -c 'echo "$(ulimit -Hn) $(ulimit -Hu)"' 2>&1)
-check "slot01 gets the configured hard limits (got: $got)" test "$got" = "888 444"
+check "slot01 gets the configured hard limits (got: $got)" test "$got" = "$nf_hard $np_hard"
 got=$(limits_of slot02)
-check "slot02's own entry wins (got: $got)" test "$got" = "555 333"
+check "slot02's own entry wins (got: $got)" test "$got" = "$nf_slot02 $np_soft"
 got=$(limits_of appuser)
 check "a non-slot account keeps the defaults (got: $got, before: $before)" test "$got" = "$before"
-check "the configured values are not the defaults" test "$before" != "777 333"
+check "the configured values are not the defaults" test "$before" != "$nf_soft $np_soft"
 
 # A broken config: "optional" lets the session open (the failure is logged).
 cp "$conf" "$conf.good"
@@ -104,7 +117,7 @@ EOF
 chown root:slotsvc "$table"
 chmod 0640 "$table"
 got=$(limits_of slot01)
-check "sudo, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "777 333"
+check "sudo, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "$nf_soft $np_soft"
 got=$(limits_of slot02)
 check "sudo, require_assigned: the unassigned slot02 gets no slot limits (got: $got)" test "$got" = "$before"
 # sudo treats PAM_SESSION_ERR from pam_open_session as non-fatal (its
@@ -123,7 +136,7 @@ if command -v su >/dev/null 2>&1 && test -f /etc/pam.d/su; then
 	su_before=$(su_limits_of appuser)
 	echo "session required $mod config=$conf require_assigned" >> /etc/pam.d/su
 	got=$(su_limits_of slot01)
-	check "su, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "777 333"
+	check "su, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "$nf_soft $np_soft"
 	check_fails "su, require_assigned: the unassigned slot02 is refused" su -s /bin/sh -c true slot02 2>/dev/null
 	got=$(su_limits_of appuser)
 	check "su, require_assigned: a non-slot account keeps the defaults (got: $got)" test "$got" = "$su_before"

@@ -13,10 +13,10 @@ changed.  The replay walks that order and checks, with the table state at each p
   * each assign that succeeded took a slot that was free (the lowest free one when no slot
     was given) for a user who held none; each release freed the slot its user held, through
     "cleanup": "pending"; no slot ever had two users and no user two slots;
-  * every refusal (exit 1) is one the SPEC allows and was true of some state the table went
+  * every refusal (exit 1) is one slots-admin(8) documents and was true of some state the table went
     through while the command ran (held by another user, the user already holds one, the pool
     is full, outside the pool); every no-op (exit 0 without a change) too;
-  * every status --json a reader got is valid JSON of the SPEC's shape and shows exactly one
+  * every status --json a reader got is valid JSON of the documented shape and shows exactly one
     of the states the table went through while that reader ran: never a torn or mixed table;
   * the final table is exactly the replayed state.
 """

@@ -3,7 +3,7 @@
 # and without a given slot, over a pool of 50, while readers run "status --json" all the
 # while; concurrency.py logs every result and replays them in the order the table changed
 # (the fault shim logs each rename of the table, under the table lock) to check that no slot
-# ever had two users nor a user two slots, that every refusal is one the SPEC allows and was
+# ever had two users nor a user two slots, that every refusal is one slots-admin(8) documents and was
 # true when it was made, that readers only ever saw whole tables the replay went through,
 # and that the final table is exactly the replayed state.
 # Short form: 16 x 60 operations; SLOTS_RELIABILITY_FULL=1: 16 x 1,000.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 7.4, the command line: user ids and slot names that are not what the SPEC allows
+# Issue 7.4, the command line: user ids and slot names that are not what slots-admin(8) allows
 # (a "/", "..", newlines, escapes, 65 characters, slot00, slot1, slot0001, slot-1, ...) are
 # refused by every command that takes them with exit 2 and the same clear message whatever
 # the argument was, so nothing of it is echoed (no terminal escape or forged line reaches
@@ -164,5 +164,5 @@ if rel_have_provision; then
 	n_args=$((n_args + 3))
 fi
 check "the table is byte-identical at the end" cmp -s "$TABLE" "$P/table.before"
-echo "# hostile-args: $n_args hostile command lines, each refused or handled as the SPEC says"
+echo "# hostile-args: $n_args hostile command lines, each refused or handled as slots-admin(8) says"
 slots_done

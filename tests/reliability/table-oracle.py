@@ -7,7 +7,7 @@
   table-oracle.py validate FILE POOL               a valid table: version 1, slots in the pool,
                                                    no user in two slots, valid ids
 
-OLD is "-" for a table that does not exist yet.  OUT is written the way the SPEC says a table
+OLD is "-" for a table that does not exist yet.  OUT is written the way slots.json(5) says a table
 is written: sorted keys, two-space indent, a final newline.  Keys an entry has that this
 version does not know are kept.
 """

@@ -1,5 +1,5 @@
 /*
- * The config (SPEC "Config"): defaults, strictness, cross-key rules, each error
+ * The config (slots.conf(5)): defaults, strictness, cross-key rules, each error
  * with the exact line and column and a reason that names the key.
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Application user ids and slot names (SPEC "Vocabulary"): each rule on both sides of its limit. */
+/* Application user ids and slot names (slots-admin(8)): each rule on both sides of its limit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +26,7 @@ static const struct {
         { C64, true },
         { C64 "x", false },
         { "", false },
-        /* the example of the SPEC */
+        /* the example of the man pages */
         { "aa73da63e26b40a1bb701c2b4c024870", true },
         /* every allowed punctuation, inside and (except . and -) first */
         { "a.b", true },

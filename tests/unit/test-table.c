@@ -1,5 +1,5 @@
 /*
- * The slot table format (SPEC "Slot table"): canonical round trip, refusals with
+ * The slot table format (slots.json(5)): canonical round trip, refusals with
  * file, line and column, pending entries, free/test slot choice, changes.
  */
 #include <errno.h>
@@ -55,7 +55,7 @@ static const struct {
         const char *text;
 } canonical[] = {
         { "empty", 8, "{\n  \"slots\": {},\n  \"version\": 1\n}\n" },
-        { "the SPEC example", 8,
+        { "the slots.json(5) example", 8,
           "{\n"
           "  \"slots\": {\n"
           "    \"slot02\": {\n"
