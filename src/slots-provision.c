@@ -11,6 +11,7 @@
 
 #include "cmdutil.h"
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "provision.h"
 
@@ -42,13 +43,20 @@ static void usage(FILE *f)
 static void print_msg(const char *what, const struct slots_prov_msg *m)
 {
         size_t n = strlen(m->object);
+        /* Names from the file system are escaped before they reach the terminal. */
+        char *obj = slots_escape(m->object), *text = slots_escape(m->text), *fix = slots_escape(m->fix);
 
-        if (n && !(strncmp(m->text, m->object, n) == 0 && m->text[n] == ' '))
-                fprintf(stderr, "%s: %s: %s: %s\n", cmd_name, what, m->object, m->text);
+        if (!obj || !text || !fix)
+                fprintf(stderr, "%s: %s: out of memory\n", cmd_name, what);
+        else if (n && !(strncmp(m->text, m->object, n) == 0 && m->text[n] == ' '))
+                fprintf(stderr, "%s: %s: %s: %s\n", cmd_name, what, obj, text);
         else
-                fprintf(stderr, "%s: %s: %s\n", cmd_name, what, m->text);
-        if (m->fix[0])
-                fprintf(stderr, "%s: fix: %s\n", cmd_name, m->fix);
+                fprintf(stderr, "%s: %s: %s\n", cmd_name, what, text);
+        if (fix && fix[0])
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, fix);
+        free(obj);
+        free(text);
+        free(fix);
 }
 
 static void report(void *arg, const struct slots_prov_msg *m)
@@ -56,8 +64,11 @@ static void report(void *arg, const struct slots_prov_msg *m)
         struct run *run = arg;
 
         switch (m->kind) {
-        case SLOTS_PROV_CHANGE:
-                printf("%s\n", m->text);
+        case SLOTS_PROV_CHANGE: {
+                char *text = slots_escape(m->text);
+
+                printf("%s\n", text ? text : "(out of memory)");
+                free(text);
                 fflush(stdout);
                 if (!run->dry_run) {
                         if (run->root)
@@ -66,6 +77,7 @@ static void report(void *arg, const struct slots_prov_msg *m)
                                 cmd_log("%s", m->text);
                 }
                 break;
+        }
         case SLOTS_PROV_WARNING:
                 print_msg("warning", m);
                 break;
