@@ -36,8 +36,10 @@ int slots_root_open(const char *dir)
 struct chase_state {
         const struct slots_chase *how;
         struct slots_error *e;
-        int *fds;
+        int *fds;               /* -1 where closed: only the root and the deepest stay open */
         size_t *lens;           /* length of path at each level */
+        dev_t *devs;
+        ino_t *inos;
         size_t n, cap;
         char *path;             /* "" for the root itself */
         size_t plen, pcap;
@@ -71,35 +73,6 @@ static void path_cut(struct chase_state *c, size_t len)
 {
         c->plen = len;
         c->path[len] = '\0';
-}
-
-static int level_push(struct chase_state *c, int fd)
-{
-        if (c->n == c->cap) {
-                size_t cap = c->cap ? c->cap * 2 : 16;
-                int *fds = realloc(c->fds, cap * sizeof(*fds));
-                size_t *lens;
-
-                if (!fds)
-                        return -ENOMEM;
-                c->fds = fds;
-                lens = realloc(c->lens, cap * sizeof(*lens));
-                if (!lens)
-                        return -ENOMEM;
-                c->lens = lens;
-                c->cap = cap;
-        }
-        c->fds[c->n] = fd;
-        c->lens[c->n] = c->plen;
-        c->n++;
-        return 0;
-}
-
-static void level_pop(struct chase_state *c)
-{
-        c->n--;
-        slots_close(c->fds[c->n]);
-        path_cut(c, c->lens[c->n]);
 }
 
 static const char *what_of(const struct chase_state *c)
@@ -154,6 +127,86 @@ static int chase_fail(struct chase_state *c, int r, const char *reason)
         slots_error_set(c->e, r, shown(c), "%s%s%s", c->how->what ? c->how->what : "",
                         c->how->what ? ": " : "", reason ? reason : strerror(-r));
         return r;
+}
+
+/*
+ * Enters fd (consumed on success).  Only the root and the deepest level stay
+ * open, so a path of any depth needs two descriptors; each level keeps its
+ * device and inode to be found again through "..".
+ */
+static int level_push(struct chase_state *c, int fd)
+{
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (c->n == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 16;
+                int *fds = realloc(c->fds, cap * sizeof(*fds));
+                size_t *lens;
+                dev_t *devs;
+                ino_t *inos;
+
+                if (!fds)
+                        return -ENOMEM;
+                c->fds = fds;
+                lens = realloc(c->lens, cap * sizeof(*lens));
+                if (!lens)
+                        return -ENOMEM;
+                c->lens = lens;
+                devs = realloc(c->devs, cap * sizeof(*devs));
+                if (!devs)
+                        return -ENOMEM;
+                c->devs = devs;
+                inos = realloc(c->inos, cap * sizeof(*inos));
+                if (!inos)
+                        return -ENOMEM;
+                c->inos = inos;
+                c->cap = cap;
+        }
+        c->fds[c->n] = fd;
+        c->lens[c->n] = c->plen;
+        c->devs[c->n] = st.st_dev;
+        c->inos[c->n] = st.st_ino;
+        c->n++;
+        if (c->n >= 3) {
+                slots_close(c->fds[c->n - 2]);
+                c->fds[c->n - 2] = -1;
+        }
+        return 0;
+}
+
+/* Leaves the deepest level for its parent, opened again through ".." and checked to be the same folder. */
+static int level_pop(struct chase_state *c)
+{
+        int r = 0;
+
+        if (c->n >= 2 && c->fds[c->n - 2] < 0) {
+                struct stat st;
+                int fd = openat(c->fds[c->n - 1], "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+                if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != c->devs[c->n - 2] ||
+                    st.st_ino != c->inos[c->n - 2]) {
+                        slots_close(fd);
+                        r = chase_fail(c, -EAGAIN, "a folder on the way was moved while the path was resolved");
+                } else {
+                        c->fds[c->n - 2] = fd;
+                }
+        }
+        c->n--;
+        slots_close(c->fds[c->n]);
+        path_cut(c, c->lens[c->n]);
+        return r;
+}
+
+/* Back to the root (an absolute symlink target): level 0 is always open. */
+static void level_reset(struct chase_state *c)
+{
+        while (c->n > 1) {
+                c->n--;
+                slots_close(c->fds[c->n]);
+        }
+        path_cut(c, 0);
 }
 
 /* Opens the end (O_PATH fd, end_st) the way the caller asked; parent is the folder it is in. */
@@ -256,8 +309,8 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
                 len = strcspn(p, "/");
                 last = p[len + strspn(p + len, "/")] == '\0';
                 if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
-                        if (len == 2 && c.n > 1)
-                                level_pop(&c);
+                        if (len == 2 && c.n > 1 && (r = level_pop(&c)) < 0)
+                                goto out;
                         p += len;
                         if (len && !last)
                                 continue;
@@ -313,8 +366,7 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
                         fd = -1;
                         path_cut(&c, c.lens[c.n - 1]);
                         if (target[0] == '/')
-                                while (c.n > 1)
-                                        level_pop(&c);
+                                level_reset(&c);
                         if (asprintf(&joined, "%s/%s", target, p) < 0) {
                                 r = -ENOMEM;
                                 goto out;
@@ -342,9 +394,11 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
 out:
         slots_close(fd);
         while (c.n > 0)
-                level_pop(&c);
+                slots_close(c.fds[--c.n]);
         free(c.fds);
         free(c.lens);
+        free(c.devs);
+        free(c.inos);
         free(c.path);
         free(rest);
         free(last_name);
