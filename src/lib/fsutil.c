@@ -2,12 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -421,34 +419,16 @@ int slots_open_root_dir(int rootfd, const char *path, const char *what, uid_t tr
 
 int slots_open_in_walk(int rootfd, const char *path, int flags)
 {
-        struct slots_chase how = { .open_flags = flags };
-
-        return slots_chase(rootfd, path, &how, NULL, NULL);
+        return slots_open_in(rootfd, path, flags);
 }
 
 int slots_open_in(int rootfd, const char *path, int flags)
 {
-        struct open_how how = {
-                .flags = (unsigned long long) (flags | O_CLOEXEC),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd;
+        struct slots_chase how = { .open_flags = flags };
 
-        if (!path || path[0] != '/')
+        if (!path || path[0] != '/' || (flags & O_CREAT))
                 return -EINVAL;
-        if (rootfd == AT_FDCWD) {
-                fd = open(path, flags | O_CLOEXEC);
-                return fd < 0 ? -errno : fd;
-        }
-        /* openat2 refuses O_CREAT's mode argument when absent; we never create through here. */
-        if (flags & O_CREAT)
-                return -EINVAL;
-        fd = (int) syscall(SYS_openat2, rootfd, path + 1, &how, sizeof(how));
-        if (fd < 0 && errno == ENOSYS)
-                return slots_open_in_walk(rootfd, path, flags);
-        if (fd < 0 && errno == ENOENT && path[1] == '\0')
-                fd = openat(rootfd, ".", flags | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
+        return slots_chase(rootfd, path, &how, NULL, NULL);
 }
 
 int slots_open_parent_in(int rootfd, const char *path, const char **base)

@@ -77,16 +77,13 @@ int slots_open_root_dir(int rootfd, const char *path, const char *what, uid_t tr
 int slots_root_open(const char *dir);
 
 /*
- * Opens absolute path resolved inside rootfd: symlinks and ".." never leave
- * rootfd (openat2 RESOLVE_IN_ROOT).  flags as for openat (O_CLOEXEC is added).
- * Returns an fd or -errno.
+ * Opens absolute path resolved inside rootfd (AT_FDCWD: "/") by slots_chase():
+ * symlinks are followed but never leave rootfd, nor does "..".  flags as for
+ * openat (O_CLOEXEC is added; O_CREAT is refused).  Returns an fd or -errno.
  */
 int slots_open_in(int rootfd, const char *path, int flags);
 
-/*
- * The same resolution as slots_open_in() done by slots_chase(); slots_open_in()
- * falls back to it where openat2 is missing (old kernels, valgrind).
- */
+/* The same as slots_open_in(); kept for callers of the old name. */
 int slots_open_in_walk(int rootfd, const char *path, int flags);
 
 /*
