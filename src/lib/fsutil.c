@@ -245,6 +245,7 @@ static int open_end(struct chase_state *c, int end, const struct stat *end_st, i
         }
         return fd;
 }
+
 int slots_chase(int rootfd, const char *path, const struct slots_chase *how, const char **base,
                 struct slots_error *e)
 {
