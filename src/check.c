@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "cmdutil.h"
+#include "escape.h"
 #include "selfcheck.h"
 
 /* The table, one FAIL line per failure, the closing line. */
@@ -22,17 +24,28 @@ static void print_text(const struct slots_check_report *rep)
         printf("%-6s  %-*s  %-*s  %s\n", "STATUS", wcheck, "CHECK", wslot, "SLOT", "DETAIL");
         for (size_t i = 0; i < rep->n; i++) {
                 const struct slots_check_row *r = &rep->rows[i];
+                char *detail = slots_escape(r->detail);
+
+                /* Details name files a slot or the service may have named: escaped for the terminal. */
                 printf("%-6s  %-*s  %-*s  %s\n", slots_check_status_name(r->status), wcheck, r->check, wslot,
-                       r->slot, r->detail);
+                       r->slot, detail ? detail : "(out of memory)");
+                free(detail);
         }
         if (rep->failed)
                 putchar('\n');
         for (size_t i = 0; i < rep->n; i++) {
                 const struct slots_check_row *r = &rep->rows[i];
+                char *detail, *fix;
+
                 if (r->status != SLOTS_CHECK_FAIL)
                         continue;
+                detail = slots_escape(r->detail);
+                fix = slots_escape(r->fix);
                 printf("FAIL %s%s%s: %s -- fix: %s\n", r->check, strcmp(r->slot, "-") ? " " : "",
-                       strcmp(r->slot, "-") ? r->slot : "", r->detail, r->fix);
+                       strcmp(r->slot, "-") ? r->slot : "", detail ? detail : "(out of memory)",
+                       fix ? fix : "(out of memory)");
+                free(detail);
+                free(fix);
         }
         printf("slot self-check: %u passed, %u failed, %u skipped\n", rep->passed, rep->failed, rep->skipped);
 }

@@ -11,19 +11,23 @@
 #include <unistd.h>
 
 #include "cmdutil.h"
+#include "escape.h"
 #include "nss.h"
 
 const char *cmd_name = "slots";
 
 void cmd_report(const char *what, const struct slots_error *e, const char *fix)
 {
-        char buf[2 * SLOTS_ERR_TEXT + 64];
+        char buf[2 * SLOTS_ERR_TEXT + 64], *msg, *how;
 
-        fprintf(stderr, "%s: %s: %s\n", cmd_name, what, slots_error_format(e, buf, sizeof(buf)));
-        if (e->fix[0])
-                fprintf(stderr, "%s: fix: %s\n", cmd_name, e->fix);
-        else if (fix)
-                fprintf(stderr, "%s: fix: %s\n", cmd_name, fix);
+        /* Objects, reasons and fixes carry file names a slot chose: escaped, never raw. */
+        msg = slots_escape(slots_error_format(e, buf, sizeof(buf)));
+        how = slots_escape(e->fix[0] ? e->fix : fix);
+        fprintf(stderr, "%s: %s: %s\n", cmd_name, what, msg ? msg : "out of memory");
+        if (e->fix[0] || fix)
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, how ? how : "out of memory");
+        free(msg);
+        free(how);
 }
 
 int cmd_exit_for(int r)
@@ -37,7 +41,7 @@ void cmd_log(const char *fmt, ...)
 {
         static bool opened;
         static char who[128];
-        char msg[1024];
+        char msg[1024], shown[4096];
         va_list ap;
 
         /* One connection for the whole run: provisioning logs thousands of changes. */
@@ -54,7 +58,7 @@ void cmd_log(const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        syslog(LOG_NOTICE, "%s; by %s", msg, who);
+        syslog(LOG_NOTICE, "%s; by %s", slots_escape_buf(msg, shown, sizeof(shown)), who);
 }
 
 int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e)

@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "check.h"
 #include "cmdutil.h"
+#include "escape.h"
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
@@ -169,6 +170,25 @@ static int service_uid(const struct slots_config *c, uid_t *uid, struct slots_er
         return 0;
 }
 
+/* A tree walk's note (an entry left alone): a warning on stderr, escaped; the first 20 of them. */
+static void tree_note(void *data, const char *path, const char *why)
+{
+        unsigned long *shown = data;
+        char *p;
+
+        if ((*shown)++ >= 20)
+                return;
+        p = slots_escape(path);
+        fprintf(stderr, "%s: warning: %s: %s\n", cmd_name, p ? p : "(out of memory)", why);
+        free(p);
+}
+
+static void tree_notes_done(unsigned long shown)
+{
+        if (shown > 20)
+                fprintf(stderr, "%s: warning: and %lu more entries left alone\n", cmd_name, shown - 20);
+}
+
 /*
  * Prepares USER's tree for slot n when docs_root is set.  The assignment is
  * saved already: on failure it stands, and the same assign again (idempotent)
@@ -177,7 +197,8 @@ static int service_uid(const struct slots_config *c, uid_t *uid, struct slots_er
 static int prepare_tree(struct ctx *x, const char *user, unsigned n)
 {
         char what[96], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
-        struct slots_tree_stats stats = { 0 };
+        unsigned long notes = 0;
+        struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
         struct slots_pw slot = { 0 };
         struct slots_error e;
         uid_t svc_uid;
@@ -199,9 +220,10 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         if (r == 0)
                 r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
         slots_pw_clear(&slot);
+        tree_notes_done(notes);
         if (r == 0) {
-                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed", user, name,
-                        stats.entries, stats.changed);
+                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed, %lu hard-linked "
+                        "files left alone", user, name, stats.entries, stats.changed, stats.linked);
                 return EXIT_DONE;
         }
         snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
@@ -366,7 +388,8 @@ out:
 static int release_steps(struct ctx *x, unsigned n, const char *user)
 {
         char what[160], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
-        struct slots_tree_stats stats = { 0 };
+        unsigned long notes = 0;
+        struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
         struct slots_pw slot = { 0 };
         struct slots_error e;
         const char *step;
@@ -404,6 +427,7 @@ static int release_steps(struct ctx *x, unsigned n, const char *user)
         /* Step 3: the user's tree goes back to the service; the slot reaches nothing in it. */
         step = "step 3 of 5, giving the user's tree back to the service";
         r = slots_tree_release(AT_FDCWD, x->cfg, user, slot.uid, slot_gid, svc_uid, x->group, &stats, &e);
+        tree_notes_done(notes);
         if (r < 0)
                 goto fail;
         /* Step 4: home, state, run, IPC, temp files, crontab: nothing left for the next user. */

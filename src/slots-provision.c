@@ -13,6 +13,7 @@
 
 #include "cmdutil.h"
 #include "config.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "ldif.h"
 #include "provision.h"
@@ -55,13 +56,20 @@ static void usage(FILE *f)
 static void print_msg(const char *what, const struct slots_prov_msg *m)
 {
         size_t n = strlen(m->object);
+        /* Names from the file system are escaped before they reach the terminal. */
+        char *obj = slots_escape(m->object), *text = slots_escape(m->text), *fix = slots_escape(m->fix);
 
-        if (n && !(strncmp(m->text, m->object, n) == 0 && m->text[n] == ' '))
-                fprintf(stderr, "%s: %s: %s: %s\n", cmd_name, what, m->object, m->text);
+        if (!obj || !text || !fix)
+                fprintf(stderr, "%s: %s: out of memory\n", cmd_name, what);
+        else if (n && !(strncmp(m->text, m->object, n) == 0 && m->text[n] == ' '))
+                fprintf(stderr, "%s: %s: %s: %s\n", cmd_name, what, obj, text);
         else
-                fprintf(stderr, "%s: %s: %s\n", cmd_name, what, m->text);
-        if (m->fix[0])
-                fprintf(stderr, "%s: fix: %s\n", cmd_name, m->fix);
+                fprintf(stderr, "%s: %s: %s\n", cmd_name, what, text);
+        if (fix && fix[0])
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, fix);
+        free(obj);
+        free(text);
+        free(fix);
 }
 
 /* --json: adds {"object", "text", "fix"} (or, for a change, {"text"}) to the report's list `key`. */
@@ -106,10 +114,13 @@ static void report(void *arg, const struct slots_prov_msg *m)
         struct run *run = arg;
 
         switch (m->kind) {
-        case SLOTS_PROV_CHANGE:
+        case SLOTS_PROV_CHANGE: {
                 json_note(run, "changes", m);
                 if (!run->json) {
-                        printf("%s\n", m->text);
+                        char *text = slots_escape(m->text);
+
+                        printf("%s\n", text ? text : "(out of memory)");
+                        free(text);
                         fflush(stdout);
                 }
                 if (!run->dry_run) {
@@ -119,6 +130,7 @@ static void report(void *arg, const struct slots_prov_msg *m)
                                 cmd_log("%s", m->text);
                 }
                 break;
+        }
         case SLOTS_PROV_WARNING:
                 json_note(run, "warnings", m);
                 print_msg("warning", m);

@@ -1,4 +1,5 @@
 /* The config file (slots.conf(5)): strict parse, defaults resolved in one place. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -280,6 +281,80 @@ bool slots_config_is_private(const struct slots_config *c, const char *path)
 }
 
 /* Cross-key rules and defaults, in one place. */
+/* Whether one component of user_tree (with {user} in it) can be the name comp for some user id. */
+static bool comp_can_be(const char *pat, size_t plen, const char *comp, size_t clen)
+{
+        if (plen >= 6 && strncmp(pat, "{user}", 6) == 0) {
+                /* A user id: 1-64 of A-Z a-z 0-9 . _ -, not starting with . or - */
+                for (size_t n = 1; n <= clen && n <= 64; n++) {
+                        char ch = comp[n - 1];
+
+                        if (!(isalnum((unsigned char) ch) || ch == '.' || ch == '_' || ch == '-') ||
+                            (n == 1 && (ch == '.' || ch == '-')))
+                                return false;
+                        if (comp_can_be(pat + 6, plen - 6, comp + n, clen - n))
+                                return true;
+                }
+                return false;
+        }
+        if (plen == 0 || clen == 0)
+                return plen == 0 && clen == 0;
+        return pat[0] == comp[0] && comp_can_be(pat + 1, plen - 1, comp + 1, clen - 1);
+}
+
+/*
+ * Whether some user's tree can be rel (relative to docs_root), lie inside it or
+ * hold it: every component they have in common can match.
+ */
+static bool tree_can_overlap(const char *tree, const char *rel)
+{
+        while (*tree && *rel) {
+                size_t tl = strcspn(tree, "/"), rl = strcspn(rel, "/");
+
+                if (!comp_can_be(tree, tl, rel, rl))
+                        return false;
+                tree += tl + (tree[tl] == '/');
+                rel += rl + (rel[rl] == '/');
+        }
+        return true;
+}
+
+/*
+ * A user_tree that can name a shared folder or a private path would hand it to a
+ * slot at assign (a user id "Workflow" with "user_tree": "{user}").  user_tree is
+ * relative without "." or "..", so it never leaves docs_root.
+ */
+static int check_user_tree(const struct slots_jsrc *src, const struct slots_config *c, struct slots_error *e)
+{
+        static const struct slots_jpath p = { .key = "user_tree" };
+        size_t n = c->docs_root ? strlen(c->docs_root) : 0;
+
+        for (size_t i = 0; i < c->n_shared_dirs; i++)
+                if (tree_can_overlap(c->user_tree, c->shared_dirs[i]))
+                        return slots_json_fail(e, src, &p, 1, false,
+                                               "\"user_tree\" \"%s\" can name the shared folder \"%s\" (or a "
+                                               "folder inside it or around it) for some user id; make its "
+                                               "fixed part differ, e.g. \"_users/{user}\"",
+                                               c->user_tree, c->shared_dirs[i]);
+        for (size_t i = 0; c->docs_root && i < c->n_private_paths; i++) {
+                const char *priv = c->private_paths[i], *rel;
+
+                if (path_under(c->docs_root, priv))
+                        return slots_json_fail(e, src, &p, 1, false,
+                                               "docs_root %s is inside the private path %s: every user's "
+                                               "tree would be private", c->docs_root, priv);
+                if (!path_under(priv, c->docs_root))
+                        continue;
+                rel = priv + (strcmp(c->docs_root, "/") == 0 ? 1 : n + 1);
+                if (tree_can_overlap(c->user_tree, rel))
+                        return slots_json_fail(e, src, &p, 1, false,
+                                               "\"user_tree\" \"%s\" can name the private path %s (or a folder "
+                                               "inside it or around it) for some user id; make its fixed part "
+                                               "differ, e.g. \"_users/{user}\"", c->user_tree, priv);
+        }
+        return 0;
+}
+
 static int finish(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
 {
         static const struct slots_jpath top[1] = { { .key = NULL, .index = 0 } };
@@ -355,6 +430,8 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                 return -ENOMEM;
         if (!c->user_tree && set_string(&c->user_tree, "_users/{user}") < 0)
                 return -ENOMEM;
+        if (check_user_tree(src, c, e) < 0)
+                return -EBADMSG;
         if (!c->table && set_string(&c->table, SLOTS_DEFAULT_TABLE) < 0)
                 return -ENOMEM;
         if (!c->slotctl_config && set_string(&c->slotctl_config, SLOTS_DEFAULT_SLOTCTL) < 0)

@@ -2,12 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -28,67 +26,346 @@ int slots_root_open(const char *dir)
         return fd < 0 ? -errno : fd;
 }
 
-#define WALK_DEPTH 128
-#define WALK_LINKS 40
+/* ---- the resolver ---- */
+
+#define CHASE_MAX_LINKS 40
+
+/* The way so far: one O_PATH fd per folder, and the path it spells with symlinks replaced. */
+struct chase_state {
+        const struct slots_chase *how;
+        struct slots_error *e;
+        int *fds;               /* -1 where closed: only the root and the deepest stay open */
+        size_t *lens;           /* length of path at each level */
+        dev_t *devs;
+        ino_t *inos;
+        size_t n, cap;
+        char *path;             /* "" for the root itself */
+        size_t plen, pcap;
+};
+
+static const char *shown(const struct chase_state *c)
+{
+        return c->path[0] ? c->path : "/";
+}
+
+static int path_append(struct chase_state *c, const char *name)
+{
+        size_t n = strlen(name);
+
+        if (c->plen + n + 2 > c->pcap) {
+                size_t cap = (c->plen + n + 2) * 2;
+                char *p = realloc(c->path, cap);
+
+                if (!p)
+                        return -ENOMEM;
+                c->path = p;
+                c->pcap = cap;
+        }
+        c->path[c->plen++] = '/';
+        memcpy(c->path + c->plen, name, n + 1);
+        c->plen += n;
+        return 0;
+}
+
+static void path_cut(struct chase_state *c, size_t len)
+{
+        c->plen = len;
+        c->path[len] = '\0';
+}
+
+static const char *what_of(const struct chase_state *c)
+{
+        return c->how->what ? c->how->what : "the path";
+}
+
+/* sshd StrictModes for one component: owned by root or the trusted account, writable by nobody else. */
+static int check_trusted(struct chase_state *c, const struct stat *st)
+{
+        const struct slots_chase *h = c->how;
+        bool root_sticky = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0;
+        mode_t mode = st->st_mode & 07777;
+
+        if (st->st_uid != 0 && (h->trusted_uid == (uid_t) -1 || st->st_uid != h->trusted_uid)) {
+                slots_error_set(c->e, -EPERM, shown(c),
+                                "%s: owned by uid %u, not by root or the service: whoever owns a folder on "
+                                "the way can swap what is below it", what_of(c), (unsigned) st->st_uid);
+                slots_error_fix(c->e, "chown root %s (or the service account), or point \"%s\" at a path "
+                                "that only root and the service control", shown(c), what_of(c));
+                return -EPERM;
+        }
+        if ((mode & S_IWOTH) && !root_sticky) {
+                slots_error_set(c->e, -EPERM, shown(c), "%s: writable by others (mode %04o)", what_of(c),
+                                (unsigned) mode);
+                slots_error_fix(c->e, "chmod o-w %s", shown(c));
+                return -EPERM;
+        }
+        if ((mode & S_IWGRP) && !root_sticky && st->st_gid != 0 &&
+            (h->trusted_gid == (gid_t) -1 || st->st_gid != h->trusted_gid)) {
+                slots_error_set(c->e, -EPERM, shown(c),
+                                "%s: writable by group %u (mode %04o), neither root's nor the service's group",
+                                what_of(c), (unsigned) st->st_gid, (unsigned) mode);
+                slots_error_fix(c->e, "chmod g-w %s", shown(c));
+                return -EPERM;
+        }
+        return 0;
+}
+
+static int step(struct chase_state *c, int fd, const struct stat *st, bool last)
+{
+        struct slots_chase_step s = { .path = shown(c), .fd = fd, .st = st, .last = last };
+        int r;
+
+        if ((c->how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(c, st)) < 0)
+                return r;
+        return c->how->step ? c->how->step(c->how->data, &s) : 0;
+}
+
+static int chase_fail(struct chase_state *c, int r, const char *reason)
+{
+        slots_error_set(c->e, r, shown(c), "%s%s%s", c->how->what ? c->how->what : "",
+                        c->how->what ? ": " : "", reason ? reason : strerror(-r));
+        return r;
+}
 
 /*
- * What openat2(RESOLVE_IN_ROOT) does, one component at a time, for kernels (and
- * valgrind) without it: every component opened O_NOFOLLOW from its parent's fd;
- * a symlink is read and resolved by hand, an absolute target from rootfd, and
- * ".." never climbs above rootfd.
+ * Enters fd (consumed on success).  Only the root and the deepest level stay
+ * open, so a path of any depth needs two descriptors; each level keeps its
+ * device and inode to be found again through "..".
  */
-int slots_open_in_walk(int rootfd, const char *path, int flags)
+static int level_push(struct chase_state *c, int fd)
 {
-        int stack[WALK_DEPTH], depth = 0, links = 0, r;
-        char *rest = strdup(path), *p;
+        struct stat st;
 
-        if (!rest)
-                return -ENOMEM;
-        stack[0] = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (stack[0] < 0) {
-                r = -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (c->n == c->cap) {
+                size_t cap = c->cap ? c->cap * 2 : 16;
+                int *fds = realloc(c->fds, cap * sizeof(*fds));
+                size_t *lens;
+                dev_t *devs;
+                ino_t *inos;
+
+                if (!fds)
+                        return -ENOMEM;
+                c->fds = fds;
+                lens = realloc(c->lens, cap * sizeof(*lens));
+                if (!lens)
+                        return -ENOMEM;
+                c->lens = lens;
+                devs = realloc(c->devs, cap * sizeof(*devs));
+                if (!devs)
+                        return -ENOMEM;
+                c->devs = devs;
+                inos = realloc(c->inos, cap * sizeof(*inos));
+                if (!inos)
+                        return -ENOMEM;
+                c->inos = inos;
+                c->cap = cap;
+        }
+        c->fds[c->n] = fd;
+        c->lens[c->n] = c->plen;
+        c->devs[c->n] = st.st_dev;
+        c->inos[c->n] = st.st_ino;
+        c->n++;
+        if (c->n >= 3) {
+                slots_close(c->fds[c->n - 2]);
+                c->fds[c->n - 2] = -1;
+        }
+        return 0;
+}
+
+/* Leaves the deepest level for its parent, opened again through ".." and checked to be the same folder. */
+static int level_pop(struct chase_state *c)
+{
+        int r = 0;
+
+        if (c->n >= 2 && c->fds[c->n - 2] < 0) {
+                struct stat st;
+                int fd = openat(c->fds[c->n - 1], "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+                if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != c->devs[c->n - 2] ||
+                    st.st_ino != c->inos[c->n - 2]) {
+                        slots_close(fd);
+                        r = chase_fail(c, -EAGAIN, "a folder on the way was moved while the path was resolved");
+                } else {
+                        c->fds[c->n - 2] = fd;
+                }
+        }
+        c->n--;
+        slots_close(c->fds[c->n]);
+        path_cut(c, c->lens[c->n]);
+        return r;
+}
+
+/* Back to the root (an absolute symlink target): level 0 is always open. */
+static void level_reset(struct chase_state *c)
+{
+        while (c->n > 1) {
+                c->n--;
+                slots_close(c->fds[c->n]);
+        }
+        path_cut(c, 0);
+}
+
+/* Opens the end (O_PATH fd, end_st) the way the caller asked; parent is the folder it is in. */
+static int open_end(struct chase_state *c, int end, const struct stat *end_st, int parent, const char *name)
+{
+        int flags = c->how->open_flags, fd, fl;
+        bool added_nonblock = false;
+        struct stat st;
+
+        if ((c->how->flags & SLOTS_CHASE_MUST_DIR) && !S_ISDIR(end_st->st_mode))
+                return chase_fail(c, -ENOTDIR, "is not a folder");
+        if ((c->how->flags & SLOTS_CHASE_MUST_REG) && !S_ISREG(end_st->st_mode))
+                return chase_fail(c, -EINVAL, "is not a regular file");
+        if (flags & O_PATH) {
+                fd = fcntl(end, F_DUPFD_CLOEXEC, 3);
+                return fd < 0 ? chase_fail(c, -errno, NULL) : fd;
+        }
+        if (S_ISDIR(end_st->st_mode) || !name) {
+                fd = openat(end, ".", flags | O_CLOEXEC);
+        } else {
+                /* A FIFO swapped in after the fstat must not block the open. */
+                if (!(flags & O_NONBLOCK)) {
+                        flags |= O_NONBLOCK;
+                        added_nonblock = true;
+                }
+                fd = openat(parent, name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+        }
+        if (fd < 0)
+                return chase_fail(c, -errno, NULL);
+        if (fstat(fd, &st) < 0 || st.st_dev != end_st->st_dev || st.st_ino != end_st->st_ino) {
+                slots_close(fd);
+                return chase_fail(c, -EAGAIN, "changed while it was being opened");
+        }
+        if (added_nonblock && ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+                fl = -errno;
+                slots_close(fd);
+                return chase_fail(c, fl, NULL);
+        }
+        return fd;
+}
+
+int slots_chase(int rootfd, const char *path, const struct slots_chase *how, const char **base,
+                struct slots_error *e)
+{
+        struct chase_state c = { .how = how, .e = e };
+        char *rest = NULL, *p, *last_name = NULL;
+        int links = 0, r, fd = -1;
+        struct stat st;
+
+        if (!path || path[0] != '/')
+                return slots_error_set(e, -EINVAL, path ? path : "", "%s: not an absolute path",
+                                       how->what ? how->what : "the path");
+        if (how->flags & SLOTS_CHASE_PARENT) {
+                /* The parent with the caller's checks, as a folder; the end is left to the caller. */
+                struct slots_chase h = *how;
+                const char *slash = strrchr(path, '/');
+                char *dir;
+
+                if (slash[1] == '\0' || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0)
+                        return slots_error_set(e, -EINVAL, path, "names no file");
+                dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+                if (!dir)
+                        return -ENOMEM;
+                h.flags = (how->flags & ~(unsigned) (SLOTS_CHASE_PARENT | SLOTS_CHASE_MUST_REG)) |
+                          SLOTS_CHASE_MUST_DIR;
+                r = slots_chase(rootfd, dir, &h, NULL, e);
+                free(dir);
+                if (r >= 0 && base)
+                        *base = slash + 1;
+                return r;
+        }
+        c.pcap = strlen(path) + 64;
+        c.path = malloc(c.pcap);
+        rest = strdup(path);
+        if (!c.path || !rest) {
+                r = -ENOMEM;
                 goto out;
         }
+        path_cut(&c, 0);
+        fd = rootfd == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+                                : openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                r = chase_fail(&c, -errno, NULL);
+                goto out;
+        }
+        r = level_push(&c, fd);
+        if (r < 0)
+                goto out;
+        fd = -1;
+        /* The root itself is a component too: its owner counts. */
+        r = step(&c, c.fds[0], &st, false);
+        if (r < 0)
+                goto out;
         p = rest;
         for (;;) {
-                char *comp, target[PATH_MAX];
-                struct stat st;
-                ssize_t n;
+                size_t len;
+                bool last;
 
                 while (*p == '/')
                         p++;
-                if (*p == '\0') {
-                        r = openat(stack[depth], ".", flags | O_CLOEXEC);
-                        r = r < 0 ? -errno : r;
+                len = strcspn(p, "/");
+                last = p[len + strspn(p + len, "/")] == '\0';
+                if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
+                        if (len == 2 && c.n > 1 && (r = level_pop(&c)) < 0)
+                                goto out;
+                        p += len;
+                        if (len && !last)
+                                continue;
+                        /* The path ends on a folder already passed: that folder is the end. */
+                        free(last_name);
+                        last_name = NULL;
+                        if (fstat(c.fds[c.n - 1], &st) < 0) {
+                                r = chase_fail(&c, -errno, NULL);
+                                goto out;
+                        }
+                        r = step(&c, c.fds[c.n - 1], &st, true);
+                        if (r >= 0)
+                                r = open_end(&c, c.fds[c.n - 1], &st, -1, NULL);
                         goto out;
                 }
-                comp = p;
-                p += strcspn(p, "/");
-                if (*p)
-                        *p++ = '\0';
-                if (strcmp(comp, ".") == 0)
-                        continue;
-                if (strcmp(comp, "..") == 0) {
-                        if (depth > 0)
-                                close(stack[depth--]);
-                        continue;
+                free(last_name);
+                last_name = strndup(p, len);
+                if (!last_name) {
+                        r = -ENOMEM;
+                        goto out;
                 }
-                if (fstatat(stack[depth], comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        r = -errno;
+                p += len;
+                r = path_append(&c, last_name);
+                if (r < 0)
+                        goto out;
+                fd = openat(c.fds[c.n - 1], last_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        r = chase_fail(&c, -errno, errno == ENOENT ? "does not exist" : NULL);
                         goto out;
                 }
                 if (S_ISLNK(st.st_mode)) {
-                        char *joined;
+                        char target[PATH_MAX], *joined;
+                        ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
 
-                        n = readlinkat(stack[depth], comp, target, sizeof(target) - 1);
-                        if (n < 0 || ++links > WALK_LINKS) {
-                                r = n < 0 ? -errno : -ELOOP;
+                        if (n < 0) {
+                                r = chase_fail(&c, -errno, NULL);
                                 goto out;
                         }
                         target[n] = '\0';
+                        if (how->flags & SLOTS_CHASE_NO_SYMLINKS) {
+                                r = slots_error_set(e, -ELOOP, shown(&c),
+                                                    "%s: is a symbolic link (to %s), and %s is never reached "
+                                                    "through one", what_of(&c), target, what_of(&c));
+                                slots_error_fix(e, "point \"%s\" at the real folder, or replace the link %s "
+                                                "with what it points at", what_of(&c), shown(&c));
+                                goto out;
+                        }
+                        if (++links > CHASE_MAX_LINKS) {
+                                r = chase_fail(&c, -ELOOP, NULL);
+                                goto out;
+                        }
+                        slots_close(fd);
+                        fd = -1;
+                        path_cut(&c, c.lens[c.n - 1]);
                         if (target[0] == '/')
-                                while (depth > 0)
-                                        close(stack[depth--]);
+                                level_reset(&c);
                         if (asprintf(&joined, "%s/%s", target, p) < 0) {
                                 r = -ENOMEM;
                                 goto out;
@@ -97,54 +374,62 @@ int slots_open_in_walk(int rootfd, const char *path, int flags)
                         rest = p = joined;
                         continue;
                 }
-                while (*p == '/')
-                        p++;
-                if (*p == '\0') {
-                        r = openat(stack[depth], comp, flags | O_NOFOLLOW | O_CLOEXEC);
-                        r = r < 0 ? -errno : r;
+                r = step(&c, fd, &st, last);
+                if (r < 0)
+                        goto out;
+                if (last) {
+                        r = open_end(&c, fd, &st, c.fds[c.n - 1], last_name);
                         goto out;
                 }
-                if (depth + 1 >= WALK_DEPTH) {
-                        r = -ENAMETOOLONG;
+                if (!S_ISDIR(st.st_mode)) {
+                        r = chase_fail(&c, -ENOTDIR, "is not a folder");
                         goto out;
                 }
-                r = openat(stack[depth], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (r < 0) {
-                        r = -errno;
+                r = level_push(&c, fd);
+                if (r < 0)
                         goto out;
-                }
-                stack[++depth] = r;
+                fd = -1;
         }
 out:
-        for (int i = 0; i <= depth; i++)
-                slots_close(stack[i]);
+        slots_close(fd);
+        while (c.n > 0)
+                slots_close(c.fds[--c.n]);
+        free(c.fds);
+        free(c.lens);
+        free(c.devs);
+        free(c.inos);
+        free(c.path);
         free(rest);
+        free(last_name);
         return r;
+}
+
+int slots_open_root_dir(int rootfd, const char *path, const char *what, uid_t trusted_uid, gid_t trusted_gid,
+                        struct slots_error *e)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR | SLOTS_CHASE_TRUSTED,
+                .what = what,
+                .trusted_uid = trusted_uid,
+                .trusted_gid = trusted_gid,
+                .open_flags = O_RDONLY | O_DIRECTORY,
+        };
+
+        return slots_chase(rootfd, path, &how, NULL, e);
+}
+
+int slots_open_in_walk(int rootfd, const char *path, int flags)
+{
+        return slots_open_in(rootfd, path, flags);
 }
 
 int slots_open_in(int rootfd, const char *path, int flags)
 {
-        struct open_how how = {
-                .flags = (unsigned long long) (flags | O_CLOEXEC),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd;
+        struct slots_chase how = { .open_flags = flags };
 
-        if (!path || path[0] != '/')
+        if (!path || path[0] != '/' || (flags & O_CREAT))
                 return -EINVAL;
-        if (rootfd == AT_FDCWD) {
-                fd = open(path, flags | O_CLOEXEC);
-                return fd < 0 ? -errno : fd;
-        }
-        /* openat2 refuses O_CREAT's mode argument when absent; we never create through here. */
-        if (flags & O_CREAT)
-                return -EINVAL;
-        fd = (int) syscall(SYS_openat2, rootfd, path + 1, &how, sizeof(how));
-        if (fd < 0 && errno == ENOSYS)
-                return slots_open_in_walk(rootfd, path, flags);
-        if (fd < 0 && errno == ENOENT && path[1] == '\0')
-                fd = openat(rootfd, ".", flags | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
+        return slots_chase(rootfd, path, &how, NULL, NULL);
 }
 
 int slots_open_parent_in(int rootfd, const char *path, const char **base)

@@ -883,6 +883,25 @@ static bool dry_seen(struct ctx *x, const char *path)
  * does not exist yet.  Existing components are the admin's and stay as they are.
  */
 /*
+ * A configured root (app_root, docs_root, slots_root, /etc/sudoers.d) through
+ * the resolver: no symlink in any component, owned by root (or, with
+ * service_may_own, the service) all the way and writable by nobody else.  A
+ * refusal is reported here; -ENOENT is left to the caller.
+ */
+static int open_root(struct ctx *x, const char *path, const char *what, bool service_may_own)
+{
+        struct slots_error e;
+        int fd;
+
+        slots_error_clear(&e);
+        fd = slots_open_root_dir(x->rootfd, path, what, service_may_own ? x->svc_uid : (uid_t) -1,
+                                 service_may_own ? x->table_gid : (gid_t) -1, &e);
+        if (fd < 0 && fd != -ENOENT)
+                FAILED(x, e.object, e.fix[0] ? e.fix : NULL, "%s", e.reason);
+        return fd;
+}
+
+/*
  * A folder this code creates is made with mode 0 and then given 0755: a run
  * killed in between leaves a root:root 0000 folder on the way, which only
  * that can have made.  Finish each one on path.
@@ -1056,6 +1075,11 @@ static int slot_folders(struct ctx *x)
         const char *root = x->c->slots_root;
         int rootdir, r = 0;
 
+        /* What exists of slots_root must pass the resolver before anything is made below it. */
+        rootdir = open_root(x, root, "slots_root", false);
+        if (rootdir < 0 && rootdir != -ENOENT)
+                return 0;       /* reported */
+        slots_close(rootdir);
         rootdir = open_dirs(x, root);
         if (rootdir < 0 && rootdir != -ENOENT)
                 return 0;       /* reported */
@@ -1108,6 +1132,25 @@ static int slot_folders(struct ctx *x)
 /* ---- release traversal ---- */
 
 /* Changes the permission bits of an object root or the service owns; others are reported. */
+/*
+ * Whether st is one of the private paths itself, whatever the name it was
+ * reached by (a hard link, a bind mount, a rename): compared by device and inode.
+ */
+static bool private_inode(struct ctx *x, const struct stat *st)
+{
+        for (size_t i = 0; i < x->c->n_private_paths; i++) {
+                struct slots_chase how = { .open_flags = O_PATH };
+                struct stat ps;
+                int fd = slots_chase(x->rootfd, x->c->private_paths[i], &how, NULL, NULL);
+                bool same = fd >= 0 && fstat(fd, &ps) == 0 && ps.st_dev == st->st_dev && ps.st_ino == st->st_ino;
+
+                slots_close(fd);
+                if (same)
+                        return true;
+        }
+        return false;
+}
+
 static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
 {
         char b[64];
@@ -1124,6 +1167,18 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
                              "again", x->c->service),
                      "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
                      uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
+                return false;
+        }
+        /* The launcher may be a private file under another name: a hard link is never loosened. */
+        if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+                WARN(x, path, fmt_fix("replace the link with a copy of the launcher, then run slots-provision "
+                                      "again"),
+                     "has %lu hard links: its mode is left alone (the other name may be a private file)",
+                     (unsigned long) st.st_nlink);
+                return false;
+        }
+        if (private_inode(x, &st)) {
+                WARN(x, path, NULL, "is a private path reached by another name: left unchanged");
                 return false;
         }
         old = st.st_mode & 07777;
@@ -1267,7 +1322,9 @@ static int releases(struct ctx *x)
                 return 0;
         if (slots_config_is_private(c, c->app_root))
                 return 0;
-        appfd = slots_open_in(x->rootfd, c->app_root, O_RDONLY | O_DIRECTORY);
+        appfd = open_root(x, c->app_root, "app_root", true);
+        if (appfd < 0 && appfd != -ENOENT)
+                return 0;       /* reported */
         if (appfd < 0) {
                 WARN(x, c->app_root, "run slots-provision again once the application is installed",
                      "app_root cannot be opened (%s): release traversal skipped", strerror(-appfd));
@@ -1436,7 +1493,9 @@ static int shared_dirs(struct ctx *x)
 
         if (!c->docs_root || c->n_shared_dirs == 0)
                 return 0;
-        docfd = slots_open_in(x->rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+        docfd = open_root(x, c->docs_root, "docs_root", true);
+        if (docfd < 0 && docfd != -ENOENT)
+                return 0;       /* reported */
         if (docfd < 0) {
                 WARN(x, c->docs_root, "create docs_root, then run slots-provision again",
                      "docs_root cannot be opened (%s): shared folders skipped", strerror(-docfd));
@@ -1828,7 +1887,9 @@ static int sudoers_step(struct ctx *x)
                 r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
                 goto out;
         }
-        dfd = slots_open_in(x->rootfd, SUDOERS_DIR, O_RDONLY | O_DIRECTORY);
+        dfd = open_root(x, SUDOERS_DIR, SUDOERS_DIR, false);
+        if (dfd < 0 && dfd != -ENOENT)
+                goto out;       /* reported */
         if (dfd < 0) {
                 WARN(x, SUDOERS_DIR, "create it and make sure /etc/sudoers has \"@includedir /etc/sudoers.d\"",
                      "sudo is installed but this folder cannot be opened (%s): drop-in not written",
@@ -1938,7 +1999,8 @@ static int files_step(struct ctx *x)
                 (void) slots_replace_clean_stale(dfd, base);
                 if (sudo_installed(x)) {
                         char name[128];
-                        int sdfd = slots_open_in(x->rootfd, SUDOERS_DIR, O_RDONLY | O_DIRECTORY);
+                        int sdfd = slots_open_root_dir(x->rootfd, SUDOERS_DIR, SUDOERS_DIR, (uid_t) -1,
+                                                       (gid_t) -1, NULL);
 
                         if (sdfd >= 0)
                                 (void) slots_replace_clean_stale(sdfd, slots_provision_sudoers_name(x->c, name,

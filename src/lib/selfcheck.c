@@ -35,7 +35,6 @@
 #define PROBE_TIMEOUT_MS 10000
 #define TABLE_MAX ((size_t) 64 << 20)
 #define SLOTCTL_MAX ((size_t) 1 << 20)
-#define MAX_LINKS 40
 #define FIX_MAX 4096
 
 /* ---- growing strings: every row text is built here; an allocation failure is remembered, not lost ---- */
@@ -790,161 +789,35 @@ static char *path_join(const char *dir, const char *name)
         return p;
 }
 
+static int walk_step(void *data, const struct slots_chase_step *s)
+{
+        return walk_add(data, s->path, !s->last, s->fd);
+}
+
 /*
- * Follows path from "/" one component at a time (O_PATH, O_NOFOLLOW), resolving
- * symlinks itself, and records each folder it passes and the object at the end
- * with its owner, mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that
- * cannot be followed sets w->err and w->err_path.
+ * Follows path from "/" as the kernel would (the resolver, symlinks followed)
+ * and records each folder it passes and the object at the end with its owner,
+ * mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that cannot be
+ * followed sets w->err and w->err_path.
  */
 static int walk_path(const char *path, struct walk *w)
 {
-        struct dirent_stack {
-                int fd;
-                char *path;
-        } *stack = NULL;
-        size_t depth = 0, cap = 0;
-        char *rest = strdup(path), *p, *name = NULL, *child = NULL;
-        int links = 0, r = 0, fd = -1;
-        struct stat st;
+        struct slots_chase how = { .open_flags = O_PATH, .step = walk_step, .data = w };
+        struct slots_error e;
+        int fd;
 
         memset(w, 0, sizeof(*w));
-        if (!rest)
-                return -ENOMEM;
-        cap = 16;
-        stack = calloc(cap, sizeof(*stack));
-        if (!stack) {
-                free(rest);
-                return -ENOMEM;
+        slots_error_clear(&e);
+        fd = slots_chase(AT_FDCWD, path, &how, NULL, &e);
+        if (fd >= 0) {
+                close(fd);
+                return 0;
         }
-        stack[0].fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        stack[0].path = strdup("/");
-        depth = 1;
-        if (stack[0].fd < 0 || !stack[0].path) {
-                r = stack[0].fd < 0 ? -errno : -ENOMEM;
-                goto out;
-        }
-        r = walk_add(w, "/", true, stack[0].fd);
-        if (r < 0)
-                goto out;
-        p = rest;
-        for (;;) {
-                size_t len;
-                bool last;
-
-                while (*p == '/')
-                        p++;
-                if (!*p) {
-                        /* The path ends on a folder already passed: that folder is also the end. */
-                        r = walk_add(w, stack[depth - 1].path, false, stack[depth - 1].fd);
-                        goto out;
-                }
-                len = strcspn(p, "/");
-                free(name);
-                name = strndup(p, len);
-                if (!name) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                p += len;
-                while (*p == '/')
-                        p++;
-                last = *p == '\0';
-                if (strcmp(name, ".") == 0 && !last)
-                        continue;
-                if (strcmp(name, "..") == 0 && !last) {
-                        if (depth > 1) {
-                                depth--;
-                                slots_close(stack[depth].fd);
-                                free(stack[depth].path);
-                        }
-                        continue;
-                }
-                fd = openat(stack[depth - 1].fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                free(child);
-                child = path_join(stack[depth - 1].path, name);
-                if (!child) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                if (fd < 0 || fstat(fd, &st) < 0) {
-                        w->err = errno;
-                        w->err_path = child;
-                        child = NULL;
-                        goto out;
-                }
-                if (S_ISLNK(st.st_mode)) {
-                        char target[4096], *nrest;
-                        ssize_t n;
-
-                        if (++links > MAX_LINKS) {
-                                w->err = ELOOP;
-                                w->err_path = child;
-                                child = NULL;
-                                goto out;
-                        }
-                        n = readlinkat(fd, "", target, sizeof(target) - 1);
-                        if (n < 0) {
-                                w->err = errno;
-                                w->err_path = child;
-                                child = NULL;
-                                goto out;
-                        }
-                        target[n] = '\0';
-                        close(fd);
-                        fd = -1;
-                        if (asprintf(&nrest, "%s/%s", target, p) < 0) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        free(rest);
-                        rest = p = nrest;
-                        if (target[0] == '/')
-                                while (depth > 1) {
-                                        depth--;
-                                        slots_close(stack[depth].fd);
-                                        free(stack[depth].path);
-                                }
-                        continue;
-                }
-                if (last) {
-                        r = walk_add(w, child, false, fd);
-                        goto out;
-                }
-                if (!S_ISDIR(st.st_mode)) {
-                        w->err = ENOTDIR;
-                        w->err_path = child;
-                        child = NULL;
-                        goto out;
-                }
-                if (depth == cap) {
-                        struct dirent_stack *ns = realloc(stack, cap * 2 * sizeof(*stack));
-                        if (!ns) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        stack = ns;
-                        cap *= 2;
-                }
-                r = walk_add(w, child, true, fd);
-                if (r < 0)
-                        goto out;
-                stack[depth].fd = fd;
-                stack[depth].path = child;
-                depth++;
-                fd = -1;
-                child = NULL;
-        }
-out:
-        slots_close(fd);
-        for (size_t i = 0; i < depth; i++) {
-                slots_close(stack[i].fd);
-                free(stack[i].path);
-        }
-        free(stack);
-        free(rest);
-        free(name);
-        free(child);
-        return r;
+        if (fd == -ENOMEM)
+                return fd;
+        w->err = -fd;
+        w->err_path = strdup(e.object[0] ? e.object : path);
+        return w->err_path ? 0 : -ENOMEM;
 }
 
 static const struct step *walk_end(const struct walk *w)

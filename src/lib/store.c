@@ -55,7 +55,22 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
         if (!s->path)
                 return -ENOMEM;
 
-        r = slots_open_parent_in(rootfd, s->path, &s->name);
+        if (flags & SLOTS_STORE_WRITE) {
+                /* The folder a writer replaces the table in: no symlink on the way, root's all the way. */
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
+                        .what = "the table's folder",
+                        .trusted_uid = (uid_t) -1,
+                        .trusted_gid = (gid_t) -1,
+                        .open_flags = O_RDONLY | O_DIRECTORY,
+                };
+
+                r = slots_chase(rootfd, s->path, &how, &s->name, e);
+                if (r < 0 && r != -ENOENT)
+                        goto fail;
+        } else {
+                r = slots_open_parent_in(rootfd, s->path, &s->name);
+        }
         if (r < 0) {
                 slots_error_set(e, r, path, "cannot open its directory: %s", strerror(-r));
                 goto fail;

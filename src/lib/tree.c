@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -24,7 +23,7 @@
 #define SYS_fchmodat2 452
 #endif
 
-#define STATX_WANT (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO)
+#define STATX_WANT (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_NLINK)
 #define FILE_SPECIAL_BITS ((mode_t) (S_ISUID | S_ISGID | S_ISVTX))
 
 /* The POSIX ACL extended attribute format (acl(5), the kernel's posix_acl_xattr.h). */
@@ -51,37 +50,72 @@ struct walk {
         bool have_chmodat2;             /* the kernel has fchmodat2 (Linux 6.6) */
         char *path;                     /* the folder being walked, for errors */
         size_t len, cap;
+        size_t tree_len;                /* length of path at the tree's root: always shown in errors */
 };
 
-/* One open level of a walk; len is the path length to restore when it is left. */
+/* A directory entry read ahead when its folder had to be closed. */
+struct ent {
+        char *name;
+        unsigned char type;
+};
+
+/*
+ * One level of a walk; len is the path length to restore when it is left.  d is
+ * NULL while the level is closed (deeper than SLOTS_TREE_OPEN_MAX levels below):
+ * what it had left to read is in ents, and dev/ino tell it again when it is
+ * opened through "..".
+ */
 struct frame {
         DIR *d;
         size_t len;
         char *name;                     /* its name in the parent (unlink walk only) */
         unsigned removed, passes;       /* unlink walk: entries removed in this pass, passes made */
+        dev_t dev;
+        ino_t ino;
+        struct ent *ents;
+        size_t nents, next;
+};
+
+/* The levels of a walk; [lo, n) are open. */
+struct stack {
+        struct frame *f;
+        size_t n, cap, lo;
 };
 
 /*
- * Records the first failure only: later ones are usually its consequences.
- * A path too long for the message keeps its end, where the problem is.
+ * The path of name in the folder being walked, for a message: a path too long
+ * keeps the tree's root (which tree) and its end (where), "/.../" between.
  */
+static void shown_path(const struct walk *w, const char *name, char *buf, size_t size)
+{
+        const char *path = w->path ? w->path : "";
+        size_t n = strlen(path) + (name ? strlen(name) + 1 : 0), head = w->tree_len, tail;
+        char *full;
+
+        if (n < size) {
+                snprintf(buf, size, "%s%s%s", path, name ? "/" : "", name ? name : "");
+                return;
+        }
+        if (asprintf(&full, "%s%s%s", path, name ? "/" : "", name ? name : "") < 0) {
+                snprintf(buf, size, "%s", path);
+                return;
+        }
+        if (head > size / 2)
+                head = size / 2;
+        tail = size - head - 6;
+        snprintf(buf, size, "%.*s/...%s", (int) head, full, full + n - tail);
+        free(full);
+}
+
+/* Records the first failure only: later ones are usually its consequences. */
 static int fail_as(struct walk *w, const char *name, int r, const char *what, bool with_errno)
 {
-        char obj[SLOTS_ERR_TEXT * 4];
-        const char *shown = obj;
-        size_t n;
+        char shown[SLOTS_ERR_TEXT];
 
         if (w->failed)
                 return r;
         w->failed = true;
-        if (snprintf(obj, sizeof(obj), "%s%s%s", w->path ? w->path : "", name ? "/" : "", name ? name : "") < 0)
-                obj[0] = '\0';
-        n = strlen(obj);
-        if (n >= SLOTS_ERR_TEXT) {
-                shown = obj + n - (SLOTS_ERR_TEXT - 5);
-                memcpy((char *) shown - 3, "...", 3);
-                shown -= 3;
-        }
+        shown_path(w, name, shown, sizeof(shown));
         if (with_errno)
                 return slots_error_set(w->e, r, shown, "%s: %s", what, strerror(-r));
         return slots_error_set(w->e, r, shown, "%s", what);
@@ -143,33 +177,17 @@ static bool same_fs(const struct walk *w, const struct statx *sx)
                !(sx->stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
 
-/*
- * Every level holds an open directory: make sure the open-file limit allows a
- * tree of the maximum depth, and give the old limit back afterwards.
- */
-static void nofile_raise(struct rlimit *saved)
+/* Tells the admin about an entry left alone on purpose; the walk goes on. */
+static void note(struct walk *w, const char *name, const char *why)
 {
-        const rlim_t want = SLOTS_TREE_MAX_DEPTH + 256;
-        struct rlimit r;
+        char *full;
 
-        if (getrlimit(RLIMIT_NOFILE, saved) < 0) {
-                saved->rlim_cur = RLIM_INFINITY;
+        if (!w->stats->note)
                 return;
-        }
-        r = *saved;
-        if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < want) {
-                r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max >= want ? want : r.rlim_max;
-                (void) setrlimit(RLIMIT_NOFILE, &r);
-        }
-}
-
-static void nofile_restore(const struct rlimit *saved)
-{
-        struct rlimit r;
-
-        if (saved->rlim_cur != RLIM_INFINITY && getrlimit(RLIMIT_NOFILE, &r) == 0 &&
-            r.rlim_cur != saved->rlim_cur)
-                (void) setrlimit(RLIMIT_NOFILE, saved);
+        if (asprintf(&full, "%s%s%s", w->path ? w->path : "", name ? "/" : "", name ? name : "") < 0)
+                return;
+        w->stats->note(w->stats->note_data, full, why);
+        free(full);
 }
 
 /*
@@ -288,6 +306,20 @@ static int acl_strip(const struct walk *w, int fd, bool dir)
         return changed;
 }
 
+/*
+ * A file with more than one hard link is never changed: its other name may be a
+ * shared file, another user's, or a private path, and the change would land there.
+ */
+static void linked(struct walk *w, const char *name, unsigned long nlink)
+{
+        char why[128];
+
+        w->stats->linked++;
+        snprintf(why, sizeof(why), "has %lu hard links: left alone (a walk never changes a file that "
+                 "also has a name elsewhere)", nlink);
+        note(w, name, why);
+}
+
 /* Applies the rule to an open folder or file; st describes fd. */
 static int fix_fd(struct walk *w, int fd, const struct stat *st, const char *name)
 {
@@ -305,6 +337,20 @@ static int fix_fd(struct walk *w, int fd, const struct stat *st, const char *nam
                 if (nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
                         return fail(w, name, -errno, "cannot change mode");
                 changed = true;
+                /* A link made meanwhile: put the old owner and mode back. */
+                if (!S_ISDIR(st->st_mode)) {
+                        struct stat now;
+
+                        if (fstat(fd, &now) < 0)
+                                return fail(w, name, -errno, "cannot stat");
+                        if (now.st_nlink > 1) {
+                                if (fchown(fd, st->st_uid, st->st_gid) < 0 || fchmod(fd, st->st_mode & 07777) < 0)
+                                        return fail(w, name, -errno, "cannot undo a change to a file linked "
+                                                                     "meanwhile");
+                                linked(w, name, (unsigned long) now.st_nlink);
+                                return 0;
+                        }
+                }
         }
         if (w->mode != PREPARE) {
                 r = acl_strip(w, fd, S_ISDIR(st->st_mode));
@@ -353,6 +399,20 @@ static int fix_at(struct walk *w, int dfd, const char *name, const struct statx 
                         return -EAGAIN;
                 return fail(w, name, -errno, "cannot change mode");
         }
+        /* A link made meanwhile: put the old owner and mode back. */
+        {
+                struct statx now;
+
+                if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &now) == 0 &&
+                    now.stx_ino == sx->stx_ino && now.stx_nlink > 1) {
+                        if (fchownat(dfd, name, sx->stx_uid, sx->stx_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+                            syscall(SYS_fchmodat2, dfd, name, (unsigned) (sx->stx_mode & 07777),
+                                    AT_SYMLINK_NOFOLLOW) < 0)
+                                return fail(w, name, -errno, "cannot undo a change to a file linked meanwhile");
+                        linked(w, name, (unsigned long) now.stx_nlink);
+                        return 0;
+                }
+        }
         w->stats->changed++;
         return 0;
 }
@@ -385,6 +445,9 @@ static int visit_file(struct walk *w, int dfd, const char *name, const struct st
                 r = fail(w, name, -errno, "cannot stat");
         } else if (!same_inode(&st, sx)) {
                 r = -EAGAIN;
+        } else if (st.st_nlink > 1) {
+                linked(w, name, (unsigned long) st.st_nlink);
+                r = 0;
         } else {
                 r = fix_fd(w, fd, &st, name);
         }
@@ -467,6 +530,19 @@ static int visit(struct walk *w, int dfd, const char *name, unsigned char d_type
                         w->stats->skipped++;
                         return 0;
                 }
+                if (!S_ISDIR(sx.stx_mode) && sx.stx_nlink > 1) {
+                        uid_t nu;
+                        gid_t ng;
+                        mode_t nm;
+
+                        /* Reported only when the walk would have changed it. */
+                        if (target(w, sx.stx_mode, sx.stx_uid, sx.stx_gid, &nu, &ng, &nm) &&
+                            (w->mode != PREPARE || S_ISREG(sx.stx_mode) || S_ISFIFO(sx.stx_mode)))
+                                linked(w, name, (unsigned long) sx.stx_nlink);
+                        else
+                                w->stats->skipped++;
+                        return 0;
+                }
                 if (S_ISDIR(sx.stx_mode))
                         r = visit_dir(w, dfd, name, &sx, child);
                 else if (S_ISREG(sx.stx_mode) || S_ISFIFO(sx.stx_mode))
@@ -476,46 +552,101 @@ static int visit(struct walk *w, int dfd, const char *name, unsigned char d_type
                 if (r != -EAGAIN)
                         return r;
         }
+        if (w->mode == RELEASE_SLOT) {
+                /* Someone who still holds a slot is busy there: never let that block this release. */
+                w->stats->refused++;
+                note(w, name, "kept changing during the walk: left alone");
+                return 0;
+        }
         return fail(w, name, -EAGAIN, "the entry kept changing during the walk");
 }
 
-static void frames_close(struct frame *st, size_t n)
+/* ---- the levels of a walk: any depth, at most SLOTS_TREE_OPEN_MAX folders open ---- */
+
+static void frame_free(struct frame *f)
 {
-        while (n > 0) {
-                n--;
-                closedir(st[n].d);
-                free(st[n].name);
-        }
-        free(st);
+        if (f->d)
+                closedir(f->d);
+        for (size_t i = f->next; i < f->nents; i++)
+                free(f->ents[i].name);
+        free(f->ents);
+        free(f->name);
+        memset(f, 0, sizeof(*f));
 }
 
-static int frame_push(struct walk *w, struct frame **st, size_t *n, size_t *cap, int fd, const char *name)
+static void stack_free(struct stack *st)
+{
+        while (st->n > 0)
+                frame_free(&st->f[--st->n]);
+        free(st->f);
+        st->f = NULL;
+        st->cap = st->lo = 0;
+}
+
+/* Reads what is left of an open level into memory and closes it. */
+static int frame_close_ahead(struct walk *w, struct frame *f)
+{
+        struct dirent *de;
+        size_t cap = 0;
+
+        for (;;) {
+                errno = 0;
+                de = readdir(f->d);
+                if (!de) {
+                        if (errno)
+                                return fail(w, NULL, -errno, "cannot read the folder");
+                        break;
+                }
+                if (is_dot(de->d_name))
+                        continue;
+                if (f->nents == cap) {
+                        struct ent *e = realloc(f->ents, (cap ? cap * 2 : 16) * sizeof(*e));
+
+                        if (!e)
+                                return -ENOMEM;
+                        f->ents = e;
+                        cap = cap ? cap * 2 : 16;
+                }
+                f->ents[f->nents].name = strdup(de->d_name);
+                if (!f->ents[f->nents].name)
+                        return -ENOMEM;
+                f->ents[f->nents++].type = de->d_type;
+        }
+        closedir(f->d);
+        f->d = NULL;
+        /* An empty list still marks the level as read ahead. */
+        if (!f->ents) {
+                f->ents = malloc(sizeof(*f->ents));
+                if (!f->ents)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Enters the folder fd (consumed), named name in the level above (NULL for the tree's root). */
+static int stack_push(struct walk *w, struct stack *st, int fd, const char *name)
 {
         struct frame *f;
+        struct stat s;
         size_t len = w->len;
         DIR *d;
         int r;
 
-        if (*n >= SLOTS_TREE_MAX_DEPTH) {
-                bool first = !w->failed;
-                char what[64];
+        if (st->n == st->cap) {
+                size_t c = st->cap ? st->cap * 2 : 16;
 
-                close(fd);
-                snprintf(what, sizeof(what), "the tree is deeper than %d levels", SLOTS_TREE_MAX_DEPTH);
-                r = fail_as(w, name, -ELOOP, what, false);
-                if (first)
-                        slots_error_fix(w->e, "move its deepest folders higher up");
-                return r;
-        }
-        if (*n == *cap) {
-                size_t c = *cap ? *cap * 2 : 16;
-                f = realloc(*st, c * sizeof(*f));
+                f = realloc(st->f, c * sizeof(*f));
                 if (!f) {
                         close(fd);
                         return fail(w, name, -ENOMEM, "out of memory");
                 }
-                *st = f;
-                *cap = c;
+                st->f = f;
+                st->cap = c;
+        }
+        if (fstat(fd, &s) < 0) {
+                r = -errno;
+                close(fd);
+                return fail(w, name, r, "cannot stat");
         }
         d = fdopendir(fd);
         if (!d) {
@@ -523,28 +654,110 @@ static int frame_push(struct walk *w, struct frame **st, size_t *n, size_t *cap,
                 close(fd);
                 return fail(w, name, r, "cannot read the folder");
         }
-        f = &(*st)[*n];
-        *f = (struct frame) { .d = d, .len = len };
+        f = &st->f[st->n];
+        *f = (struct frame) { .d = d, .len = len, .dev = s.st_dev, .ino = s.st_ino };
         if (name) {
                 r = path_push(w, name);
                 if (r < 0) {
                         closedir(d);
+                        f->d = NULL;
                         return fail(w, NULL, r, "out of memory");
                 }
         }
-        (*n)++;
+        st->n++;
+        /* Too many open: the shallowest open level is read ahead and closed. */
+        if (st->n - st->lo > SLOTS_TREE_OPEN_MAX) {
+                r = frame_close_ahead(w, &st->f[st->lo]);
+                if (r < 0)
+                        return r == -ENOMEM ? fail(w, NULL, r, "out of memory") : r;
+                st->lo++;
+        }
         return 0;
 }
 
-/* Walks the tree whose root folder is fd (consumed): the root first, then every entry below it. */
+/* The next entry of the deepest level: 1 with *name and *type set, 0 at its end, or -errno. */
+static int stack_next(struct walk *w, struct stack *st, const char **name, unsigned char *type)
+{
+        struct frame *f = &st->f[st->n - 1];
+        struct dirent *de;
+
+        if (f->ents) {
+                if (f->next < f->nents) {
+                        /* The name stays valid until the level is left: freed with it. */
+                        *name = f->ents[f->next].name;
+                        *type = f->ents[f->next].type;
+                        f->next++;
+                        return 1;
+                }
+                for (size_t i = 0; i < f->nents; i++)
+                        free(f->ents[i].name);
+                free(f->ents);
+                f->ents = NULL;
+                f->nents = f->next = 0;
+                return 0;
+        }
+        errno = 0;
+        de = readdir(f->d);
+        if (!de)
+                return errno ? fail(w, NULL, -errno, "cannot read the folder") : 0;
+        *name = de->d_name;
+        *type = de->d_type;
+        return 1;
+}
+
+/*
+ * Leaves the deepest level.  A closed level above is opened again through ".."
+ * and must be the folder it was (dev and inode): a folder moved meanwhile ends
+ * the walk of this tree (-ESTALE), since what is left of it cannot be found safely.
+ */
+static int stack_pop(struct walk *w, struct stack *st)
+{
+        struct frame *f = &st->f[st->n - 1];
+        int r = 0;
+
+        if (st->n >= 2 && !st->f[st->n - 2].d) {
+                struct frame *p = &st->f[st->n - 2];
+                struct stat s;
+                int fd = openat(dirfd(f->d), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+                if (fd < 0 || fstat(fd, &s) < 0 || s.st_dev != p->dev || s.st_ino != p->ino) {
+                        r = fd < 0 ? -errno : -ESTALE;
+                        slots_close(fd);
+                        path_pop(w, f->len);
+                        r = fail_as(w, NULL, r, "the folder was moved during the walk; what was left of it "
+                                                "was not walked", false);
+                        slots_error_fix(w->e, "run the same command again");
+                } else {
+                        p->d = fdopendir(fd);
+                        if (!p->d) {
+                                r = -errno;
+                                close(fd);
+                                path_pop(w, f->len);
+                                r = fail(w, NULL, r, "cannot read the folder");
+                        }
+                }
+                if (r == 0)
+                        st->lo = st->n - 2;
+        }
+        path_pop(w, f->len);
+        frame_free(f);
+        st->n--;
+        if (st->lo > st->n)
+                st->lo = st->n;
+        return r;
+}
+
+/*
+ * Walks the tree whose root folder is fd (consumed): the root first, then every
+ * entry below it, at any depth.  A bad entry is recorded and the walk goes on;
+ * returns 0 or the first failure.
+ */
 static int walk(struct walk *w, int fd)
 {
-        struct frame *st = NULL;
-        size_t n = 0, cap = 0;
-        struct rlimit saved;
+        struct stack st = { 0 };
         struct statx sx;
         struct stat s;
-        int r;
+        int r, first = 0;
 
         if (statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &sx) < 0 || fstat(fd, &s) < 0) {
                 r = fail(w, NULL, -errno, "cannot stat");
@@ -553,41 +766,39 @@ static int walk(struct walk *w, int fd)
         }
         w->dev_major = sx.stx_dev_major;
         w->dev_minor = sx.stx_dev_minor;
+        w->tree_len = w->len;
         w->stats->entries++;
         r = fix_fd(w, fd, &s, NULL);
         if (r < 0) {
                 close(fd);
                 return r;
         }
-        nofile_raise(&saved);
-        r = frame_push(w, &st, &n, &cap, fd, NULL);
-        while (r == 0 && n > 0) {
-                struct frame *f = &st[n - 1];
-                struct dirent *de;
-                int child;
+        r = stack_push(w, &st, fd, NULL);
+        while (r == 0 && st.n > 0) {
+                const char *name;
+                unsigned char type;
+                int child, k;
 
-                errno = 0;
-                de = readdir(f->d);
-                if (!de) {
-                        if (errno) {
-                                r = fail(w, NULL, -errno, "cannot read the folder");
-                                break;
-                        }
-                        closedir(f->d);
-                        path_pop(w, f->len);
-                        n--;
+                k = stack_next(w, &st, &name, &type);
+                if (k == 0 || k < 0) {
+                        if (k < 0 && first == 0)
+                                first = k;
+                        r = stack_pop(w, &st);
                         continue;
                 }
-                if (is_dot(de->d_name))
+                if (is_dot(name))
                         continue;
                 w->stats->entries++;
-                r = visit(w, dirfd(f->d), de->d_name, de->d_type, &child);
-                if (r == 0 && child >= 0)
-                        r = frame_push(w, &st, &n, &cap, child, de->d_name);
+                k = visit(w, dirfd(st.f[st.n - 1].d), name, type, &child);
+                if (k == 0 && child >= 0)
+                        k = stack_push(w, &st, child, name);
+                if (k == -ENOMEM)
+                        r = k;
+                else if (k < 0 && first == 0)
+                        first = k;
         }
-        frames_close(st, n);
-        nofile_restore(&saved);
-        return r;
+        stack_free(&st);
+        return r < 0 ? r : first;
 }
 
 /*
@@ -688,7 +899,8 @@ static int open_rel(struct walk *w, int docs_fd, const char *rel, bool create, g
 /* Opens docs_root inside rootfd; -ENOENT is left to the caller to judge. */
 static int open_docs(struct walk *w, int rootfd, const struct slots_config *c)
 {
-        int fd = slots_open_in(rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+        /* No symlink on the way, and nobody but root and the service could have swapped a folder. */
+        int fd = slots_open_root_dir(rootfd, c->docs_root, "docs_root", w->svc_uid, w->svc_gid, w->e);
 
         if (fd >= 0)
                 return fd;
@@ -699,7 +911,8 @@ static int open_docs(struct walk *w, int rootfd, const struct slots_config *c)
                 w->failed = true;
                 return fd;
         }
-        return fail(w, NULL, fd, "cannot open docs_root");
+        w->failed = true;
+        return fd;
 }
 
 int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *user, gid_t slot_gid,
@@ -813,7 +1026,7 @@ static int release_all_trees(struct walk *w, int docs_fd, const struct slots_con
         char user[SLOTS_USER_MAX + 1];
         DIR *d = NULL;
         struct dirent *de;
-        int fd = docs_fd, r = 0;
+        int fd = docs_fd, r = 0, k;
 
         if (!tmpl)
                 return fail(w, NULL, -ENOMEM, "out of memory");
@@ -859,10 +1072,15 @@ static int release_all_trees(struct walk *w, int docs_fd, const struct slots_con
                         r = fail(w, NULL, -ENOMEM, "out of memory");
                         break;
                 }
-                r = release_one(w, docs_fd, slash, c->docs_root);
+                /* One tree's failure never keeps the others from being given back. */
+                k = release_one(w, docs_fd, slash, c->docs_root);
                 free(slash);
-                if (r < 0)
+                if (k == -ENOMEM) {
+                        r = k;
                         break;
+                }
+                if (k < 0 && r == 0)
+                        r = k;
         }
         closedir(d);
 out:
@@ -896,13 +1114,14 @@ int slots_tree_release(int rootfd, const struct slots_config *c, const char *use
         r = path_set(&w, c->docs_root);
         if (r < 0)
                 return slots_error_set(e, r, c->docs_root, "out of memory");
-        docs = slots_open_in(rootfd, c->docs_root, O_RDONLY | O_DIRECTORY);
+        docs = slots_open_root_dir(rootfd, c->docs_root, "docs_root", service_uid, service_gid, e);
         if (docs == -ENOENT) {
+                slots_error_clear(e);
                 r = 0;  /* no document tree, so no user tree either */
                 goto out;
         }
         if (docs < 0) {
-                r = fail(&w, NULL, docs, "cannot open docs_root");
+                r = docs;
                 goto out;
         }
         if (user) {
@@ -936,9 +1155,7 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
 {
         struct slots_tree_stats dummy = { 0 };
         struct walk w = { .stats = &dummy, .e = e };
-        struct frame *st = NULL;
-        size_t n = 0, cap = 0;
-        struct rlimit saved;
+        struct stack st = { 0 };
         struct statx sx;
         int r, first = 0;
 
@@ -947,6 +1164,7 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                 close(fd);
                 return slots_error_set(e, r, path, "out of memory");
         }
+        w.tree_len = w.len;
         if (statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &sx) < 0) {
                 r = fail(&w, NULL, -errno, "cannot stat");
                 close(fd);
@@ -955,21 +1173,24 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
         }
         w.dev_major = sx.stx_dev_major;
         w.dev_minor = sx.stx_dev_minor;
-        nofile_raise(&saved);
-        r = frame_push(&w, &st, &n, &cap, fd, NULL);
-        while (r == 0 && n > 0) {
-                struct frame *f = &st[n - 1];
-                struct dirent *de;
+        r = stack_push(&w, &st, fd, NULL);
+        while (r == 0 && st.n > 0) {
+                struct frame *f = &st.f[st.n - 1];
+                const char *name;
+                unsigned char type;
                 struct stat cs;
-                int cfd, dfd = dirfd(f->d);
+                int cfd, dfd = dirfd(f->d), k;
 
-                errno = 0;
-                de = readdir(f->d);
-                if (!de && errno) {
-                        r = fail(&w, NULL, -errno, "cannot read the folder");
-                        break;
+                k = stack_next(&w, &st, &name, &type);
+                if (k < 0) {
+                        if (first == 0)
+                                first = k;
+                        k = 0;
+                        f->removed = 0;
                 }
-                if (!de) {
+                if (k == 0) {
+                        char *done;
+
                         /* Entries removed while reading: read once more to be sure none was missed. */
                         if (f->removed > 0 && f->passes < 3) {
                                 f->removed = 0;
@@ -977,77 +1198,74 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                                 rewinddir(f->d);
                                 continue;
                         }
-                        closedir(f->d);
-                        path_pop(&w, f->len);
-                        n--;
-                        if (f->name) {
-                                unlink_entry(&w, &st[n - 1], f->name, AT_REMOVEDIR, &first);
-                                free(f->name);
-                        }
+                        done = f->name;
+                        f->name = NULL;
+                        r = stack_pop(&w, &st);
+                        if (r == 0 && done)
+                                unlink_entry(&w, &st.f[st.n - 1], done, AT_REMOVEDIR, &first);
+                        free(done);
                         continue;
                 }
-                if (is_dot(de->d_name))
+                if (is_dot(name))
                         continue;
-                if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) {
-                        unlink_entry(&w, f, de->d_name, 0, &first);
+                if (type != DT_DIR && type != DT_UNKNOWN) {
+                        unlink_entry(&w, f, name, 0, &first);
                         continue;
                 }
-                if (statx(dfd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &sx) < 0) {
+                if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &sx) < 0) {
                         if (errno != ENOENT && first == 0)
-                                first = fail(&w, de->d_name, -errno, "cannot stat");
+                                first = fail(&w, name, -errno, "cannot stat");
                         continue;
                 }
                 if (!S_ISDIR(sx.stx_mode)) {
-                        unlink_entry(&w, f, de->d_name, 0, &first);
+                        unlink_entry(&w, f, name, 0, &first);
                         continue;
                 }
                 if (!same_fs(&w, &sx)) {
                         if (first == 0) {
-                                first = fail(&w, de->d_name, -EBUSY,
+                                first = fail(&w, name, -EBUSY,
                                              "is a mount point or another file system, never entered");
                                 slots_error_fix(e, "unmount it");
                         }
                         continue;
                 }
-                cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
                 if (cfd < 0) {
                         if (errno == ELOOP || errno == ENOTDIR)
-                                unlink_entry(&w, f, de->d_name, 0, &first);
+                                unlink_entry(&w, f, name, 0, &first);
                         else if (errno != ENOENT && first == 0)
-                                first = fail(&w, de->d_name, -errno, "cannot open the folder");
+                                first = fail(&w, name, -errno, "cannot open the folder");
                         continue;
                 }
                 if (fstat(cfd, &cs) < 0 || !same_inode(&cs, &sx)) {
                         close(cfd);
                         if (first == 0)
-                                first = fail(&w, de->d_name, -EAGAIN, "the folder changed during the walk");
+                                first = fail(&w, name, -EAGAIN, "the folder changed during the walk");
                         continue;
                 }
                 {
-                        char *name = strdup(de->d_name);
+                        char *copy = strdup(name);
 
-                        if (!name) {
+                        if (!copy) {
                                 close(cfd);
-                                r = fail(&w, de->d_name, -ENOMEM, "out of memory");
+                                r = fail(&w, name, -ENOMEM, "out of memory");
                                 break;
                         }
-                        /* frame_push may move st: f is not used after it. */
-                        r = frame_push(&w, &st, &n, &cap, cfd, name);
+                        /* stack_push may move st.f: f is not used after it. */
+                        r = stack_push(&w, &st, cfd, copy);
                         if (r < 0) {
-                                free(name);
-                                if (r == -ELOOP) {
-                                        /* Too deep: report it, and go on with the rest. */
+                                free(copy);
+                                if (r != -ENOMEM) {
                                         if (first == 0)
                                                 first = r;
                                         r = 0;
                                 }
                                 continue;
                         }
-                        st[n - 1].name = name;
+                        st.f[st.n - 1].name = copy;
                 }
         }
-        frames_close(st, n);
-        nofile_restore(&saved);
+        stack_free(&st);
         free(w.path);
         return r < 0 ? r : first;
 }

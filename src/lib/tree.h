@@ -10,10 +10,23 @@ struct slots_tree_stats {
         unsigned long entries;          /* entries visited */
         unsigned long changed;          /* entries whose group or mode changed */
         unsigned long skipped;          /* symlinks, special files, other file systems: left alone */
+        unsigned long linked;           /* files with more than one link: left alone, reported */
+        unsigned long refused;          /* other entries left alone and reported (changing, moved) */
+        /*
+         * Called (when set) for each entry a walk leaves alone on purpose and the admin
+         * should hear about: path (raw; escape it before printing) and why.  The walk
+         * goes on either way.
+         */
+        void (*note)(void *data, const char *path, const char *why);
+        void *note_data;
 };
 
-/* Trees deeper than this are refused (every level holds an open directory). */
-#define SLOTS_TREE_MAX_DEPTH 1000
+/*
+ * Walks keep at most this many folders open at once, at any depth: deeper levels
+ * are read ahead, closed, and opened again through ".." (checked to be the same
+ * folder) on the way back up.
+ */
+#define SLOTS_TREE_OPEN_MAX 64
 
 /*
  * Creates docs_root/<user_tree for user> when missing, then walks it with
@@ -27,6 +40,13 @@ struct slots_tree_stats {
  * docs_root itself must exist (-ENOENT).  Regular files and FIFOs are opened
  * (O_NOFOLLOW, O_NONBLOCK) only when they need a change; setuid and setgid
  * bits of files are cleared; symlinks, sockets and devices are left alone.
+ *
+ * No walk changes a file (anything but a folder) with more than one hard link:
+ * the other link may be a shared or private file elsewhere.  It is counted in
+ * stats->linked, reported through stats->note, and the walk goes on.  A walk
+ * never stops at the first bad entry: it finishes the tree and returns the
+ * first failure.  docs_root is opened through slots_open_root_dir(): no
+ * symlink on the way, owned by root or the service all the way.
  */
 int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *user, gid_t slot_gid,
                        uid_t service_uid, gid_t service_gid, struct slots_tree_stats *stats,

@@ -36,6 +36,12 @@
 #define SHARED(priv, shared) \
         HEAD "  \"docs_root\": \"/srv/docs\",\n  \"private_paths\": " priv ",\n  \"shared_dirs\": " shared "\n}\n"
 
+/* docs_root on line 4, user_tree on line 5 (its value at column 16), shared_dirs or private_paths on line 6. */
+#define TREE(tree, shared) \
+        HEAD "  \"docs_root\": \"/srv/docs\",\n  \"user_tree\": " tree ",\n  \"shared_dirs\": " shared "\n}\n"
+#define TREEP(tree, priv) \
+        HEAD "  \"docs_root\": \"/srv/docs\",\n  \"user_tree\": " tree ",\n  \"private_paths\": " priv "\n}\n"
+
 #define C32 "abcdefghijklmnopqrstuvwxyz012345"
 
 static const struct bad {
@@ -157,6 +163,20 @@ static const struct bad {
         { "docs_root /", HEAD "  \"docs_root\": \"/\",\n  \"private_paths\": [\"/pub/.env\"],\n"
                          "  \"shared_dirs\": [\"pub\"]\n}\n", 6, 19, "shared folder /pub overlaps" },
 
+        /* user_tree that can name a shared folder or a private path (issue 13) */
+        { "user_tree {user} is a shared folder", TREE("\"{user}\"", "[\"Workflow\"]"), 5, 16,
+          "shared folder \"Workflow\"" },
+        { "user_tree inside a shared folder", TREE("\"Workflow/{user}\"", "[\"pub\", \"Workflow\"]"), 5, 16,
+          "shared folder \"Workflow\"" },
+        { "shared folder inside a user tree", TREE("\"u-{user}\"", "[\"u-alice/pub\"]"), 5, 16,
+          "shared folder \"u-alice/pub\"" },
+        { "user_tree {user}.d names a shared x.d", TREE("\"{user}.d\"", "[\"team.d\"]"), 5, 16, "team.d" },
+        { "user_tree can name a private path", TREEP("\"_users/{user}\"", "[\"/srv/docs/_users/admin\"]"), 5,
+          16, "private path /srv/docs/_users/admin" },
+        { "a private path holds the user trees", TREEP("\"_users/{user}\"", "[\"/srv/docs/_users\"]"), 5, 16,
+          "private path /srv/docs/_users" },
+        { "docs_root inside a private path", TREEP("\"_users/{user}\"", "[\"/srv\"]"), 5, 16, "inside the private" },
+
         /* limits */
         { "limit unknown item", LIM("    \"default\": {\"nproc\": 10, \"foo\": 1}\n"), 5, 30, "\"foo\"" },
         { "limit K on nofile", LIM("    \"default\": {\"nofile\": \"1K\"}\n"), 5, 27, "\"nofile\"" },
@@ -229,6 +249,12 @@ static const struct good {
         { "launcher hidden", ONE("launcher", "\".run\"") },
         { "user_tree {user} twice", ONE("user_tree", "\"u/{user}/x/{user}\"") },
         { "shared_dirs empty", ONE("shared_dirs", "[]") },
+        /* the other side of the user_tree rule: no user id can make these collide */
+        { "user_tree _users/{user} next to shared", TREE("\"_users/{user}\"", "[\"Workflow\", \"_usersx\"]") },
+        { "user_tree u-{user}: u- is no user tree", TREE("\"u-{user}\"", "[\"u-\"]") },
+        { "user_tree {user}: .hidden is no user id", TREE("\"{user}\"", "[\".hidden\", \"-x\"]") },
+        { "user_tree {user}.d next to pub", TREE("\"{user}.d\"", "[\"pub\"]") },
+        { "private path next to the user trees", TREEP("\"_users/{user}\"", "[\"/srv/docs/_users.env\"]") },
         { "private_paths empty", ONE("private_paths", "[]") },
         { "limits empty", ONE("limits", "{}") },
         { "limits slot08 in the pool of 8", LIM("    \"slot08\": {\"nofile\": 10}\n") },

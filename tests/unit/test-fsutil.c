@@ -1,5 +1,9 @@
-/* Resolution inside a root: the openat2 path and the component walk agree, and neither leaves the root. */
+/*
+ * Resolution inside a root: the openat2 path and the resolver agree, neither leaves the root,
+ * and the resolver's flags refuse what they say, naming the component.
+ */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -37,6 +43,14 @@ static int setup(void **state)
             symlinkat("../../../../../etc/hostname", rootfd, "srv/up") < 0 || /* climbs: clamped at the root */
             symlinkat("/etc", rootfd, "srv/etcdir") < 0 ||
             symlinkat("loop2", rootfd, "srv/loop1") < 0 || symlinkat("loop1", rootfd, "srv/loop2") < 0)
+                return -1;
+        /* The owner chain: others-writable, root's sticky, another owner, another group writing. */
+        if (mkdirat(rootfd, "srv/w", 0) < 0 || fchmodat(rootfd, "srv/w", 0777, 0) < 0 ||
+            mkdirat(rootfd, "srv/t", 0) < 0 || fchmodat(rootfd, "srv/t", 01777, 0) < 0 ||
+            mkdirat(rootfd, "srv/u", 0755) < 0 || mkdirat(rootfd, "srv/u/in", 0755) < 0 ||
+            mkdirat(rootfd, "srv/g", 0) < 0 || fchmodat(rootfd, "srv/g", 0775, 0) < 0)
+                return -1;
+        if (geteuid() == 0 && (fchownat(rootfd, "srv/u", 4242, 4242, 0) < 0 || fchownat(rootfd, "srv/g", 0, 4243, 0) < 0))
                 return -1;
         return 0;
 }
@@ -97,19 +111,148 @@ static void test_walk_matches_openat2(void **state)
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 char a[64], b[64];
 
-                describe(slots_open_in(rootfd, cases[i].path, cases[i].flags), a, sizeof(a));
-                describe(slots_open_in_walk(rootfd, cases[i].path, cases[i].flags), b, sizeof(b));
+                struct open_how how = {
+                        .flags = (unsigned long long) (cases[i].flags | O_CLOEXEC),
+                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                };
+                int k = (int) syscall(SYS_openat2, rootfd, cases[i].path + 1, &how, sizeof(how));
+
+                /* The kernel's own resolution in a root is the reference ("/" itself: the root). */
+                if (k < 0 && errno == ENOENT && cases[i].path[1] == '\0')
+                        k = openat(rootfd, ".", cases[i].flags | O_CLOEXEC);
+                describe(k < 0 ? -errno : k, a, sizeof(a));
+                describe(slots_open_in(rootfd, cases[i].path, cases[i].flags), b, sizeof(b));
                 if (strcmp(a, b) != 0)
-                        fail_msg("%s: openat2 gives \"%s\", the walk \"%s\"", cases[i].path, a, b);
-                if (cases[i].want && strcmp(a, cases[i].want) != 0 && strcmp(a, "error -38") != 0)
+                        if (strcmp(a, "error -38") != 0)
+                                fail_msg("%s: openat2 gives \"%s\", the resolver \"%s\"", cases[i].path, a, b);
+                if (cases[i].want && strcmp(b, cases[i].want) != 0)
                         fail_msg("%s: got \"%s\", want \"%s\"", cases[i].path, a, cases[i].want);
         }
+}
+
+#define NOSYM SLOTS_CHASE_NO_SYMLINKS
+#define TRUST SLOTS_CHASE_TRUSTED
+
+/* The resolver as a table: path and flags in, what opened (or the error and the component it names) out. */
+static void test_chase_table(void **state)
+{
+        static const struct {
+                const char *path;
+                unsigned flags;
+                uid_t uid;              /* trusted_uid, 0 for root only */
+                gid_t gid;
+                const char *want;       /* content, "dir", or "error N" */
+                const char *object;     /* the component a refusal names (NULL: not checked) */
+                bool root_only;         /* needs the chown of setup */
+        } rows[] = {
+                { "/etc/hostname", NOSYM | SLOTS_CHASE_MUST_REG, 0, 0, "image\n", NULL, false },
+                { "/etc/slots", NOSYM | SLOTS_CHASE_MUST_DIR, 0, 0, "dir", NULL, false },
+                { "/srv/abs", 0, 0, 0, "image\n", NULL, false },
+                { "/srv/abs", NOSYM, 0, 0, "error -40", "/srv/abs", false },
+                { "/srv/etcdir/hostname", 0, 0, 0, "image\n", NULL, false },
+                { "/srv/etcdir/hostname", NOSYM, 0, 0, "error -40", "/srv/etcdir", false },
+                { "/srv/up", 0, 0, 0, "image\n", NULL, false },
+                { "/srv/loop1", 0, 0, 0, "error -40", NULL, false },
+                { "/etc", SLOTS_CHASE_MUST_REG, 0, 0, "error -22", "/etc", false },
+                { "/etc/hostname", SLOTS_CHASE_MUST_DIR, 0, 0, "error -20", "/etc/hostname", false },
+                { "/etc/missing/x", NOSYM, 0, 0, "error -2", "/etc/missing", false },
+                { "/etc/hostname/x", NOSYM, 0, 0, "error -20", "/etc/hostname", false },
+                { "/srv/../etc/./hostname", NOSYM, 0, 0, "image\n", NULL, false },
+                { "/srv/u/in/../../../etc/hostname", NOSYM, 0, 0, "image\n", NULL, false },
+                /* owner chain, both sides of each rule */
+                { "/srv", NOSYM | TRUST, 0, 0, "dir", NULL, true },
+                { "/srv/w", NOSYM | TRUST, 0, 0, "error -1", "/srv/w", true },
+                { "/srv/t", NOSYM | TRUST, 0, 0, "dir", NULL, true },
+                { "/srv/u/in", NOSYM | TRUST, 0, 0, "error -1", "/srv/u", true },
+                { "/srv/u/in", NOSYM | TRUST, 4242, 0, "dir", NULL, true },
+                { "/srv/g", NOSYM | TRUST, 0, 0, "error -1", "/srv/g", true },
+                { "/srv/g", NOSYM | TRUST, 0, 4243, "dir", NULL, true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                struct slots_chase how = {
+                        .flags = rows[i].flags,
+                        .trusted_uid = rows[i].uid ? rows[i].uid : (uid_t) -1,
+                        .trusted_gid = rows[i].gid ? rows[i].gid : (gid_t) -1,
+                        .open_flags = O_RDONLY,
+                };
+                struct slots_error e;
+                char got[64];
+                int fd;
+
+                if (rows[i].root_only && geteuid() != 0)
+                        continue;
+                slots_error_clear(&e);
+                fd = slots_chase(rootfd, rows[i].path, &how, NULL, &e);
+                describe(fd, got, sizeof(got));
+                if (strncmp(got, "dir ", 4) == 0)
+                        got[3] = '\0';
+                if (strcmp(got, rows[i].want) != 0)
+                        fail_msg("row %zu %s: got \"%s\", want \"%s\" (%s: %s)", i, rows[i].path, got, rows[i].want,
+                                 e.object, e.reason);
+                if (rows[i].object && strcmp(e.object, rows[i].object) != 0)
+                        fail_msg("row %zu %s: the error names \"%s\", want \"%s\"", i, rows[i].path, e.object,
+                                 rows[i].object);
+                if (fd < 0 && fd != -ENOENT && !e.reason[0])
+                        fail_msg("row %zu %s: no reason given", i, rows[i].path);
+        }
+}
+
+/* SLOTS_CHASE_PARENT: the folder and the last name; a symlink on the way is refused all the same. */
+static void test_chase_parent(void **state)
+{
+        struct slots_chase how = { .flags = SLOTS_CHASE_PARENT | NOSYM, .open_flags = O_RDONLY | O_DIRECTORY };
+        const char *base = NULL;
+        struct stat st;
+        int fd;
+
+        (void) state;
+        fd = slots_chase(rootfd, "/etc/hostname", &how, &base, NULL);
+        assert_true(fd >= 0);
+        assert_string_equal(base, "hostname");
+        assert_int_equal(fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISREG(st.st_mode));
+        close(fd);
+        assert_int_equal(slots_chase(rootfd, "/srv/etcdir/hostname", &how, &base, NULL), -ELOOP);
+        assert_int_equal(slots_chase(rootfd, "/etc/", &how, &base, NULL), -EINVAL);
+}
+
+/* A path of 3,000 components: no fixed stack in the resolver. */
+static void test_chase_deep(void **state)
+{
+        struct slots_chase how = { .flags = NOSYM | SLOTS_CHASE_MUST_DIR, .open_flags = O_RDONLY };
+        char *path = malloc(3000 * 2 + 16);
+        int dfd, fd;
+
+        (void) state;
+        assert_non_null(path);
+        strcpy(path, "/srv");
+        dfd = openat(rootfd, "srv", O_RDONLY | O_DIRECTORY);
+        for (int i = 0; i < 3000; i++) {
+                int nfd;
+
+                assert_int_equal(mkdirat(dfd, "d", 0755), 0);
+                nfd = openat(dfd, "d", O_RDONLY | O_DIRECTORY);
+                close(dfd);
+                dfd = nfd;
+                strcat(path + strlen(path), "/d");
+        }
+        close(dfd);
+        fd = slots_chase(rootfd, path, &how, NULL, NULL);
+        if (fd < 0)
+                fail_msg("a path of 3,000 components: error %d", fd);
+        close(fd);
+        free(path);
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_walk_matches_openat2),
+                cmocka_unit_test(test_chase_table),
+                cmocka_unit_test(test_chase_parent),
+                cmocka_unit_test(test_chase_deep),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
