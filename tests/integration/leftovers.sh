@@ -1,7 +1,8 @@
 #!/bin/sh
-# What a release must not leave to the slot's next user beyond files (issue 19): the mail in
-# the slot's mailbox (the spool file stays, empty, its owner and mode kept) and user.* extended
-# attributes on the slot's home, state and run folders.  Each is shown to be there first.
+# What a release must not leave to the slot's next user (issue 19): a process that ignores
+# SIGTERM, the mail in the slot's mailbox (the spool file stays, empty, its owner and mode
+# kept) and user.* extended attributes on the slot's home, state and run folders.  Each is
+# shown to be there first.
 # Also release's guard: a slot that shares its uid or group with root or the service is refused
 # (exit 1, pending, nothing cleaned), since cleaning it would hit their files and processes.
 RELEASE_POOL=3
@@ -46,6 +47,10 @@ for kind in home state run; do
 	# (as root: the attribute is the same whoever sets it; the slot's python3 may not be root's)
 	xattr "$SROOT/$kind/slot01" user.secret alice || not_ok "set user.secret on $kind/slot01"
 done
+# A process of alice's that ignores SIGTERM: only kill(-1, SIGKILL) as the slot ends it.
+as1 sh -c 'trap "" TERM HUP INT; exec sleep 1000' &
+sleep 0.3
+check "slot01 runs a process before the release" test "$(procs_of "$U1")" -ge 1
 check "the mailbox holds alice's mail before the release" test -s /var/mail/slot01
 for kind in home state run; do
 	check "$kind/slot01 carries user.secret before the release" test "$(xattr "$SROOT/$kind/slot01" user.secret)" = alice
@@ -56,6 +61,7 @@ st=$?
 cat "$S/out" "$S/err"
 check "release alice exits 0" test "$st" = 0
 check "it says slot01 released" grep -q "slot01 released" "$S/out"
+check "no process of slot01 is left" test "$(procs_of "$U1")" = 0
 check "the mailbox is empty" test -f /var/mail/slot01 -a ! -s /var/mail/slot01
 check "the mailbox kept owner, group and mode ($mail_before)" test "$(stat -c '%U:%G %a' /var/mail/slot01)" = "$mail_before"
 check "slot02's mailbox keeps its mail" test "$(cat /var/mail/slot02)" = bob
