@@ -1,6 +1,7 @@
 #!/bin/sh
 # What a release must not leave to the slot's next user (issue 19): a process that ignores
-# SIGTERM, the mail in the slot's mailbox (the spool file stays, empty, its owner and mode
+# SIGTERM, files in the home, the user's tree owned by the slot or with ACL entries naming
+# it, the mail in the slot's mailbox (the spool file stays, empty, its owner and mode
 # kept) and user.* extended attributes on the slot's home, state and run folders.  Each is
 # shown to be there first.
 # Also release's guard: a slot that shares its uid or group with root or the service is refused
@@ -51,6 +52,14 @@ done
 as1 sh -c 'trap "" TERM HUP INT; exec sleep 1000' &
 sleep 0.3
 check "slot01 runs a process before the release" test "$(procs_of "$U1")" -ge 1
+# Files alice made as slot01: in her home, and in her tree with an ACL entry naming the slot.
+TREE=$DOCS/_users/alice
+as1 sh -c "echo secret >$HOME1/.history; echo made >$TREE/by-slot"
+check "setfacl names slot01 on a file of the tree" setfacl -m u:slot01:rwx "$TREE/by-slot"
+check "the home holds alice's file before the release" test -s "$HOME1/.history"
+check "the tree holds a file of slot01's uid before the release" test "$(stat -c %u "$TREE/by-slot")" = "$U1"
+check "the ACL entry naming slot01 is there before the release" \
+	sh -c 'getfacl -n -p "$1" | grep -q "^user:$2:rwx"' _ "$TREE/by-slot" "$U1"
 check "the mailbox holds alice's mail before the release" test -s /var/mail/slot01
 for kind in home state run; do
 	check "$kind/slot01 carries user.secret before the release" test "$(xattr "$SROOT/$kind/slot01" user.secret)" = alice
@@ -62,6 +71,11 @@ cat "$S/out" "$S/err"
 check "release alice exits 0" test "$st" = 0
 check "it says slot01 released" grep -q "slot01 released" "$S/out"
 check "no process of slot01 is left" test "$(procs_of "$U1")" = 0
+check "the home is empty" test -z "$(ls -A "$HOME1")"
+check "no entry of alice's tree is owned by slot01's uid" test "$(find "$TREE" -uid "$U1" | wc -l)" = 0
+check "the tree is the service's group again" test "$(stat -c %G "$TREE")" = svc
+check "the ACL entry naming slot01 is gone" sh -c '! getfacl -n -p "$1" | grep -q "^user:$2:"' _ "$TREE/by-slot" "$U1"
+check "the file itself is still there" test -s "$TREE/by-slot"
 check "the mailbox is empty" test -f /var/mail/slot01 -a ! -s /var/mail/slot01
 check "the mailbox kept owner, group and mode ($mail_before)" test "$(stat -c '%U:%G %a' /var/mail/slot01)" = "$mail_before"
 check "slot02's mailbox keeps its mail" test "$(cat /var/mail/slot02)" = bob

@@ -10,8 +10,8 @@
 # Anything but "killed" fails the run (exit 1).  Run as root (most tests need it; they work
 # in private namespaces).  Usage: sh tests/mutation/run.sh [NAME...]   (default: every patch)
 # SLOTS_MUTATION_DIR: the scratch folder (default: a new one under /var/tmp, removed at the end).
-# A patch starts with "# claim: ..." and "# tests: TEST..." (names as in Makefile.am's TESTS),
-# then a diff against the source tree (git diff format, paths a/... b/...).
+# A patch starts with "# claim: ..." and "# tests: TEST..." (names as in Makefile.am's TESTS,
+# the quickest first: they run one by one until one fails), then a diff against the source tree (git diff format, paths a/... b/...).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -117,11 +117,17 @@ for p in $patches; do
 		if ! make -C "$build" -j"$jobs" >"$log/$name.build" 2>&1 ||
 		   ! make -C "$build" -j"$jobs" check TESTS= >>"$log/$name.build" 2>&1; then
 			result="BROKEN (does not build: $log/$name.build)"
-		elif run_tests $tests; then
-			result="SURVIVED (passed: $tests)"
 		else
-			cp "$log/current" "$log/$name.check"
-			result="killed by $(verdicts $tests | sed -n 's/^\(FAIL\|ERROR\) //p' | tr '\n' ' ')"
+			# The named tests one by one, in their order (the quickest first): the first
+			# failure kills the mutant and the rest need not run.
+			result="SURVIVED (passed: $tests)"
+			for t in $tests; do
+				if ! run_tests "$t"; then
+					cp "$log/current" "$log/$name.check"
+					result="killed by $t ($(verdicts "$t" | cut -d' ' -f1))"
+					break
+				fi
+			done
 		fi
 	fi
 	case $result in

@@ -4,7 +4,8 @@
 #   - visudo rejects the sudoers drop-in: exit 2 with visudo's words, no drop-in, nothing written;
 #   - another program holds the account files lock (etc/.pwd.lock, lckpwdf's POSIX lock): after
 #     its wait, exit 1 naming the lock and the fix, nothing written.
-# The control: with a visudo that accepts and no lock held, the same run succeeds.
+# The control: with a visudo that accepts and no lock held, the same run succeeds, and leaves
+# a hard link inside a shared folder alone (it could be any file of the file system).
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed (it holds the POSIX lock)"; exit 77; }
@@ -91,8 +92,19 @@ snap "$P/r2" >"$P/after"
 check "nothing in the image changed" cmp -s "$P/before" "$P/after"
 
 # --- the control: the same image, the real visudo, no lock held ---
+# A hard link inside a shared folder could be any file of the file system (here a root-only
+# file of the image): its group and mode are left alone, with a warning.
+printf 'secret\n' >"$P/r2/etc/victim"
+chmod 0600 "$P/r2/etc/victim"
+ln "$P/r2/etc/victim" "$P/r2/srv/video-studio/docs/assets/victim-link"
 prov "$P/r2" >"$P/out" 2>"$P/err"
 st=$?
 check "with the lock free and the real visudo, the run succeeds" test "$st" = 0
 check "and installs the drop-in" test -s "$P/r2/etc/sudoers.d/slots-video-studio"
+check "a plain file of the shared folder was fixed (group slotshared, 0664)" \
+	test "$(stat -c '%g %a' "$P/r2/srv/video-studio/docs/assets/logo.png")" = \
+	"$(awk -F: '$1 == "slotshared" { print $3 }' "$P/r2/etc/group") 664"
+check "a hard-linked file in a shared folder keeps owner, group and mode" \
+	test "$(stat -c '%u:%g %a' "$P/r2/etc/victim")" = "0:0 600"
+check "with a warning that names it" grep -q "victim-link: has 2 hard links" "$P/err"
 slots_done
