@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "accounts.h"
+#include "childexit.h"
 #include "fsutil.h"
 #include "replace.h"
 
@@ -972,11 +973,11 @@ int slots_run_program(char *const argv[], int stdin_fd, int timeout_ms, char *ou
                 int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
 
                 if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
-                        _exit(127);
+                        slots_exit_child(127);
                 /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
                 closefrom(3);
                 execve(argv[0], argv, envp);
-                _exit(127);
+                slots_exit_child(127);
         }
         close(pipefd[1]);
         for (;;) {

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childexit.h"
 #include "nss.h"
 #include "privdrop.h"
 
@@ -18,12 +19,12 @@ static void drop_or_die(const struct slots_ident *id)
 {
         if (setgroups((size_t) id->n_groups, id->groups) < 0 || setresgid(id->gid, id->gid, id->gid) < 0 ||
             setresuid(id->uid, id->uid, id->uid) < 0)
-                _exit(EXIT_DROP_FAILED);
+                slots_exit_child(EXIT_DROP_FAILED);
         /* Make sure the old identity cannot come back (a kernel or LSM quirk would be fatal here). */
         if (id->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
-                _exit(EXIT_DROP_FAILED);
+                slots_exit_child(EXIT_DROP_FAILED);
         if (getuid() != id->uid || geteuid() != id->uid || getgid() != id->gid || getegid() != id->gid)
-                _exit(EXIT_DROP_FAILED);
+                slots_exit_child(EXIT_DROP_FAILED);
 }
 
 static long now_ms(void)
@@ -47,7 +48,7 @@ int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, 
                 int r;
                 drop_or_die(id);
                 r = fn(arg);
-                _exit(r < 0 ? 125 : r > 125 ? 125 : r);
+                slots_exit_child(r < 0 ? 125 : r > 125 ? 125 : r);
         }
         for (;;) {
                 w = waitpid(pid, &status, timeout_ms > 0 ? WNOHANG : 0);

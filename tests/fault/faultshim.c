@@ -21,6 +21,9 @@
  *   FAULT_COMMIT_LOG=F    ... append "TAG BEFORE AFTER" to F (CLOCK_MONOTONIC
  *                         seconds.nanoseconds around the rename),
  *   FAULT_TAG=TAG         so a harness learns the order in which commits happened
+ *   FAULT_LOG_DIRS=1      log the target of renameat/renameat2 with its folder
+ *                         ("/etc/slots/slots.json", not "slots.json"), so a test can
+ *                         pair each rename with the fsync of that folder
  *
  * Only the first process that loads the library (and whose name FAULT_PROG
  * lists, when set) acts: a forked child or a program it executes passes every
@@ -101,6 +104,7 @@ static struct {
         const char *commit_name;
         int commitfd;
         const char *tag;
+        bool log_dirs;
 } S = { .logfd = -1, .commitfd = -1 };
 
 static void *real(const char *name)
@@ -205,6 +209,8 @@ __attribute__((constructor)) static void faultshim_init(void)
         if (S.commit_name && v && *v)
                 S.commitfd = (int) syscall(SYS_openat, AT_FDCWD, v,
                                            O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        v = getenv("FAULT_LOG_DIRS");
+        S.log_dirs = v && strcmp(v, "1") == 0;
         S.tag = getenv("FAULT_TAG");
         if (!S.tag)
                 S.tag = "-";
@@ -229,6 +235,23 @@ static void describe_fd(int fd, char *buf, size_t size)
                 snprintf(buf, size, "fd %d", fd);
         else
                 buf[n] = '\0';
+}
+
+/* The name a *at call acts on, with its folder when FAULT_LOG_DIRS asks for it. */
+static const char *at_name(int dirfd, const char *name, char *buf, size_t size)
+{
+        char dir[400];
+
+        if (!S.log_dirs || !mine() || S.logfd < 0 || name[0] == '/')
+                return name;
+        if (dirfd == AT_FDCWD) {
+                if (!getcwd(dir, sizeof(dir)))
+                        return name;
+        } else {
+                describe_fd(dirfd, dir, sizeof(dir));
+        }
+        snprintf(buf, size, "%s/%s", dir, name);
+        return buf;
 }
 
 /*
@@ -440,6 +463,7 @@ int rename(const char *oldpath, const char *newpath)
 
 int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
 {
+        char full[512];
         struct timespec t0;
         static int (*f)(int, const char *, int, const char *);
         bool ka;
@@ -447,7 +471,7 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
 
         if (!f)
                 f = real("renameat");
-        if (before(C_RENAMEAT, -1, newpath, &ka))
+        if (before(C_RENAMEAT, -1, at_name(newdirfd, newpath, full, sizeof(full)), &ka))
                 FAIL_WITH_ERRNO();
         t0 = rename_start();
         r = f(olddirfd, oldpath, newdirfd, newpath);
@@ -459,6 +483,7 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
 
 int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
 {
+        char full[512];
         struct timespec t0;
         static int (*f)(int, const char *, int, const char *, unsigned int);
         bool ka;
@@ -466,7 +491,7 @@ int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpa
 
         if (!f)
                 f = real("renameat2");
-        if (before(C_RENAMEAT2, -1, newpath, &ka))
+        if (before(C_RENAMEAT2, -1, at_name(newdirfd, newpath, full, sizeof(full)), &ka))
                 FAIL_WITH_ERRNO();
         t0 = rename_start();
         r = f(olddirfd, oldpath, newdirfd, newpath, flags);

@@ -77,7 +77,8 @@ check "a private path under app_root stays 0700" test "$(slots_stat "$APP/privat
 check "a release owned by another user is unchanged" test "$(slots_stat "$APP/releases/r3")" = "nobody:nogroup 700"
 check "that release is reported" grep -q "warning: $APP/releases/r3: owned by nobody" "$S/err"
 check "homes are the slot's, 0700" test "$(slots_stat /var/lib/slots/svc/home/slot01)" = "slot01:slot01 700"
-check "a slot cannot enter another slot's home" sh -c "! runuser -u slot02 -- ls /var/lib/slots/svc/home/slot01 2>/dev/null"
+check "a slot cannot enter another slot's home (Permission denied)" sh -c \
+	"runuser -u slot02 -- ls /var/lib/slots/svc/home/slot01 2>&1 | grep -q 'Permission denied'"
 check "the shared folder is group slotshared, setgid 2770" test "$(slots_stat "$DOCS/shared")" = "svc:slotshared 2770"
 check "the table is root:svc 0640" test "$(slots_stat /etc/slots/slots.json)" = "root:svc 640"
 check "the service can read the table" runuser -u svc -- cat /etc/slots/slots.json

@@ -125,7 +125,8 @@ scenario() {
 			bad=$((bad + 1))
 			continue
 		fi
-		if [ "$(prov "$conf" 2>&1 | tail -n 1)" != "0 changes" ]; then
+		prov "$conf" >"$P/third" 2>&1
+		if [ $? != 0 ] || [ "$(tail -n 1 "$P/third")" != "0 changes" ]; then
 			not_ok "$what: a third run still changes something"
 			bad=$((bad + 1))
 			continue

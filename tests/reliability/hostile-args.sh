@@ -16,7 +16,7 @@ P=$SLOTS_SCRATCH/p
 mkdir -p "$W" "$P"
 rel_admin_world "$W" 4
 TABLE=$W/s/etc/slots.json
-admin_in "$W" assign alice slot01 >/dev/null
+check "assign alice slot01 in the world" test "$(admin_in "$W" assign alice slot01)" = slot01
 cp -p "$TABLE" "$P/table.before"
 
 nl='
@@ -30,8 +30,12 @@ huge=$(head -c 100000 /dev/zero | tr '\0' a)
 
 # The message for an invalid id and an invalid slot name, from harmless cases.
 admin_in "$W" assign "a/b" >/dev/null 2>"$P/user.msg"
+check "assign 'a/b' is a usage error (exit 2)" [ $? = 2 ]
 admin_in "$W" assign alice slot1 >/dev/null 2>"$P/slot.msg"
+check "assign alice slot1 is a usage error (exit 2)" [ $? = 2 ]
 admin_in "$W" status "a/b" >/dev/null 2>"$P/status.msg"
+check "status 'a/b' is a usage error (exit 2)" [ $? = 2 ]
+check "status says why (a message on stderr)" test -s "$P/status.msg"
 check "an invalid user id is named as such" grep -q "invalid user id" "$P/user.msg"
 check "an invalid slot name is named as such" grep -q "invalid slot name" "$P/slot.msg"
 

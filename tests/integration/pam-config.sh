@@ -1,0 +1,61 @@
+#!/bin/sh
+# pam_slots refuses a config someone other than root could have written, or one it cannot
+# trust to be the file meant (issue 19): each row is a config and the result the module must
+# give a slot's session.  The module sets limits inside setuid programs (sudo, su), so a
+# config owned by another user, writable by others, not absolute, not a regular file or
+# missing ends the session with PAM_SESSION_ERR; the same config owned by root passes.
+# Runs as root (the configs get other owners) in a private mount namespace.
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+slots_enter_namespace "$@"
+MOD=$top_builddir/pam/.libs/pam_slots.so
+DRV=$top_builddir/tests/integration/pam-open
+[ -f "$MOD" ] || { echo "Bail out! $MOD is not built"; exit 99; }
+[ -x "$DRV" ] || { echo "Bail out! $DRV is not built"; exit 99; }
+
+C=$SLOTS_SCRATCH/c
+mkdir -p "$C/pam.d"
+chmod 0755 "$C"
+printf 'session required pam_permit.so\n' >"$C/pam.d/slots-open"
+printf '{\n  "service": "svc",\n  "slots": 4\n}\n' >"$C/good.conf"
+chmod 0644 "$C/good.conf"
+
+# conf NAME OWNER MODE: a copy of the good config with that owner and mode.
+conf() {
+	cp "$C/good.conf" "$C/$1"
+	chown "$2" "$C/$1"
+	chmod "$3" "$C/$1"
+}
+conf other-owner.conf 4321:0 0644
+conf group-writable.conf 0:0 0664
+conf world-writable.conf 0:0 0646
+conf root-0600.conf 0:0 0600
+conf root-group-readable.conf 0:4321 0640
+mkdir -p "$C/dir.conf"
+mkfifo "$C/fifo.conf"
+
+# session DESC WANT USER ARG...: the hook's result for USER with these module arguments.
+session() {
+	desc=$1 want=$2 user=$3
+	shift 3
+	got=$(timeout 10 "$DRV" "$MOD" "$C/pam.d" "$user" "$@")
+	st=$?
+	check "$desc: $want" test "$got" = "$want"
+	[ -n "$got" ] || not_ok "$desc: the driver printed nothing (exit $st)"
+}
+session "a good config owned by root, 0644" PAM_SUCCESS slot01 "config=$C/good.conf"
+session "root-owned 0600" PAM_SUCCESS slot01 "config=$C/root-0600.conf"
+session "root-owned, group 4321, 0640" PAM_SUCCESS slot01 "config=$C/root-group-readable.conf"
+session "a slot outside the pool" PAM_IGNORE slot05 "config=$C/good.conf"
+session "not a slot account: no config is read" PAM_IGNORE alice "config=$C/other-owner.conf"
+session "owned by uid 4321" PAM_SESSION_ERR slot01 "config=$C/other-owner.conf"
+session "group-writable" PAM_SESSION_ERR slot01 "config=$C/group-writable.conf"
+session "writable by others" PAM_SESSION_ERR slot01 "config=$C/world-writable.conf"
+session "a relative path" PAM_SESSION_ERR slot01 "config=good.conf"
+session "a folder" PAM_SESSION_ERR slot01 "config=$C/dir.conf"
+session "a FIFO (never blocks)" PAM_SESSION_ERR slot01 "config=$C/fifo.conf"
+session "missing" PAM_SESSION_ERR slot01 "config=$C/missing.conf"
+# Not refused today, and not promised by pam_slots(8): a symlink to a root-owned config, and
+# a config inside a folder anyone can write (its other files could be swapped in).  Left to
+# the PAM module's owners; see RELIABILITY.md, "Issue 19".
+slots_done

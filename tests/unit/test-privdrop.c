@@ -1,0 +1,153 @@
+/*
+ * slots_run_as, as a table of what the child does and what the parent reports: fn's status
+ * passed through (clamped to 0..125), a negative one as 125, a child killed by a signal as
+ * -ECHILD, one that takes too long killed and -ETIMEDOUT, a drop that cannot happen -EPERM;
+ * and as root, the child really is the other account with exactly its groups, and cannot
+ * become root again.  slots_ident_of for an account that does not exist: -ENOENT.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "privdrop.h"
+
+static int ret_value(void *arg)
+{
+        return (int) (intptr_t) arg;
+}
+
+static int die_by_signal(void *arg)
+{
+        (void) arg;
+        raise(SIGKILL);
+        return 0;
+}
+
+static int sleep_long(void *arg)
+{
+        (void) arg;
+        sleep(30);
+        return 0;
+}
+
+/* 0 when the child is exactly uid/gid 65534 with no supplementary group and cannot regain root. */
+static int is_nobody(void *arg)
+{
+        gid_t g[4];
+
+        (void) arg;
+        if (getuid() != 65534 || geteuid() != 65534 || getgid() != 65534 || getegid() != 65534)
+                return 1;
+        if (getgroups(4, g) != 0)
+                return 2;
+        if (setuid(0) == 0 || seteuid(0) == 0)
+                return 3;
+        return 0;
+}
+
+/* The child always calls setgroups, which needs root: unprivileged, every drop is -EPERM. */
+static void need_root(void)
+{
+        if (getuid() != 0) {
+                print_message("skipped: slots_run_as needs root (setgroups); run make check as root\n");
+                skip();
+        }
+}
+
+static struct slots_ident self(void)
+{
+        struct slots_ident id = { getuid(), getgid(), NULL, 0 };
+
+        return id;
+}
+
+static void statuses(void **state)
+{
+        static const struct {
+                int value, want;
+        } rows[] = {
+                { 0, 0 }, { 1, 1 }, { 7, 7 }, { 125, 125 }, { 126, 125 }, { 200, 125 }, { -1, 125 }, { -EPERM, 125 },
+        };
+        struct slots_ident id = self();
+
+        (void) state;
+        need_root();
+        id.groups = (const gid_t[]){ 0 };
+        id.n_groups = 1;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+                assert_int_equal(slots_run_as(&id, ret_value, (void *) (intptr_t) rows[i].value, 5000), rows[i].want);
+        /* No time limit at all. */
+        assert_int_equal(slots_run_as(&id, ret_value, (void *) (intptr_t) 3, 0), 3);
+}
+
+static void signal_and_timeout(void **state)
+{
+        struct slots_ident id = self();
+
+        (void) state;
+        need_root();
+        id.groups = (const gid_t[]){ 0 };
+        id.n_groups = 1;
+        assert_int_equal(slots_run_as(&id, die_by_signal, NULL, 5000), -ECHILD);
+        assert_int_equal(slots_run_as(&id, sleep_long, NULL, 200), -ETIMEDOUT);
+}
+
+static void drop_refused(void **state)
+{
+        /* More supplementary groups than the kernel takes: setgroups fails, the child never runs fn. */
+        static gid_t many[70000];
+        struct slots_ident id = self();
+
+        (void) state;
+        id.groups = many;
+        id.n_groups = (int) (sizeof(many) / sizeof(many[0]));
+        assert_int_equal(slots_run_as(&id, ret_value, (void *) 0, 5000), -EPERM);
+        if (getuid() != 0) {
+                /* Unprivileged: becoming root is refused. */
+                struct slots_ident root = { 0, 0, NULL, 0 };
+                assert_int_equal(slots_run_as(&root, ret_value, (void *) 0, 5000), -EPERM);
+        }
+}
+
+static void really_nobody(void **state)
+{
+        const struct slots_ident nobody = { 65534, 65534, NULL, 0 };
+
+        (void) state;
+        need_root();
+        assert_int_equal(slots_run_as(&nobody, is_nobody, NULL, 5000), 0);
+}
+
+static void ident_of_missing(void **state)
+{
+        struct slots_ident id;
+        gid_t *groups = NULL;
+
+        (void) state;
+        assert_int_equal(slots_ident_of("slots-no-such-account", &id, &groups), -ENOENT);
+        assert_null(groups);
+        assert_int_equal(slots_ident_of("root", &id, &groups), 0);
+        assert_int_equal(id.uid, 0);
+        assert_true(id.n_groups >= 1);
+        free(groups);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(statuses),
+                cmocka_unit_test(signal_and_timeout),
+                cmocka_unit_test(drop_refused),
+                cmocka_unit_test(really_nobody),
+                cmocka_unit_test(ident_of_missing),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

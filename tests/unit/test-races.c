@@ -1,0 +1,196 @@
+/*
+ * The symlink race at the opens that look before they open (issue 19): a name is checked
+ * with fstatat, then opened.  A hostile writer of the folder can swap a symlink in between;
+ * only O_NOFOLLOW on the open itself stops it being followed.  fstatat is wrapped at link
+ * time (-Wl,--wrap=fstatat): after the real call sees the regular file (or nothing), the wrap
+ * renames a symlink to a victim over the name, exactly inside the window.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fsutil.h"
+#include "replace.h"
+#include "store.h"
+
+static char dir[256];
+static int dirfd_ = -1;
+static const char *swap_name;   /* the name to swap for a symlink at the next fstatat of it */
+static int swaps;
+
+int __real_fstatat(int fd, const char *name, struct stat *st, int flags);
+int __wrap_fstatat(int fd, const char *name, struct stat *st, int flags);
+
+int __wrap_fstatat(int fd, const char *name, struct stat *st, int flags)
+{
+        int r = __real_fstatat(fd, name, st, flags);
+        int saved = errno;
+
+        if (swap_name && strcmp(name, swap_name) == 0) {
+                /* The attacker's move: a symlink to the victim, renamed over the checked name. */
+                swap_name = NULL;
+                if (symlinkat("victim", fd, ".swap") == 0 && renameat(fd, ".swap", fd, name) == 0)
+                        swaps++;
+        }
+        errno = saved;
+        return r;
+}
+
+static void write_file(const char *name, const char *text, mode_t mode)
+{
+        int fd = openat(dirfd_, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode);
+
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+}
+
+static int setup(void **state)
+{
+        (void) state;
+        snprintf(dir, sizeof(dir), "/tmp/slots-races.XXXXXX");
+        if (!mkdtemp(dir) || chmod(dir, 0755) < 0)
+                return -1;
+        dirfd_ = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return dirfd_ < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+        char cmd[300];
+
+        (void) state;
+        close(dirfd_);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Before each case: a regular "slots.json" and the victim the symlink points at. */
+static int fresh(void **state)
+{
+        (void) state;
+        (void) unlinkat(dirfd_, "slots.json", 0);
+        (void) unlinkat(dirfd_, "slots.json.lock", 0);
+        write_file("slots.json", "{\"version\": 1, \"slots\": {}}\n", 0640);
+        write_file("victim", "VICTIM\n", 0600);
+        swaps = 0;
+        return 0;
+}
+
+static void assert_victim_untouched(void)
+{
+        struct stat st;
+        char buf[32] = "";
+        int fd = openat(dirfd_, "victim", O_RDONLY | O_NOFOLLOW);
+
+        assert_true(fd >= 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        assert_int_equal(read(fd, buf, sizeof(buf) - 1), 7);
+        assert_string_equal(buf, "VICTIM\n");
+        close(fd);
+}
+
+/* slots_open_regular: the pre-check saw a regular file; the open must not follow the link. */
+static void open_regular_swapped(void **state)
+{
+        struct stat st;
+        int fd;
+
+        (void) state;
+        swap_name = "slots.json";
+        fd = slots_open_regular(dirfd_, "slots.json", &st);
+        assert_int_equal(swaps, 1);
+        if (fd >= 0)
+                close(fd);
+        assert_int_equal(fd, -ELOOP);
+        assert_victim_untouched();
+}
+
+/* The same without a race: a symlink there from the start is refused by the pre-check. */
+static void open_regular_symlink(void **state)
+{
+        struct stat st;
+
+        (void) state;
+        assert_int_equal(unlinkat(dirfd_, "slots.json", 0), 0);
+        assert_int_equal(symlinkat("victim", dirfd_, "slots.json"), 0);
+        assert_int_equal(slots_open_regular(dirfd_, "slots.json", &st), -ELOOP);
+}
+
+/* The table as slots-admin opens it: the swap is refused as a symlink, nothing of the victim read. */
+static void store_open_swapped(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[300];
+        int r;
+
+        (void) state;
+        snprintf(path, sizeof(path), "%s/slots.json", dir);
+        slots_error_clear(&e);
+        swap_name = "slots.json";
+        r = slots_store_open(&s, AT_FDCWD, path, 3, getgid(), 0, &e);
+        assert_int_equal(swaps, 1);
+        if (r == 0)
+                slots_store_close(&s);
+        assert_int_equal(r, -ELOOP);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_victim_untouched();
+}
+
+/* The lock file: checked with fstatat, then opened O_CREAT; a swapped symlink is never followed. */
+static void lock_swapped(void **state)
+{
+        struct slots_error e;
+        int fd;
+
+        (void) state;
+        write_file("slots.json.lock", "", 0600);
+        slots_error_clear(&e);
+        swap_name = "slots.json.lock";
+        fd = slots_lock_take(dirfd_, "slots.json.lock", "slots.json", &e);
+        assert_int_equal(swaps, 1);
+        if (fd >= 0)
+                close(fd);
+        assert_true(fd < 0);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_victim_untouched();
+}
+
+/* The replace: the old file's owner, mode and ACL are copied from what is opened; never the victim's. */
+static void replace_swapped(void **state)
+{
+        const struct slots_file_mode def = { getuid(), getgid(), 0640 };
+        struct slots_error e;
+        int r;
+
+        (void) state;
+        slots_error_clear(&e);
+        swap_name = "slots.json";
+        r = slots_replace(dirfd_, "slots.json", "slots.json", "new\n", 4, &def, 0, &e);
+        assert_int_equal(swaps, 1);
+        assert_int_equal(r, -ELOOP);
+        assert_victim_untouched();
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup(open_regular_swapped, fresh),
+                cmocka_unit_test_setup(open_regular_symlink, fresh),
+                cmocka_unit_test_setup(store_open_swapped, fresh),
+                cmocka_unit_test_setup(lock_swapped, fresh),
+                cmocka_unit_test_setup(replace_swapped, fresh),
+        };
+
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
