@@ -39,10 +39,16 @@ echo 'svc:!::' >>/etc/gshadow
 mkdir -p /etc/slots "$DOCS"
 chown svc:svc "$DOCS"
 chmod 0751 "$DOCS"
+# RELEASE_UID_MIN: a uid range of the test's own (keyrings and RLIMIT_NPROC are per uid, not per
+# namespace); RELEASE_SHARED: a shared folder under docs_root.
+release_extra=
+[ -n "${RELEASE_UID_MIN:-}" ] &&
+	release_extra="$release_extra \"uid_min\": $RELEASE_UID_MIN, \"uid_max\": $((RELEASE_UID_MIN + 99)),"
+[ -n "${RELEASE_SHARED:-}" ] && release_extra="$release_extra \"shared_dirs\": [\"$RELEASE_SHARED\"],"
 cat >"$CONF" <<CONF
 {
   "service": "svc",
-  "slots": ${RELEASE_POOL:-3},
+  "slots": ${RELEASE_POOL:-3},$release_extra
   "docs_root": "$DOCS",
   "table": "$TABLE",
   "slotctl_config": "/etc/slots/slotctl.json"
