@@ -114,3 +114,26 @@ table_entry() {
 stat_all() {
 	for p in "$@"; do stat -c '%u:%g %a' -- "$p"; done | tr '\n' ' '
 }
+
+# admin_run ARGS...: runs slots-admin; its stdout in $S/out, stderr in $S/err, exit status in $st.
+admin_run() {
+	"$SLOTS_ADMIN" --config "$CONF" "$@" >"$S/out" 2>"$S/err"
+	st=$?
+}
+
+# json_ok FILTER FILE: FILE is not empty and FILTER is true on it (never jq -e on empty input).
+json_ok() {
+	[ -s "$2" ] && jq -e "$1" "$2" >/dev/null
+}
+
+# sysv_has KIND ID: /proc/sysvipc/KIND lists id ID (an empty ID is an error, never "absent").
+sysv_has() {
+	[ -n "$2" ] || { echo "# no $1 id given" >&2; return 2; }
+	awk -v id="$2" '$2 == id { f = 1 } END { exit !f }' "/proc/sysvipc/$1"
+}
+
+# sysv_gone KIND ID: the id was given and /proc/sysvipc/KIND no longer lists it.
+sysv_gone() {
+	sysv_has "$1" "$2"
+	[ $? = 1 ]
+}
