@@ -227,7 +227,7 @@ static int check_slot_folders(struct ctx *x, const char *name, const struct slot
         slots_error_clear(&e);
         r = slot_group(name, pw, &gid, &e);
         if (r == 0)
-                r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, &e);
+                r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
         if (r == 0)
                 return EXIT_DONE;
         snprintf(what, sizeof(what), "cannot assign %s", name);

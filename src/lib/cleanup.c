@@ -434,7 +434,7 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
 }
 
 int slots_check_folders(int rootfd, const struct slots_config *c, const char *name, uid_t uid, gid_t gid,
-                        struct slots_error *e)
+                        bool in_use, struct slots_error *e)
 {
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
                 char path[4096], attr[256];
@@ -473,9 +473,9 @@ int slots_check_folders(int rootfd, const struct slots_config *c, const char *na
                         slots_error_set(e, r, path, "is %u:%u %04o, not %s:%s 0700 (uid %u, gid %u)",
                                         (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777, name, name,
                                         (unsigned) uid, (unsigned) gid);
-                else if (!empty)
+                else if (!empty && !in_use)
                         slots_error_set(e, r, path, "is not empty: the last user's files are still there");
-                else if (attr[0])
+                else if (attr[0] && !in_use)
                         slots_error_set(e, r, path, "has the extended attribute %s (an ACL or the last user's data)",
                                         attr);
                 else

@@ -36,13 +36,15 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
                           struct slots_error *e);
 
 /*
- * Checks that home, state and run of the slot are exactly slot:slot_gid 0700,
- * empty, without ACL or extended attribute, and not symlinks.  Returns 0, or
- * -EPERM (-ENOENT for a missing one) with the first difference and the fix
- * (slots-admin release --slot SLOT) in e.  Reads only.
+ * Checks that home, state and run of the slot are folders (not symlinks),
+ * exactly slot:slot_gid 0700 and, unless in_use (an assigned slot, whose
+ * holder works there), empty and without ACL or extended attribute.  Returns
+ * 0, or -EPERM (-ENOENT for a missing one, -ELOOP for a symlink) with the
+ * first difference and the fix (slots-admin release --slot SLOT) in e.
+ * Reads only.
  */
 int slots_check_folders(int rootfd, const struct slots_config *c, const char *name, uid_t uid, gid_t gid,
-                        struct slots_error *e);
+                        bool in_use, struct slots_error *e);
 
 /*
  * Removes every entry the slot owns at any depth below /tmp, /var/tmp,

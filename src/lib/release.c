@@ -166,7 +166,7 @@ static int step_verify(struct slots_release_job *j, struct slots_error *e)
 
         if (r < 0)
                 return r;
-        return slots_check_folders(j->rootfd, j->cfg, j->name, j->slot.uid, j->slot_gid, e);
+        return slots_check_folders(j->rootfd, j->cfg, j->name, j->slot.uid, j->slot_gid, false, e);
 }
 
 const struct slots_release_step slots_release_steps[] = {

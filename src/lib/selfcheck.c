@@ -21,6 +21,7 @@
 #include <acl/libacl.h>
 #include <sys/acl.h>
 
+#include "cleanup.h"
 #include "config.h"
 #include "error.h"
 #include "fsutil.h"
@@ -1932,6 +1933,37 @@ out:
         sb_free(&f);
 }
 
+/*
+ * The slot's home, state and run folders: exactly slotNN:slotNN 0700, and for a
+ * free slot also empty, without ACL or xattr (what release leaves, assign checks).
+ */
+static void check_folders(struct ctx *k, const struct slotinfo *s)
+{
+        struct slots_gr gr = { 0 };
+        struct slots_error e;
+        gid_t gid;
+        int r;
+
+        if (s->found <= 0)
+                return;         /* the account row says why */
+        if (geteuid() != 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "slot-folders", s->name, NULL,
+                         "needs root: home, state and run are the slot's own, 0700");
+                return;
+        }
+        r = slots_nss_group(s->name, &gr);
+        gid = r > 0 ? gr.gid : s->pw.gid;
+        slots_gr_clear(&gr);
+        slots_error_clear(&e);
+        r = slots_check_folders(k->rootfd, k->cfg, s->name, s->pw.uid, gid, s->user != NULL, &e);
+        if (r < 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "slot-folders", s->name, e.fix[0] ? e.fix : NULL, "%s: %s", e.object,
+                         e.reason);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "slot-folders", s->name, NULL, "home, state and run %s:%s 0700%s",
+                         s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
+}
+
 /* The hash field of name: the shadow entry, else the passwd field.  *out is malloc'ed. */
 static int password_field(const char *name, char **out, bool *from_shadow)
 {
@@ -2445,7 +2477,8 @@ typedef void (*slot_check_fn)(struct ctx *k, const struct slotinfo *s);
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         static const slot_check_fn per_slot[] = {
-                check_account, check_password, check_runner, check_private, check_tree, check_sudo,
+                check_account, check_folders, check_password, check_runner, check_private, check_tree,
+                check_sudo,
         };
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
 

@@ -163,6 +163,18 @@ check "the private mqueue view no longer lists alice-mq" sh -c "! grep -q ' alic
 check "slot02's queue bob-mq stays" grep -q ' bob-mq$' "$S/mq.after"
 [ -n "$HAVE_FUSE" ] && check "the FUSE mount of slot01 is gone" sh -c "! grep -q ' /tmp/fusemnt ' /proc/self/mountinfo"
 
+# --- check reports the three folders (slot03 is the free test slot) ---
+chmod 0755 "$SROOT/run/slot03"
+admin_run check --json
+check "check exits 1 with a folder wrong" test "$st" = 1
+check "check's slot-folders row for slot03 fails, naming run and 0755" \
+	json_ok '[.checks[] | select(.check == "slot-folders" and .slot == "slot03")] | length == 1 and
+		(.[0].status == "FAIL") and (.[0].detail | test("run/slot03: is .* 0755")) and
+		(.[0].fix | test("release --slot slot03"))' "$S/out"
+check "check's slot-folders row for the held slot02 passes" \
+	json_ok '[.checks[] | select(.check == "slot-folders" and .slot == "slot02")][0].status == "PASS"' "$S/out"
+chmod 0700 "$SROOT/run/slot03"
+
 # --- assign refuses a slot whose folders are not exact: left pending, the fix printed ---
 check "assign carol slot01 works on the clean slot" test "$(admin assign carol slot01)" = slot01
 check "release carol" quiet admin release carol

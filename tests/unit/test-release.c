@@ -194,7 +194,7 @@ static int check_now(const char *want_reason)
         int r;
 
         slots_error_clear(&e);
-        r = slots_check_folders(AT_FDCWD, cfg, "slot01", getuid(), getgid(), &e);
+        r = slots_check_folders(AT_FDCWD, cfg, "slot01", getuid(), getgid(), false, &e);
         if (want_reason) {
                 print_message("got: %s: %s -- fix: %s\n", e.object, e.reason, e.fix);
                 assert_non_null(strstr(e.reason, want_reason));
@@ -217,6 +217,9 @@ static void test_check_folders(void **state)
         assert_true(fd >= 0);
         close(fd);
         assert_int_equal(check_now("not empty"), -EPERM);
+        /* An assigned slot's holder works there: content is no fault then. */
+        struct slots_error e;
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", getuid(), getgid(), true, &e), 0);
         assert_int_equal(unlinkat(rootdfd, "run/slot01/.profile", 0), 0);
         /* A user attribute or an ACL: refused (where the file system has them). */
         fd = openat(rootdfd, "home/slot01", O_RDONLY | O_DIRECTORY);
@@ -266,10 +269,10 @@ static void test_cleanup_folders(void **state)
         close(fd);
         assert_int_equal(slots_cleanup_folders(AT_FDCWD, cfg, &slot, 4711, &e), 0);
         slots_error_clear(&e);
-        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, &e), 0);
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, false, &e), 0);
         /* Again: nothing to do, same result (every step is safe to repeat). */
         assert_int_equal(slots_cleanup_folders(AT_FDCWD, cfg, &slot, 4711, &e), 0);
-        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, &e), 0);
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, false, &e), 0);
         /* Back to the test's own ids for the other tests. */
         for (int i = 0; i < 3; i++) {
                 static const char *const k[] = { "home/slot01", "state/slot01", "run/slot01" };
