@@ -1091,7 +1091,9 @@ static int run_probes(const struct slots_ident *id, const struct probe_plan *pla
         if (j.res == MAP_FAILED)
                 return -errno;
         memset(j.res, 0, size);
-        r = slots_run_as(id, probe_child, &j, timeout_ms);
+        /* A slot's own kill(-1) loop cannot end a probe that keeps real and saved uid 0. */
+        r = id->uid && geteuid() == 0 ? slots_run_as_unkillable(id, probe_child, &j, timeout_ms)
+                                       : slots_run_as(id, probe_child, &j, timeout_ms);
         memcpy(out, j.res, n * sizeof(*out));
         munmap(j.res, size);
         return r;
@@ -2428,6 +2430,14 @@ static void check_sudo(struct ctx *k, const struct slotinfo *s)
         else if (r == 124)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
                          "as %s, %s cannot be run", k->cfg->service, sudo);
+        else if (r == -ECHILD && snprintf(fix, sizeof(fix), "find the process of %s that ends the slot's processes "
+                                          "(ps -o pid,stat,cmd -u %s) and end it, or release the slot (release "
+                                          "ends every process of it)", s->name, s->name) > 0)
+                /* sudo passes its command's death by a signal on: sudoers let it run, something killed it. */
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                         "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
+                         "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
+                         s->name);
         else if (r < 0)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix, "as %s, sudo -n -u %s /usr/bin/true: %s",
                          k->cfg->service, s->name, probe_failure(r));

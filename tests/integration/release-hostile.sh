@@ -175,6 +175,27 @@ check "check's slot-folders row for the held slot02 passes" \
 	json_ok '[.checks[] | select(.check == "slot-folders" and .slot == "slot02")][0].status == "PASS"' "$S/out"
 chmod 0700 "$SROOT/run/slot03"
 
+# --- check's probes as slot02 while slot02 loops kill(-1, SIGKILL): no false failure ---
+setpriv --reuid=slot02 --regid=slot02 --init-groups sh -c 'while :; do kill -KILL -1 2>/dev/null; done' &
+spin=$!
+setpriv --reuid=slot02 --regid=slot02 --init-groups sh -c 'while :; do kill -KILL -1 2>/dev/null; done' &
+spin2=$!
+sleep 0.3
+died=0
+for i in 1 2 3 4 5; do
+	admin_run check --json
+	json_ok '[.checks[] | select(.detail | test("died from a signal"))] | length == 0' "$S/out" || died=$((died + 1))
+done
+kill "$spin" "$spin2"
+wait "$spin" "$spin2" 2>/dev/null
+check "check ran (its JSON is there)" json_ok '.checks | length > 0' "$S/out"
+check "in 5 runs, no row says a probe died from a signal ($died did)" test "$died" = 0
+check "sudo-preflight names the real cause: the slot's command was killed" \
+	json_ok '[.checks[] | select(.check == "sudo-preflight" and .slot == "slot02")][0] |
+		(.detail | test("killed by a signal")) and (.fix | test("ps -o pid,stat,cmd -u slot02"))' "$S/out"
+check "slot02's user-tree row passes despite the kill(-1) loop" \
+	json_ok '[.checks[] | select(.check == "user-tree" and .slot == "slot02")] | length == 1 and .[0].status == "PASS"' "$S/out"
+
 # --- assign refuses a slot whose folders are not exact: left pending, the fix printed ---
 check "assign carol slot01 works on the clean slot" test "$(admin assign carol slot01)" = slot01
 check "release carol" quiet admin release carol
