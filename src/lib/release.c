@@ -282,10 +282,25 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
                         r = lockfd;
                         goto out;
                 }
-                /* Another release of this slot runs: wait for it without holding the table. */
-                lockfd = slots_release_lock(s.dirfd, s.name, found, true, e);
-                slots_store_close(&s);
-                open = false;
+                /*
+                 * Another release of this slot runs: wait for it without holding the table (it
+                 * needs the table lock to finish), then look again.
+                 */
+                {
+                        char table_name[256];
+                        int dfd = dup(s.dirfd);
+
+                        snprintf(table_name, sizeof(table_name), "%s", s.name);
+                        slots_store_close(&s);
+                        open = false;
+                        if (dfd < 0) {
+                                r = slots_error_set(e, -errno, c->table, "cannot open its folder: %s",
+                                                    strerror(errno));
+                                goto out;
+                        }
+                        lockfd = slots_release_lock(dfd, table_name, found, true, e);
+                        close(dfd);
+                }
                 if (lockfd < 0) {
                         r = lockfd;
                         goto out;
