@@ -6,7 +6,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libpam0g-dev libacl1-dev libjansson-dev libcrypt-dev libcmocka-dev
       libpam-wrapper libpamtest0-dev libnss-wrapper libuid-wrapper
       libpam-modules pamtester sudo passwd login util-linux procps acl jq openssl mandoc valgrind
-      clang python3
+      clang python3 keyutils
       slapd ldap-utils nslcd libnss-ldapd libnss-extrausers
       debhelper dpkg-dev lintian bash-completion"
 # The directory tests (tests/directory) run their own slapd and nslcd; --no-install-recommends

@@ -21,6 +21,7 @@
 #include "nss.h"
 #include "privdrop.h"
 #include "selfcheck.h"
+#include "release.h"
 #include "store.h"
 #include "tree.h"
 
@@ -201,8 +202,8 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
         struct slots_pw slot = { 0 };
         struct slots_error e;
-        uid_t svc_uid;
-        gid_t slot_gid;
+        uid_t svc_uid = 0;
+        gid_t slot_gid = 0;
         int r;
 
         if (!x->cfg->docs_root)
@@ -275,6 +276,33 @@ static void warn_unreadable_table(const struct ctx *x)
         if (fd >= 0)
                 close(fd);
         free(groups);
+}
+
+/*
+ * A slot is handed out only when its home, state and run folders are exactly
+ * as a release leaves them; otherwise it is marked pending (so no assign picks
+ * it) and the fix is a release --slot, which sets them back.
+ */
+static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw)
+{
+        char what[64], released[32];
+        struct slots_error e, e2;
+        unsigned n = slots_slot_parse(name);
+        gid_t gid;
+        int r;
+
+        slots_error_clear(&e);
+        r = slot_group(name, pw, &gid, &e);
+        if (r == 0)
+                r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
+        if (r == 0)
+                return EXIT_DONE;
+        snprintf(what, sizeof(what), "cannot assign %s", name);
+        if (slots_table_mark_pending(x->store.table, n, slots_now_rfc3339(released)) == 0 &&
+            slots_store_save(&x->store, &e2) == 0)
+                cmd_log("refused to assign %s: its folders are not as a release leaves them; cleanup pending", name);
+        cmd_report(what, &e, NULL);
+        return EXIT_REFUSED;
 }
 
 static int cmd_assign(const struct opts *o, int argc, char **argv)
@@ -360,6 +388,9 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 goto out;
         }
 
+        r = check_slot_folders(&x, name, &pw);
+        if (r != EXIT_DONE)
+                goto out;
         r = slots_table_assign(x.store.table, n, user, slots_now_rfc3339(since));
         if (r < 0) {
                 r = refuse(what, x.cfg->table, "out of memory", NULL);
@@ -380,84 +411,17 @@ out:
         return r;
 }
 
-/*
- * Release steps 2-4 for slot n (user: the tree's user, NULL when the table no
- * longer names it).  On failure the entry stays "cleanup": "pending" (saved
- * in step 1) and the message names the step and the fix.
- */
-static int release_steps(struct ctx *x, unsigned n, const char *user)
-{
-        char what[160], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
-        unsigned long notes = 0;
-        struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
-        struct slots_pw slot = { 0 };
-        struct slots_error e;
-        const char *step;
-        uid_t svc_uid = 0;
-        gid_t slot_gid = 0;
-        int r;
-
-        slots_slot_name(n, name);
-        slots_error_clear(&e);
-        step = "step 2 of 5, looking up the accounts";
-        r = slots_nss_user(name, &slot);
-        if (r == 0) {
-                r = slots_error_set(&e, -ENOENT, name, "the slot account does not exist");
-                slots_error_fix(&e, "create it with slots-provision");
-        } else if (r < 0) {
-                r = slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
-        } else {
-                r = slot_group(name, &slot, &slot_gid, &e);
-        }
-        if (r == 0)
-                r = service_uid(x->cfg, &svc_uid, &e);
-        if (r == 0 && (slot.uid == 0 || slot_gid == 0 || slot.uid == svc_uid || slot_gid == x->group)) {
-                r = slots_error_set(&e, -EPERM, name, "the slot account shares its uid or group with root or "
-                                    "the service; cleaning it would hit their files and processes");
-                slots_error_fix(&e, "give the slot its own uid and group (slots-provision reports the conflict)");
-        }
-        if (r < 0)
-                goto fail;
-
-        /* Step 2: no process of the previous user runs on. */
-        step = "step 2 of 5, ending the slot's processes";
-        r = slots_cleanup_processes(&slot, &e);
-        if (r < 0)
-                goto fail;
-        /* Step 3: the user's tree goes back to the service; the slot reaches nothing in it. */
-        step = "step 3 of 5, giving the user's tree back to the service";
-        r = slots_tree_release(AT_FDCWD, x->cfg, user, slot.uid, slot_gid, svc_uid, x->group, &stats, &e);
-        tree_notes_done(notes);
-        if (r < 0)
-                goto fail;
-        /* Step 4: home, state, run, IPC, temp files, crontab: nothing left for the next user. */
-        step = "step 4 of 5, removing the slot's files and IPC objects";
-        r = slots_cleanup_files(AT_FDCWD, x->cfg, &slot, &e);
-        if (r < 0)
-                goto fail;
-        cmd_log("cleaned %s: processes ended, tree given back (%lu entries, %lu changed), files removed", name,
-                stats.entries, stats.changed);
-        slots_pw_clear(&slot);
-        return EXIT_DONE;
-fail:
-        snprintf(what, sizeof(what), "cannot release %s (%s)", name, step);
-        snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until then %s "
-                 "stays \"cleanup\": \"pending\" and is never assigned)", e.fix[0] ? e.fix : "remove the cause",
-                 name, name);
-        e.fix[0] = '\0';
-        cmd_report(what, &e, fix);
-        cmd_log("release of %s failed at %s; cleanup pending", name, step);
-        slots_pw_clear(&slot);
-        return EXIT_REFUSED;
-}
-
 static int cmd_release(const struct opts *o, int argc, char **argv)
 {
-        const char *user = NULL, *holder = NULL;
-        char what[64], name[SLOTS_NAME_MAX], released[32], *tree_user = NULL;
-        struct ctx x = { 0 };
-        enum slots_slot_state state;
+        char what[256], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
+        struct slots_release_report rep = { 0 };
+        unsigned long notes = 0;
+        struct slots_config *cfg = NULL;
+        const char *user = NULL;
+        struct slots_error e;
+        char *group_name = NULL;
         unsigned n = 0;
+        gid_t group;
         int r;
 
         if (o->slot ? argc != 0 : argc != 1)
@@ -474,63 +438,54 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         r = need_root(what);
         if (r != EXIT_DONE)
                 return r;
-        r = ctx_open(&x, o, what, SLOTS_STORE_WRITE);
+        r = cmd_load_config(o->config, &cfg);
         if (r != EXIT_DONE)
-                goto out;
-
-        if (user) {
-                n = slots_table_find_user(x.store.table, user);
-                if (n == 0) {
-                        printf("user %s holds no slot; nothing to release\n", user);
-                        r = EXIT_DONE;
-                        goto out;
-                }
-        } else if (n > x.cfg->slots) {
-                r = refuse(what, x.cfg->table, "the slot is outside the pool", NULL);
+                return r;
+        slots_error_clear(&e);
+        if (cmd_service_group(cfg, &group, &group_name, &e) < 0) {
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
                 goto out;
         }
-        slots_slot_name(n, name);
-        snprintf(what, sizeof(what), "cannot release %s", name);
-        state = slots_table_get(x.store.table, n, &holder, NULL, NULL);
-        if (state == SLOTS_SLOT_FREE) {
+        rep.tree.note = tree_note;
+        rep.tree.note_data = &notes;
+        r = slots_release(cfg, group, user, n, &rep, &e);
+        tree_notes_done(notes);
+        if (rep.slot)
+                snprintf(what, sizeof(what), "cannot release %s", slots_slot_name(rep.slot, name));
+        if (rep.marked)
+                cmd_log("released %s from user %s (cleanup pending)", name, rep.user);
+        if (r < 0 && !rep.step) {
+                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
+                r = cmd_exit_for(r);
+                goto out;
+        }
+        if (r < 0) {
+                snprintf(what, sizeof(what), "cannot release %s (%s)", name, rep.step);
+                snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until "
+                         "then %s stays \"cleanup\": \"pending\" and is never assigned)",
+                         e.fix[0] ? e.fix : "remove the cause", name, name);
+                e.fix[0] = '\0';
+                cmd_report(what, &e, fix);
+                cmd_log("release of %s failed at %s; cleanup pending", name, rep.step);
+                r = EXIT_REFUSED;
+                goto out;
+        }
+        if (rep.slot == 0) {
+                printf("user %s holds no slot; nothing to release\n", user);
+        } else if (rep.was_free) {
                 printf("%s is free; nothing to release\n", name);
-                r = EXIT_DONE;
-                goto out;
+        } else {
+                cmd_log("cleaned %s: %lu processes stopped and %lu killed in %ld ms, tree given back (%lu entries, "
+                        "%lu changed), files, IPC objects and keys removed", name, rep.procs.stopped,
+                        rep.procs.killed, rep.procs.elapsed_ms, rep.tree.entries, rep.tree.changed);
+                cmd_log("%s is clean and free", name);
+                printf("%s released\n", name);
         }
-
-        /* Step 1: the user leaves the table before anything else, so the service stops using the slot. */
-        if (state == SLOTS_SLOT_ASSIGNED) {
-                /* The entry's user goes with it; step 3 still needs the name. */
-                tree_user = strdup(holder);
-                if (!tree_user) {
-                        r = refuse(what, x.cfg->table, "out of memory", NULL);
-                        goto out;
-                }
-                if (slots_table_mark_pending(x.store.table, n, slots_now_rfc3339(released)) < 0) {
-                        r = refuse(what, x.cfg->table, "out of memory", NULL);
-                        goto out;
-                }
-                r = save(&x, what);
-                if (r != EXIT_DONE)
-                        goto out;
-                cmd_log("released %s from user %s (cleanup pending)", name, user ? user : "(by slot)");
-        }
-
-        /* Steps 2-4 (a pending slot's user is no longer known: every tree is searched for the slot). */
-        r = release_steps(&x, n, tree_user);
-        if (r != EXIT_DONE)
-                goto out;
-
-        /* Step 5: cleanup finished; the slot returns to the pool. */
-        slots_table_remove(x.store.table, n);
-        r = save(&x, what);
-        if (r != EXIT_DONE)
-                goto out;
-        cmd_log("%s is clean and free", name);
-        printf("%s released\n", name);
+        r = EXIT_DONE;
 out:
-        free(tree_user);
-        ctx_done(&x);
+        free(group_name);
+        slots_config_free(cfg);
         return r;
 }
 

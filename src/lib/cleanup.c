@@ -1,5 +1,6 @@
-/* Release hygiene for a slot account: its processes, IPC objects, temp files, crontab, home/state/run. */
+/* Release hygiene for a slot account: every object the account can leave behind, one function each. */
 #include <ctype.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,10 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/keyctl.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -23,16 +29,13 @@
 #include "privdrop.h"
 #include "tree.h"
 
-/* kill(-1) rounds before a survivor is reported, and the pause between them (about 2 s in all). */
-#define KILL_ROUNDS 50
-#define KILL_PAUSE_MS 40
-
-/* Folders whose top level may hold the slot's files (POSIX shm is /dev/shm, mqueues /dev/mqueue). */
-static const char *const temp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue" };
+/* Folders whose files of the slot, at any depth, go at release (/run/user/<uid> is added). */
+static const char *const temp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock" };
 
 #define CRONTABS "/var/spool/cron/crontabs"
 static const char *const at_dirs[] = { "/var/spool/cron/atjobs", "/var/spool/cron/atspool" };
 #define MAIL_DIR "/var/mail"
+#define LINGER_DIR "/var/lib/systemd/linger"
 
 /* Keeps the first failure of a step that goes on after one. */
 struct first {
@@ -47,121 +50,6 @@ static void keep(struct first *f, int r, const struct slots_error *sub)
         f->r = r;
         if (f->e && sub)
                 *f->e = *sub;
-}
-
-/* ---- processes ---- */
-
-/* In the child, as the slot: kill(-1) reaches exactly the processes whose real or saved uid is the slot's. */
-static int kill_all(void *arg)
-{
-        (void) arg;
-        if (kill(-1, SIGKILL) < 0 && errno != ESRCH)
-                return 1;
-        return 0;
-}
-
-/*
- * A live (not zombie) process whose real or effective uid is uid, from /proc;
- * its pid, 0 when none, or -errno.  name gets its command name.
- */
-static int find_process(uid_t uid, char *name, size_t size)
-{
-        struct dirent *de;
-        DIR *d;
-        int procfd, found = 0;
-
-        procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (procfd < 0)
-                return -errno;
-        d = fdopendir(procfd);
-        if (!d) {
-                close(procfd);
-                return -errno;
-        }
-        while (!found && (errno = 0, de = readdir(d))) {
-                char path[NAME_MAX + 16], buf[4096], comm[64] = "?", state = '?';
-                unsigned long ruid = (unsigned long) -1, euid = (unsigned long) -1;
-                const char *p;
-                ssize_t n;
-                int fd;
-
-                if (!isdigit((unsigned char) de->d_name[0]))
-                        continue;
-                snprintf(path, sizeof(path), "%s/status", de->d_name);
-                fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;       /* gone already */
-                n = read(fd, buf, sizeof(buf) - 1);
-                close(fd);
-                if (n <= 0)
-                        continue;
-                buf[n] = '\0';
-                for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-                        if (strncmp(p, "Name:", 5) == 0)
-                                sscanf(p + 5, " %63[^\n]", comm);
-                        else if (strncmp(p, "State:", 6) == 0)
-                                sscanf(p + 6, " %c", &state);
-                        else if (strncmp(p, "Uid:", 4) == 0)
-                                sscanf(p + 4, " %lu %lu", &ruid, &euid);
-                }
-                /* A zombie runs nothing: it only waits for its parent to collect it. */
-                if (state == 'Z' || state == 'X')
-                        continue;
-                if (ruid == (unsigned long) uid || euid == (unsigned long) uid) {
-                        found = atoi(de->d_name);
-                        snprintf(name, size, "%s", comm);
-                }
-        }
-        if (!found && errno) {
-                int r = -errno;
-                closedir(d);
-                return r;
-        }
-        closedir(d);
-        return found;
-}
-
-int slots_cleanup_processes(const struct slots_pw *slot, struct slots_error *e)
-{
-        struct slots_ident id = { 0 };
-        gid_t *groups = NULL;
-        char comm[64] = "";
-        int r, pid = 0;
-
-        if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to end the processes of uid or gid 0");
-        r = slots_ident_of(slot->name, &id, &groups);
-        if (r < 0)
-                return slots_error_set(e, r, slot->name, "cannot look up the account's groups: %s", strerror(-r));
-        if (id.uid != slot->uid) {
-                free(groups);
-                return slots_error_set(e, -ESTALE, slot->name, "the account's uid changed during the release");
-        }
-        for (int round = 0; round < KILL_ROUNDS; round++) {
-                r = slots_run_as(&id, kill_all, NULL, 5000);
-                if (r != 0) {
-                        r = slots_error_set(e, r < 0 ? r : -EPERM, slot->name,
-                                            "cannot signal the processes as the slot: %s",
-                                            r < 0 ? strerror(-r) : "kill(-1) failed");
-                        goto out;
-                }
-                pid = find_process(slot->uid, comm, sizeof(comm));
-                if (pid < 0) {
-                        r = slots_error_set(e, pid, "/proc", "cannot list processes: %s", strerror(-pid));
-                        goto out;
-                }
-                if (pid == 0)
-                        goto out;
-                (void) poll(NULL, 0, KILL_PAUSE_MS);
-        }
-        r = slots_error_set(e, -EBUSY, slot->name,
-                            "process %d (%s) of uid %u still runs after %d rounds of kill(-1, SIGKILL) as the slot",
-                            pid, comm, (unsigned) slot->uid, KILL_ROUNDS);
-        slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,cmd -p %d: a process in "
-                           "uninterruptible sleep, or one whose real uid is not the slot's) and end it", pid);
-out:
-        free(groups);
-        return r;
 }
 
 /* ---- files ---- */
@@ -179,85 +67,6 @@ static const char *join(char *buf, size_t size, const char *a, const char *b)
 static int open_dir_in(int rootfd, const char *path)
 {
         return slots_open_in(rootfd, path, O_RDONLY | O_DIRECTORY);
-}
-
-/*
- * Drops what the previous user may have set on a folder they owned, besides
- * its content: POSIX ACLs (a default ACL would open the next user's new files
- * to others) and user.* extended attributes (data of their own).
- */
-static int strip_xattrs(int fd, const char *path, struct slots_error *e)
-{
-        char names[4096];
-        ssize_t n = flistxattr(fd, names, sizeof(names));
-
-        if (n < 0)
-                return errno == EOPNOTSUPP ? 0
-                                           : slots_error_set(e, -errno, path, "cannot list extended attributes: %s",
-                                                             strerror(errno));
-        for (ssize_t i = 0; i < n; i += (ssize_t) strlen(names + i) + 1) {
-                const char *a = names + i;
-
-                if (strncmp(a, "user.", 5) != 0 && strcmp(a, "system.posix_acl_access") != 0 &&
-                    strcmp(a, "system.posix_acl_default") != 0)
-                        continue;
-                if (fremovexattr(fd, a) < 0 && errno != ENODATA)
-                        return slots_error_set(e, -errno, path, "cannot remove the extended attribute %s: %s", a,
-                                               strerror(errno));
-        }
-        return 0;
-}
-
-/*
- * Empties folder parent/name in place and leaves it as a new one would be:
- * its owner and mode kept, ACLs and user.* attributes gone.  Emptying in place
- * (not rmdir and mkdir) leaves no moment without the folder and nothing half
- * made when the run is killed; the next run just goes on.  A missing folder is
- * nothing to do.
- */
-static int clean_folder(int rootfd, const char *parent, const char *name, struct slots_error *e)
-{
-        char path[4096];
-        struct stat st, now;
-        int pfd, fd = -1, efd, r;
-
-        join(path, sizeof(path), parent, name);
-        pfd = open_dir_in(rootfd, parent);
-        if (pfd == -ENOENT)
-                return 0;
-        if (pfd < 0)
-                return slots_error_set(e, pfd, parent, "cannot open: %s", strerror(-pfd));
-        fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) {
-                int err = errno;
-                struct stat ls;
-
-                if (err == ENOTDIR && fstatat(pfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode))
-                        err = ELOOP;
-                r = err == ENOENT ? 0 : slots_error_set(e, -err, path, "cannot open: %s%s", strerror(err),
-                                                          err == ELOOP ? " (a symbolic link)" : "");
-                goto out;
-        }
-        if (fstat(fd, &st) < 0) {
-                r = slots_error_set(e, -errno, path, "cannot stat: %s", strerror(errno));
-                goto out;
-        }
-        efd = dup(fd);
-        if (efd < 0) {
-                r = slots_error_set(e, -errno, path, "cannot open: %s", strerror(errno));
-                goto out;
-        }
-        r = slots_tree_empty(efd, path, e);
-        if (r == 0)
-                r = strip_xattrs(fd, path, e);
-        /* The folder's own owner and mode as they were (removing an access ACL may change the mode). */
-        if (r == 0 && fstat(fd, &now) == 0 && (now.st_mode & 07777) != (st.st_mode & 07777) &&
-            fchmod(fd, st.st_mode & 07777) < 0)
-                r = slots_error_set(e, -errno, path, "cannot restore the mode: %s", strerror(errno));
-out:
-        slots_close(fd);
-        close(pfd);
-        return r;
 }
 
 /* Removes the entries of folder dir owned by uid: files and links themselves, folders with all they hold. */
@@ -438,37 +247,709 @@ out:
         return r;
 }
 
-int slots_cleanup_files(int rootfd, const struct slots_config *c, const struct slots_pw *slot,
-                        struct slots_error *e)
+
+/* ---- scheduled jobs ---- */
+
+/* The lingering flag systemd-logind keeps per account: with it, the user's manager starts at boot. */
+static int clean_linger(int rootfd, const char *name, struct slots_error *e)
 {
-        static const char *const kinds[] = { "home", "state", "run" };
+        int fd = open_dir_in(rootfd, LINGER_DIR), r = 0;
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return slots_error_set(e, fd, LINGER_DIR, "cannot open: %s", strerror(-fd));
+        if (unlinkat(fd, name, 0) < 0 && errno != ENOENT)
+                r = slots_error_set(e, -errno, LINGER_DIR, "cannot remove the lingering flag %s: %s", name,
+                                    strerror(errno));
+        close(fd);
+        return r;
+}
+
+int slots_cleanup_jobs(int rootfd, const struct slots_pw *slot, struct slots_error *e)
+{
         struct first first = { 0, e };
         struct slots_error sub;
-        char parent[4096];
-        int r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
-
-        /* Scheduled jobs first, so that nothing of the old user starts again while the rest goes. */
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
         keep(&first, clean_crontab(rootfd, slot->name, &sub), &sub);
         for (size_t i = 0; i < sizeof(at_dirs) / sizeof(at_dirs[0]); i++)
                 keep(&first, clean_top(rootfd, at_dirs[i], slot->uid, &sub), &sub);
+        keep(&first, clean_linger(rootfd, slot->name, &sub), &sub);
+        return first.r;
+}
 
-        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-                snprintf(parent, sizeof(parent), "%s/%s", c->slots_root, kinds[i]);
-                keep(&first, clean_folder(rootfd, parent, slot->name, &sub), &sub);
+/* ---- home, state, run: empty, and exactly slot:slot 0700 without ACL or xattr ---- */
+
+static const char *const kinds[] = { "home", "state", "run" };
+
+/* LSM labels are the policy's, not the user's; every other attribute (user.*, ACLs, trusted.*) goes. */
+static bool xattr_kept(const char *name)
+{
+        return strncmp(name, "security.", 9) == 0 && strcmp(name, "security.capability") != 0;
+}
+
+/* The attribute names of fd (malloc'ed, *len bytes), or NULL with *len 0 when none or not supported. */
+static int xattr_names(int fd, char **names, ssize_t *len)
+{
+        *names = NULL;
+        *len = 0;
+        for (;;) {
+                ssize_t n = flistxattr(fd, NULL, 0);
+                char *buf;
+
+                if (n < 0)
+                        return errno == EOPNOTSUPP || errno == ENOTSUP ? 0 : -errno;
+                if (n == 0)
+                        return 0;
+                buf = malloc((size_t) n);
+                if (!buf)
+                        return -ENOMEM;
+                *len = flistxattr(fd, buf, (size_t) n);
+                if (*len >= 0) {
+                        *names = buf;
+                        return 0;
+                }
+                free(buf);
+                if (errno != ERANGE)
+                        return -errno;
         }
+}
 
-        /* IPC objects live in the kernel of the host, whatever rootfd is. */
+/* The first attribute of fd that release removes, copied into out, or "" when none. */
+static int xattr_first_foreign(int fd, char *out, size_t size)
+{
+        char *names;
+        ssize_t len;
+        int r = xattr_names(fd, &names, &len);
+
+        out[0] = '\0';
+        for (ssize_t i = 0; r == 0 && i < len; i += (ssize_t) strlen(names + i) + 1)
+                if (!xattr_kept(names + i)) {
+                        snprintf(out, size, "%s", names + i);
+                        break;
+                }
+        free(names);
+        return r;
+}
+
+static int xattr_strip(int fd, const char *path, struct slots_error *e)
+{
+        char *names;
+        ssize_t len;
+        int r = xattr_names(fd, &names, &len);
+
+        if (r < 0)
+                return slots_error_set(e, r, path, "cannot list extended attributes: %s", strerror(-r));
+        for (ssize_t i = 0; i < len; i += (ssize_t) strlen(names + i) + 1) {
+                if (xattr_kept(names + i))
+                        continue;
+                if (fremovexattr(fd, names + i) < 0 && errno != ENODATA) {
+                        r = slots_error_set(e, -errno, path, "cannot remove the extended attribute %s: %s",
+                                            names + i, strerror(errno));
+                        break;
+                }
+        }
+        free(names);
+        return r;
+}
+
+/* Opens <slots_root>/<kind>/<name> (never a symlink) with its parent; -ENOENT when either is missing. */
+static int open_slot_folder(int rootfd, const struct slots_config *c, const char *kind, const char *name,
+                            bool create, char *path, size_t size, struct slots_error *e)
+{
+        char parent[4096];
+        int pfd, fd;
+
+        snprintf(parent, sizeof(parent), "%s%s%s", c->slots_root, strcmp(c->slots_root, "/") ? "/" : "", kind);
+        join(path, size, parent, name);
+        pfd = open_dir_in(rootfd, parent);
+        if (pfd < 0) {
+                slots_error_set(e, pfd, parent, "cannot open: %s", strerror(-pfd));
+                if (pfd == -ENOENT)
+                        slots_error_fix(e, "run slots-provision, which makes it");
+                return pfd;
+        }
+        if (create && mkdirat(pfd, name, 0) == 0) {
+                /* Made with mode 0; owner and mode follow through the fd. */
+        }
+        fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+                int err = errno;
+                struct stat ls;
+
+                if (err == ENOTDIR && fstatat(pfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode))
+                        err = ELOOP;
+                slots_error_set(e, -err, path, "cannot open: %s%s", strerror(err),
+                                err == ELOOP ? " (a symbolic link)" : "");
+                if (err == ENOENT)
+                        slots_error_fix(e, "run slots-provision, which makes it");
+                else if (err == ELOOP || err == ENOTDIR)
+                        slots_error_fix(e, "remove it (rm %s), then: slots-admin release --slot %s", path, name);
+                close(pfd);
+                return -err;
+        }
+        close(pfd);
+        return fd;
+}
+
+int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
+                          struct slots_error *e)
+{
+        struct first first = { 0, e };
+        struct slots_error sub;
+
+        if (slot->uid == 0 || slot_gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to reset the folders of uid or gid 0");
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+                char path[4096];
+                struct stat st;
+                int fd, efd, r;
+
+                fd = open_slot_folder(rootfd, c, kinds[i], slot->name, true, path, sizeof(path), &sub);
+                if (fd < 0) {
+                        keep(&first, fd, &sub);
+                        continue;
+                }
+                /* Emptied in place: no moment without the folder, and a killed run just goes on next time. */
+                efd = dup(fd);
+                r = efd < 0 ? slots_error_set(&sub, -errno, path, "cannot open: %s", strerror(errno))
+                            : slots_tree_empty(efd, path, &sub);
+                if (r == 0)
+                        r = xattr_strip(fd, path, &sub);
+                /* Whatever mode and group the old user gave it, it is the planned folder again. */
+                if (r == 0 && fchown(fd, slot->uid, slot_gid) < 0)
+                        r = slots_error_set(&sub, -errno, path, "cannot set the owner: %s", strerror(errno));
+                if (r == 0 && fchmod(fd, 0700) < 0)
+                        r = slots_error_set(&sub, -errno, path, "cannot set the mode: %s", strerror(errno));
+                if (r == 0 && fstat(fd, &st) == 0 && (st.st_uid != slot->uid || st.st_gid != slot_gid ||
+                                                      (st.st_mode & 07777) != 0700))
+                        r = slots_error_set(&sub, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
+                                            (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
+                keep(&first, r, &sub);
+                close(fd);
+        }
+        return first.r;
+}
+
+int slots_check_folders(int rootfd, const struct slots_config *c, const char *name, uid_t uid, gid_t gid,
+                        bool in_use, struct slots_error *e)
+{
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+                char path[4096], attr[256];
+                struct dirent *de;
+                struct stat st;
+                bool empty = true;
+                DIR *d;
+                int fd, r;
+
+                fd = open_slot_folder(rootfd, c, kinds[i], name, false, path, sizeof(path), e);
+                if (fd < 0) {
+                        slots_error_fix(e, "slots-admin release --slot %s (it makes the folder again)", name);
+                        return fd;
+                }
+                if (fstat(fd, &st) < 0) {
+                        r = slots_error_set(e, -errno, path, "cannot stat: %s", strerror(errno));
+                        close(fd);
+                        return r;
+                }
+                r = xattr_first_foreign(fd, attr, sizeof(attr));
+                if (r < 0) {
+                        close(fd);
+                        return slots_error_set(e, r, path, "cannot list extended attributes: %s", strerror(-r));
+                }
+                d = fdopendir(fd);
+                if (!d) {
+                        r = -errno;
+                        close(fd);
+                        return slots_error_set(e, r, path, "cannot read: %s", strerror(-r));
+                }
+                while (empty && (de = readdir(d)))
+                        empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+                closedir(d);
+                r = -EPERM;
+                if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != 0700)
+                        slots_error_set(e, r, path, "is %u:%u %04o, not %s:%s 0700 (uid %u, gid %u)",
+                                        (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777, name, name,
+                                        (unsigned) uid, (unsigned) gid);
+                else if (!empty && !in_use)
+                        slots_error_set(e, r, path, "is not empty: the last user's files are still there");
+                else if (attr[0] && !in_use)
+                        slots_error_set(e, r, path, "has the extended attribute %s (an ACL or the last user's data)",
+                                        attr);
+                else
+                        continue;
+                slots_error_fix(e, "slots-admin release --slot %s (it empties the folder and sets it back)", name);
+                return r;
+        }
+        return 0;
+}
+
+/* ---- files of the slot at any depth of the temp folders and the shared folders ---- */
+
+struct own {
+        uid_t uid;
+        gid_t gid;
+        bool hand;                      /* hand to to_uid (shared folders), else remove (temp folders) */
+        uid_t to_uid;
+        gid_t to_gid;
+        struct first first;
+        struct slots_error sub;
+        char path[4096];
+        size_t len;
+        struct stat skip[3];            /* configured roots below a temp folder: never removed, never entered */
+        size_t n_skip;
+};
+
+static void own_push(struct own *w, const char *name)
+{
+        int n = snprintf(w->path + w->len, sizeof(w->path) - w->len, "/%s", name);
+
+        if (n < 0 || (size_t) n >= sizeof(w->path) - w->len)
+                w->path[sizeof(w->path) - 1] = '\0';    /* cut: it only names the entry */
+}
+
+/* Keeps "<what>: <strerror>" about the entry the walk is at. */
+static void own_fail(struct own *w, int r, const char *what)
+{
+        slots_error_set(&w->sub, r, w->path, "%s: %s", what, strerror(-r));
+        keep(&w->first, r, &w->sub);
+}
+
+static bool other_fs(const struct statx *top, const struct statx *sx)
+{
+        return sx->stx_dev_major != top->stx_dev_major || sx->stx_dev_minor != top->stx_dev_minor ||
+               (sx->stx_attributes & sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
+}
+
+static void own_remove(struct own *w, int dfd, const char *name, const struct statx *top, const struct statx *sx)
+{
+        int cfd, r;
+
+        if (!S_ISDIR(sx->stx_mode)) {
+                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+                        own_fail(w, -errno, "cannot remove");
+                return;
+        }
+        if (other_fs(top, sx)) {
+                slots_error_set(&w->sub, -EBUSY, w->path, "is a mount point, never entered");
+                slots_error_fix(&w->sub, "unmount it (umount -l %s)", w->path);
+                keep(&w->first, -EBUSY, &w->sub);
+                return;
+        }
+        cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (cfd < 0) {
+                if (errno != ENOENT)
+                        own_fail(w, -errno, "cannot open");
+                return;
+        }
+        r = slots_tree_empty(cfd, w->path, &w->sub);
+        if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+                r = slots_error_set(&w->sub, -errno, w->path, "cannot remove the folder: %s", strerror(errno));
+        keep(&w->first, r, &w->sub);
+}
+
+/* Gives one entry of the slot to the service, through an fd of the entry itself. */
+static void own_hand(struct own *w, int dfd, const char *name, const struct statx *sx)
+{
+        bool data = S_ISREG(sx->stx_mode) || S_ISDIR(sx->stx_mode);
+        struct stat st;
+        gid_t gid;
+        int fd;
+
+        fd = openat(dfd, name, data ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+                                    : O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+                if (errno != ENOENT)
+                        own_fail(w, -errno, "cannot open");
+                return;
+        }
+        if (fstat(fd, &st) < 0 || st.st_ino != sx->stx_ino || st.st_uid != w->uid) {
+                close(fd);      /* replaced since it was listed: not the slot's entry any more */
+                return;
+        }
+        if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+                slots_error_set(&w->sub, -EMLINK, w->path, "has %lu links; a file with more than one name is "
+                                "never changed", (unsigned long) st.st_nlink);
+                slots_error_fix(&w->sub, "remove its other names (find / -xdev -samefile %s)", w->path);
+                keep(&w->first, -EMLINK, &w->sub);
+                close(fd);
+                return;
+        }
+        gid = st.st_gid == w->gid ? w->to_gid : st.st_gid;
+        if (data) {
+                static const char *const acls[] = { "system.posix_acl_access", "system.posix_acl_default" };
+                mode_t mode = st.st_mode & 07777 & ~(mode_t) S_IRWXO;
+
+                if (!S_ISDIR(st.st_mode))
+                        mode &= ~(mode_t) (S_ISUID | S_ISGID);
+                for (size_t i = 0; i < 2; i++)
+                        if (fremovexattr(fd, acls[i]) < 0 && errno != ENODATA && errno != EOPNOTSUPP)
+                                own_fail(w, -errno, "cannot remove its ACL");
+                if (fchown(fd, w->to_uid, gid) < 0)
+                        own_fail(w, -errno, "cannot give it to the service");
+                else if (fchmod(fd, mode) < 0)
+                        own_fail(w, -errno, "cannot set its mode");
+        } else if (fchownat(fd, "", w->to_uid, gid, AT_EMPTY_PATH) < 0) {
+                own_fail(w, -errno, "cannot give it to the service");
+        }
+        close(fd);
+}
+
+static bool skipped(const struct own *w, const struct statx *sx)
+{
+        for (size_t i = 0; i < w->n_skip; i++)
+                if (w->skip[i].st_ino == sx->stx_ino &&
+                    w->skip[i].st_dev == makedev(sx->stx_dev_major, sx->stx_dev_minor))
+                        return true;
+        return false;
+}
+
+/* Walks folder fd (consumed) at depth; top is the walk's root, whose file system it never leaves. */
+static void own_walk(struct own *w, int fd, const struct statx *top, unsigned depth)
+{
+        size_t len = w->len;
+        struct dirent *de;
+        DIR *d = fdopendir(fd);
+
+        if (!d) {
+                own_fail(w, -errno, "cannot read");
+                close(fd);
+                return;
+        }
+        while ((errno = 0, de = readdir(d))) {
+                struct statx sx;
+                struct stat st;
+                int cfd;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (statx(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                          STATX_BASIC_STATS, &sx) < 0)
+                        continue;       /* gone */
+                own_push(w, de->d_name);
+                if (S_ISDIR(sx.stx_mode) && skipped(w, &sx))
+                        goto next;
+                if (sx.stx_uid == w->uid && !w->hand) {
+                        own_remove(w, dirfd(d), de->d_name, top, &sx);
+                        goto next;
+                }
+                if (sx.stx_uid == w->uid)
+                        own_hand(w, dirfd(d), de->d_name, &sx);
+                /* Others' folders may hold the slot's files too; a mount point is another host's matter. */
+                if (!S_ISDIR(sx.stx_mode) || other_fs(top, &sx) || depth + 1 >= SLOTS_CLEANUP_MAX_DEPTH)
+                        goto next;
+                cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                if (cfd < 0)
+                        goto next;
+                if (fstat(cfd, &st) < 0 || st.st_ino != sx.stx_ino) {
+                        close(cfd);
+                        goto next;
+                }
+                w->len = strlen(w->path);
+                own_walk(w, cfd, top, depth + 1);
+next:
+                w->len = len;
+                w->path[len] = '\0';
+        }
+        if (errno)
+                own_fail(w, -errno, "cannot read");
+        closedir(d);
+}
+
+static int own_root(struct own *w, int rootfd, const char *dir)
+{
+        struct statx top;
+        int fd = open_dir_in(rootfd, dir);
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &top) < 0) {
+                int r = -errno;
+                close(fd);
+                return slots_error_set(&w->sub, r, dir, "cannot stat: %s", strerror(-r));
+        }
+        snprintf(w->path, sizeof(w->path), "%s", strcmp(dir, "/") == 0 ? "" : dir);
+        w->len = strlen(w->path);
+        own_walk(w, fd, &top, 0);
+        return 0;
+}
+
+int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct slots_pw *slot, struct slots_error *e)
+{
+        const char *roots[] = { c->docs_root, c->app_root, c->slots_root };
+        struct own w = { .uid = slot->uid, .gid = slot->gid, .first = { 0, e } };
+        struct slots_error sub;
+        char runuser[64];
+        int fd;
+
+        if (slot->uid == 0 || slot->gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
+        /* A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own step. */
+        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                if (!roots[i])
+                        continue;
+                fd = open_dir_in(rootfd, roots[i]);
+                if (fd >= 0 && fstat(fd, &w.skip[w.n_skip]) == 0)
+                        w.n_skip++;
+                slots_close(fd);
+        }
+        for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
+                keep(&w.first, own_root(&w, rootfd, temp_dirs[i]), &w.sub);
+        /* The runtime folder logind makes (often a mount of its own): what it holds, then itself. */
+        snprintf(runuser, sizeof(runuser), "/run/user/%u", (unsigned) slot->uid);
+        keep(&w.first, own_root(&w, rootfd, runuser), &w.sub);
+        fd = open_dir_in(rootfd, "/run/user");
+        if (fd >= 0) {
+                struct stat st;
+
+                if (fstatat(fd, runuser + 10, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+                    st.st_uid == slot->uid && unlinkat(fd, runuser + 10, AT_REMOVEDIR) < 0 && errno != EBUSY &&
+                    errno != ENOTEMPTY && errno != ENOENT)
+                        keep(&w.first, slots_error_set(&sub, -errno, runuser, "cannot remove: %s", strerror(errno)),
+                             &sub);
+                close(fd);
+        }
+        keep(&w.first, clean_mail(rootfd, slot, &sub), &sub);
+        return w.first.r;
+}
+
+int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
+                         uid_t svc_uid, gid_t svc_gid, struct slots_error *e)
+{
+        struct own w = { .uid = slot->uid, .gid = slot_gid, .hand = true, .to_uid = svc_uid, .to_gid = svc_gid,
+                         .first = { 0, e } };
+
+        if (slot->uid == 0 || slot_gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to hand over the files of uid or gid 0");
+        if (!c->docs_root)
+                return 0;
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                char dir[4096];
+
+                join(dir, sizeof(dir), c->docs_root, c->shared_dirs[i]);
+                keep(&w.first, own_root(&w, rootfd, dir), &w.sub);
+        }
+        return w.first.r;
+}
+
+/* ---- kernel objects: IPC, keys, mounts ---- */
+
+/* What the mqueue child reports through its pipe. */
+struct mq_result {
+        int err;                        /* first -errno, 0 */
+        char what[64];                  /* the step or queue it is about */
+};
+
+static void mq_child(int wfd, uid_t uid, gid_t gid)
+{
+        static const char *const spots[] = { "/dev/mqueue", "/tmp", "/" };
+        struct mq_result res = { 0 };
+        const char *at = NULL;
+        struct dirent *de;
+        DIR *d;
+        int fd;
+
+        /* A mount of our own, seen by nobody else: the host's mounts stay as they are. */
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+                res.err = -errno;
+                snprintf(res.what, sizeof(res.what), "a private mount namespace");
+                goto out;
+        }
+        for (size_t i = 0; i < sizeof(spots) / sizeof(spots[0]) && !at; i++)
+                if (mount("mqueue", spots[i], "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
+                        at = spots[i];
+        if (!at) {
+                res.err = -errno;
+                snprintf(res.what, sizeof(res.what), "a private mqueue mount");
+                goto out;
+        }
+        fd = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                res.err = -errno;
+                snprintf(res.what, sizeof(res.what), "the private mqueue mount");
+                goto out;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if ((st.st_uid == uid || st.st_gid == gid) && unlinkat(dirfd(d), de->d_name, 0) < 0 &&
+                    errno != ENOENT && res.err == 0) {
+                        res.err = -errno;
+                        snprintf(res.what, sizeof(res.what), "/%.60s", de->d_name);
+                }
+        }
+        closedir(d);
+out:
+        (void) !write(wfd, &res, sizeof(res));
+        _exit(0);
+}
+
+static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
+{
+        struct mq_result res = { .err = -ECHILD };
+        int p[2], status;
+        pid_t pid;
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return slots_error_set(e, -errno, "POSIX message queues", "cannot make a pipe: %s", strerror(errno));
+        pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(p[0]);
+                close(p[1]);
+                return slots_error_set(e, r, "POSIX message queues", "cannot fork: %s", strerror(-r));
+        }
+        if (pid == 0) {
+                close(p[0]);
+                mq_child(p[1], uid, gid);
+        }
+        close(p[1]);
+        if (read(p[0], &res, sizeof(res)) != (ssize_t) sizeof(res))
+                res.err = -ECHILD;
+        close(p[0]);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        res.what[sizeof(res.what) - 1] = '\0';
+        if (res.err == 0)
+                return 0;
+        return slots_error_set(e, res.err, "POSIX message queues", "cannot remove the slot's queues (%s): %s",
+                               res.err == -ECHILD ? "the helper died" : res.what, strerror(-res.err));
+}
+
+int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e)
+{
+        struct first first = { 0, e };
+        struct slots_error sub;
+
+        if (slot->uid == 0 || slot->gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
         keep(&first, clean_ipc("shm", slot->uid, slot->gid, &sub), &sub);
         keep(&first, clean_ipc("sem", slot->uid, slot->gid, &sub), &sub);
         keep(&first, clean_ipc("msg", slot->uid, slot->gid, &sub), &sub);
+        keep(&first, clean_mqueues(slot->uid, slot->gid, &sub), &sub);
+        return first.r;
+}
 
-        for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
-                keep(&first, clean_top(rootfd, temp_dirs[i], slot->uid, &sub), &sub);
+static long keyctl5(int op, long a, long b, long c, long d)
+{
+        return syscall(SYS_keyctl, op, a, b, c, d);
+}
 
-        keep(&first, clean_mail(rootfd, slot, &sub), &sub);
-        r = first.r;
-        return r;
+/* The owner's full rights back first: the old user may have taken their own "write" away. */
+#define KEYRING_PERM 0x3f3f0000L
+
+/* In the child, as the slot: 0, or which keyring failed (1 user, 2 user-session, 3 persistent). */
+static int keys_child(void *arg)
+{
+        static const long rings[] = { KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING };
+        long pk;
+
+        (void) arg;
+        for (int i = 0; i < 2; i++) {
+                (void) keyctl5(KEYCTL_SETPERM, rings[i], KEYRING_PERM, 0, 0);
+                if (keyctl5(KEYCTL_CLEAR, rings[i], 0, 0, 0) < 0)
+                        return i + 1;
+        }
+        pk = keyctl5(KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_PROCESS_KEYRING, 0, 0);
+        if (pk < 0)
+                return errno == EOPNOTSUPP || errno == ENOSYS ? 0 : 3;
+        (void) keyctl5(KEYCTL_SETPERM, pk, KEYRING_PERM, 0, 0);
+        if (keyctl5(KEYCTL_CLEAR, pk, 0, 0, 0) < 0 || keyctl5(KEYCTL_INVALIDATE, pk, 0, 0, 0) < 0)
+                return 3;
+        return 0;
+}
+
+int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e)
+{
+        static const char *const which[] = { "", "user keyring", "user-session keyring", "persistent keyring" };
+        struct slots_ident id = { .uid = slot->uid, .gid = slot->gid };
+        int r;
+
+        if (slot->uid == 0 || slot->gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to clear the keys of uid or gid 0");
+        r = slots_run_as(&id, keys_child, NULL, 5000);
+        if (r == 0)
+                return 0;
+        if (r > 0 && r <= 3) {
+                slots_error_set(e, -EPERM, slot->name, "cannot clear the slot's %s: the last holder took away "
+                                "its own right to change it (keyctl setperm), and the kernel lets no one else, "
+                                "root included, clear or invalidate it; its keys stay until the host reboots",
+                                which[r]);
+                slots_error_fix(e, "leave %s pending (it is never assigned, so no one reads those keys) until "
+                                "the host reboots", slot->name);
+                return -EPERM;
+        }
+        return slots_error_set(e, r < 0 ? r : -EPERM, slot->name, "cannot clear the slot's keyrings: %s",
+                               r < 0 ? strerror(-r) : "the helper failed");
+}
+
+/* Undoes the \ooo escapes of a mountinfo field in place. */
+static void unescape_octal(char *s)
+{
+        char *o = s;
+
+        for (; *s; s++) {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7') {
+                        *o++ = (char) ((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+                        s += 3;
+                } else {
+                        *o++ = *s;
+                }
+        }
+        *o = '\0';
+}
+
+int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
+{
+        struct first first = { 0, e };
+        struct slots_error sub;
+        char *text = NULL, *line, *save = NULL, want[32];
+        size_t len;
+        int fd, r;
+
+        if (slot->uid == 0 || slot->gid == 0)
+                return slots_error_set(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
+        fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return slots_error_set(e, -errno, "/proc/self/mountinfo", "cannot read: %s", strerror(errno));
+        r = slots_read_all(fd, 64 << 20, &text, &len);
+        close(fd);
+        if (r < 0)
+                return slots_error_set(e, r, "/proc/self/mountinfo", "cannot read: %s", strerror(-r));
+        snprintf(want, sizeof(want), "user_id=%u", (unsigned) slot->uid);
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *f[5] = { 0 }, *dash, *fstype, *opts, *tsave = NULL, *tok;
+                bool match = false;
+                int n = 0;
+
+                dash = strstr(line, " - ");
+                if (!dash)
+                        continue;
+                *dash = '\0';
+                for (tok = strtok_r(line, " ", &tsave); tok && n < 5; tok = strtok_r(NULL, " ", &tsave))
+                        f[n++] = tok;
+                fstype = strtok_r(dash + 3, " ", &tsave);
+                (void) strtok_r(NULL, " ", &tsave);     /* source */
+                opts = strtok_r(NULL, " ", &tsave);
+                if (n < 5 || !fstype || !opts || strncmp(fstype, "fuse", 4) != 0)
+                        continue;
+                for (tok = strtok_r(opts, ",", &tsave); tok; tok = strtok_r(NULL, ",", &tsave))
+                        match = match || strcmp(tok, want) == 0;
+                if (!match)
+                        continue;
+                unescape_octal(f[4]);
+                if (umount2(f[4], MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
+                        keep(&first, slots_error_set(&sub, -errno, f[4], "cannot unmount the slot's FUSE mount: %s",
+                                                     strerror(errno)), &sub);
+        }
+        free(text);
+        return first.r;
 }

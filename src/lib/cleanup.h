@@ -1,34 +1,91 @@
-/* Release hygiene for a slot account: processes, IPC, temp files, crontab, home/state/run. */
+/* Release hygiene for a slot account: every object the account can leave behind, one function each. */
 #pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
 
 #include "config.h"
 #include "error.h"
 #include "nss.h"
 
 /*
- * Ends every process of the slot's uid: a forked child that drops to the
- * slot's groups and uid sends kill(-1, SIGKILL), which reaches exactly the
- * processes whose real or saved uid is the slot's; repeated until /proc shows
- * no live process whose real or effective uid is the slot's (zombies do not
- * count), 50 rounds over about 2 s; then -EBUSY with the pid named.  Refuses
- * uid or gid 0 (-EINVAL).  The process table is the host's whatever the root.
+ * Each function below is one part of release step 4 (see release.h), safe to
+ * run again after a crash or a failure, and refuses uid or gid 0 (-EINVAL).
+ * Each keeps going after a failure and returns 0 or the first -errno, the
+ * error naming the object and, where there is one, the fix.  Paths resolve
+ * inside rootfd; kernel objects (IPC, keys, mounts) are the host's whatever
+ * rootfd is.
  */
-int slots_cleanup_processes(const struct slots_pw *slot, struct slots_error *e);
 
 /*
- * Removes what the slot left, in this order: its crontab
- * (/var/spool/cron/crontabs/<slot>) and its at jobs (entries of
- * /var/spool/cron/atjobs and atspool it owns), so nothing starts again; its
- * <slots_root>/home, state and run folders, emptied in place with an unlinkat
- * walk (never following a link, never entering a mount point) and left with
- * their owner and mode but without ACLs or user.* attributes; its SysV shared
- * memory, semaphores and message queues (owner or creator uid, or gid, the
- * slot's; from /proc/sysvipc, the host's whatever the root); the entries it
- * owns at the top of /tmp, /var/tmp, /dev/shm (POSIX shared memory) and
- * /dev/mqueue, folders with all they hold, symlinks themselves; and the
- * content of its mailbox /var/mail/<slot>.  Paths resolve inside rootfd.
- * Refuses uid or gid 0.  Returns 0 or the first -errno, after trying every
- * step.
+ * Scheduled jobs, so that nothing of the old user starts again: the crontab
+ * /var/spool/cron/crontabs/<slot>, the at jobs it owns in
+ * /var/spool/cron/atjobs and atspool, and systemd's lingering flag
+ * /var/lib/systemd/linger/<slot>.
  */
-int slots_cleanup_files(int rootfd, const struct slots_config *c, const struct slots_pw *slot,
-                        struct slots_error *e);
+int slots_cleanup_jobs(int rootfd, const struct slots_pw *slot, struct slots_error *e);
+
+/*
+ * Empties <slots_root>/home, state and run/<slot> in place (an unlinkat walk
+ * that never follows a link) and sets each back to exactly slot:slot_gid 0700
+ * with no ACL and no extended attribute (LSM labels, security.*, stay).
+ * A missing folder is created so.  A symlink or non-folder in its place is
+ * refused (-ELOOP, -ENOTDIR).
+ */
+int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
+                          struct slots_error *e);
+
+/*
+ * Checks that home, state and run of the slot are folders (not symlinks),
+ * exactly slot:slot_gid 0700 and, unless in_use (an assigned slot, whose
+ * holder works there), empty and without ACL or extended attribute.  Returns
+ * 0, or -EPERM (-ENOENT for a missing one, -ELOOP for a symlink) with the
+ * first difference and the fix (slots-admin release --slot SLOT) in e.
+ * Reads only.
+ */
+int slots_check_folders(int rootfd, const struct slots_config *c, const char *name, uid_t uid, gid_t gid,
+                        bool in_use, struct slots_error *e);
+
+/*
+ * Removes every entry the slot owns at any depth below /tmp, /var/tmp,
+ * /dev/shm, /run/lock and /run/user/<uid> (its folders with all they hold,
+ * symlinks themselves, never followed; a file is unlinked whatever its link
+ * count: the name goes, the inode is not changed), and empties its mailbox
+ * /var/mail/<slot>.  Folders of others are searched down to
+ * SLOTS_CLEANUP_MAX_DEPTH levels; mount points are never entered, and neither
+ * are docs_root, app_root and slots_root when one lies below a temp folder.
+ */
+int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct slots_pw *slot, struct slots_error *e);
+
+#define SLOTS_CLEANUP_MAX_DEPTH 128
+
+/*
+ * Hands every entry the slot owns at any depth of docs_root/<shared dir> to
+ * the service: owner svc_uid, group svc_gid when it was the slot's group,
+ * setuid and setgid bits of files cleared, access for others removed, ACLs
+ * removed.  Acts through an fd of the entry (never a symlink's target) and
+ * never changes a file with more than one link (-EMLINK naming it).
+ */
+int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
+                         uid_t svc_uid, gid_t svc_gid, struct slots_error *e);
+
+/*
+ * SysV shared memory, semaphores and message queues whose owner or creator is
+ * the slot (from /proc/sysvipc), and its POSIX message queues: a forked child
+ * mounts a private mqueue instance of this IPC namespace in a private mount
+ * namespace, so they are found whether /dev/mqueue is mounted or not.
+ */
+int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e);
+
+/*
+ * The slot's kernel keyrings: a forked child that drops to the slot's uid
+ * clears its user and user-session keyrings and invalidates its persistent
+ * keyring, so no key of the old user is reachable by the uid again.
+ */
+int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e);
+
+/*
+ * FUSE mounts the slot made (fuse* in /proc/self/mountinfo with user_id=uid)
+ * are detached (umount2 MNT_DETACH), so the walks see the folder below.
+ */
+int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e);

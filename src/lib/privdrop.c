@@ -4,7 +4,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +31,26 @@ static void drop_or_die(const struct slots_ident *id)
                 slots_exit_child(EXIT_DROP_FAILED);
 }
 
+#ifndef _LINUX_CAPABILITY_VERSION_3
+#define _LINUX_CAPABILITY_VERSION_3 0x20080522
+#endif
+
+/* Effective uid the account's, real and saved 0, no capability at all; exits on failure. */
+static void drop_keep_real_or_die(const struct slots_ident *id)
+{
+        struct { uint32_t version; int pid; } hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+        struct { uint32_t effective, permitted, inheritable; } none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+
+        if (id->uid == 0 || setgroups((size_t) id->n_groups, id->groups) < 0 ||
+            setresgid(id->gid, id->gid, id->gid) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 || setresuid(0, id->uid, 0) < 0 ||
+            syscall(SYS_capset, &hdr, none) < 0)
+                _exit(EXIT_DROP_FAILED);
+        if (geteuid() != id->uid || getgid() != id->gid || getegid() != id->gid ||
+            (uid_t) setfsuid((uid_t) -1) != id->uid)
+                _exit(EXIT_DROP_FAILED);
+}
+
 static long now_ms(void)
 {
         struct timespec ts;
@@ -35,7 +59,8 @@ static long now_ms(void)
         return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+static int run_child(const struct slots_ident *id, bool keep_real, int (*fn)(void *arg), void *arg,
+                     int timeout_ms)
 {
         long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
         int status;
@@ -46,7 +71,10 @@ int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, 
                 return -errno;
         if (pid == 0) {
                 int r;
-                drop_or_die(id);
+                if (keep_real)
+                        drop_keep_real_or_die(id);
+                else
+                        drop_or_die(id);
                 r = fn(arg);
                 slots_exit_child(r < 0 ? 125 : r > 125 ? 125 : r);
         }
@@ -69,6 +97,18 @@ int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, 
         if (WEXITSTATUS(status) == EXIT_DROP_FAILED)
                 return -EPERM;
         return WEXITSTATUS(status);
+}
+
+int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        return run_child(id, false, fn, arg, timeout_ms);
+}
+
+int slots_run_as_unkillable(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        if (id->uid == 0)
+                return -EINVAL;
+        return run_child(id, true, fn, arg, timeout_ms);
 }
 
 int slots_ident_of(const char *account, struct slots_ident *id, gid_t **groups)

@@ -20,5 +20,18 @@ struct slots_ident {
  */
 int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms);
 
+/*
+ * Like slots_run_as(), for probes the account must not be able to end: the
+ * child sets the account's groups and gids, then only its effective (and so
+ * file-system) uid, and drops every capability (effective, permitted,
+ * inheritable, ambient; no new privileges).  It opens and reads exactly as the
+ * account would, yet the account's own processes can neither signal nor trace
+ * it (kill(2) and ptrace(2) match the real or saved uid, which stay 0), so a
+ * kill(-1) loop of the account never turns a probe into a false failure.  For
+ * our own code that opens and reads, never to run a program.  id->uid must
+ * not be 0 (-EINVAL).
+ */
+int slots_run_as_unkillable(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms);
+
 /* Fills id from an account: its primary group plus every group NSS lists it in. *groups is malloc'ed. */
 int slots_ident_of(const char *account, struct slots_ident *id, gid_t **groups);

@@ -21,6 +21,7 @@
 #include <acl/libacl.h>
 #include <sys/acl.h>
 
+#include "cleanup.h"
 #include "config.h"
 #include "error.h"
 #include "fsutil.h"
@@ -963,7 +964,9 @@ static int run_probes(const struct slots_ident *id, const struct probe_plan *pla
         if (j.res == MAP_FAILED)
                 return -errno;
         memset(j.res, 0, size);
-        r = slots_run_as(id, probe_child, &j, timeout_ms);
+        /* A slot's own kill(-1) loop cannot end a probe that keeps real and saved uid 0. */
+        r = id->uid && geteuid() == 0 ? slots_run_as_unkillable(id, probe_child, &j, timeout_ms)
+                                       : slots_run_as(id, probe_child, &j, timeout_ms);
         memcpy(out, j.res, n * sizeof(*out));
         munmap(j.res, size);
         return r;
@@ -1815,6 +1818,37 @@ out:
         sb_free(&f);
 }
 
+/*
+ * The slot's home, state and run folders: exactly slotNN:slotNN 0700, and for a
+ * free slot also empty, without ACL or xattr (what release leaves, assign checks).
+ */
+static void check_folders(struct ctx *k, const struct slotinfo *s)
+{
+        struct slots_gr gr = { 0 };
+        struct slots_error e;
+        gid_t gid;
+        int r;
+
+        if (s->found <= 0)
+                return;         /* the account row says why */
+        if (geteuid() != 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "slot-folders", s->name, NULL,
+                         "needs root: home, state and run are the slot's own, 0700");
+                return;
+        }
+        r = slots_nss_group(s->name, &gr);
+        gid = r > 0 ? gr.gid : s->pw.gid;
+        slots_gr_clear(&gr);
+        slots_error_clear(&e);
+        r = slots_check_folders(k->rootfd, k->cfg, s->name, s->pw.uid, gid, s->user != NULL, &e);
+        if (r < 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "slot-folders", s->name, e.fix[0] ? e.fix : NULL, "%s: %s", e.object,
+                         e.reason);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "slot-folders", s->name, NULL, "home, state and run %s:%s 0700%s",
+                         s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
+}
+
 /* The hash field of name: the shadow entry, else the passwd field.  *out is malloc'ed. */
 static int password_field(const char *name, char **out, bool *from_shadow)
 {
@@ -2279,6 +2313,14 @@ static void check_sudo(struct ctx *k, const struct slotinfo *s)
         else if (r == 124)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
                          "as %s, %s cannot be run", k->cfg->service, sudo);
+        else if (r == -ECHILD && snprintf(fix, sizeof(fix), "find the process of %s that ends the slot's processes "
+                                          "(ps -o pid,stat,cmd -u %s) and end it, or release the slot (release "
+                                          "ends every process of it)", s->name, s->name) > 0)
+                /* sudo passes its command's death by a signal on: sudoers let it run, something killed it. */
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                         "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
+                         "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
+                         s->name);
         else if (r < 0)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix, "as %s, sudo -n -u %s /usr/bin/true: %s",
                          k->cfg->service, s->name, probe_failure(r));
@@ -2364,7 +2406,8 @@ static void check_other_accounts(struct ctx *k)
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         static const slot_check_fn per_slot[] = {
-                check_account, check_password, check_runner, check_private, check_tree, check_sudo,
+                check_account, check_folders, check_password, check_runner, check_private, check_tree,
+                check_sudo,
         };
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
 

@@ -23,6 +23,14 @@ POOL=16
 	done
 } >"$T/passwd"
 printf 'svc:x:4242:\n' >"$T/group"
+# Each slot's home, state and run folders as a release leaves them: assign checks them.
+n=1
+while [ $n -le $POOL ]; do
+	for d in home state run; do
+		install -d -o $((9000 + n)) -g $((9000 + n)) -m 0700 "/var/lib/slots/svc/$d/$(printf slot%02d $n)"
+	done
+	n=$((n + 1))
+done
 printf '{"service": "svc", "slots": %d, "table": "%s/etc/slots.json"}\n' $POOL "$T" >"$T/slots.conf"
 export LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group
 

@@ -20,6 +20,10 @@ POOL=4
 	for n in 01 02 03; do echo "slot$n:x:90$n:90$n::/var/lib/slots/svc/home/slot$n:/usr/sbin/nologin"; done
 } >"$T/passwd"
 printf 'root:x:0:\nsvc:x:4242:\nother:x:4243:\n' >"$T/group"
+# Each slot's home, state and run folders as a release leaves them: assign checks them.
+for n in 01 02 03; do
+	for d in home state run; do install -d -o "90$n" -g "90$n" -m 0700 "/var/lib/slots/svc/$d/slot$n"; done
+done
 cat >"$T/slots.conf" <<EOF
 {
   "service": "svc",

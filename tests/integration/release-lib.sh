@@ -39,10 +39,16 @@ echo 'svc:!::' >>/etc/gshadow
 mkdir -p /etc/slots "$DOCS"
 chown svc:svc "$DOCS"
 chmod 0751 "$DOCS"
+# RELEASE_UID_MIN: a uid range of the test's own (keyrings and RLIMIT_NPROC are per uid, not per
+# namespace); RELEASE_SHARED: a shared folder under docs_root.
+release_extra=
+[ -n "${RELEASE_UID_MIN:-}" ] &&
+	release_extra="$release_extra \"uid_min\": $RELEASE_UID_MIN, \"uid_max\": $((RELEASE_UID_MIN + 99)),"
+[ -n "${RELEASE_SHARED:-}" ] && release_extra="$release_extra \"shared_dirs\": [\"$RELEASE_SHARED\"],"
 cat >"$CONF" <<CONF
 {
   "service": "svc",
-  "slots": ${RELEASE_POOL:-3},
+  "slots": ${RELEASE_POOL:-3},$release_extra
   "docs_root": "$DOCS",
   "table": "$TABLE",
   "slotctl_config": "/etc/slots/slotctl.json"
@@ -93,10 +99,10 @@ gid_of() {
 
 # Live (not zombie) processes whose real or effective uid is $1.
 procs_of() {
-	for f in /proc/[0-9]*/status; do
-		awk -v u="$1" '/^State:/ { s = $2 } /^Uid:/ { r = $2; e = $3 }
-			END { if ((r == u || e == u) && s != "Z" && s != "X") print FILENAME }' "$f" 2>/dev/null
-	done | wc -l
+	# one awk for all of /proc: a fork per process is slow when a fork bomb holds the CPUs
+	awk -v u="$1" 'FNR == 1 { s = ""; r = ""; e = "" } /^State:/ { s = $2 } /^Uid:/ { r = $2; e = $3 }
+		/^Uid:/ { if ((r == u || e == u) && s != "Z" && s != "X") n++ } END { print n + 0 }' \
+		/proc/[0-9]*/status 2>/dev/null
 }
 
 # The table entry of slot $1 as compact JSON, or "null".
@@ -107,4 +113,27 @@ table_entry() {
 # "owner:group mode" of each path, one line, never following a symlink.
 stat_all() {
 	for p in "$@"; do stat -c '%u:%g %a' -- "$p"; done | tr '\n' ' '
+}
+
+# admin_run ARGS...: runs slots-admin; its stdout in $S/out, stderr in $S/err, exit status in $st.
+admin_run() {
+	"$SLOTS_ADMIN" --config "$CONF" "$@" >"$S/out" 2>"$S/err"
+	st=$?
+}
+
+# json_ok FILTER FILE: FILE is not empty and FILTER is true on it (never jq -e on empty input).
+json_ok() {
+	[ -s "$2" ] && jq -e "$1" "$2" >/dev/null
+}
+
+# sysv_has KIND ID: /proc/sysvipc/KIND lists id ID (an empty ID is an error, never "absent").
+sysv_has() {
+	[ -n "$2" ] || { echo "# no $1 id given" >&2; return 2; }
+	awk -v id="$2" '$2 == id { f = 1 } END { exit !f }' "/proc/sysvipc/$1"
+}
+
+# sysv_gone KIND ID: the id was given and /proc/sysvipc/KIND no longer lists it.
+sysv_gone() {
+	sysv_has "$1" "$2"
+	[ $? = 1 ]
 }

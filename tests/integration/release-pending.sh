@@ -14,8 +14,8 @@ as1() {
 
 # pending_ok SLOT: the entry has no user, "cleanup": "pending" and a "released" time.
 pending_ok() {
-	table_entry "$1" | jq -e '(has("user") | not) and .cleanup == "pending" and (.released | type == "string")' \
-		>/dev/null
+	table_entry "$1" >"$S/entry" || return 1
+	json_ok '(has("user") | not) and .cleanup == "pending" and (.released | type == "string")' "$S/entry"
 }
 
 # --- step 4 fails: the home is a read-only mount ---
@@ -33,8 +33,9 @@ check "the message gives the reason (read-only file system)" grep -qi "read-only
 check "the message gives the fix: slots-admin release --slot slot01" \
 	grep -q "fix:.*slots-admin release --slot slot01" "$S/err"
 check "slot01 stays \"cleanup\": \"pending\", without a user" pending_ok slot01
-check "status --json shows it pending" \
-	sh -c "'$SLOTS_ADMIN' --config '$CONF' status --json | jq -e '.slots[0].cleanup == \"pending\" and .pending == 1' >/dev/null"
+admin_run status --json
+check "status --json exits 0" test "$st" = 0
+check "status --json shows it pending" json_ok '.slots[0].cleanup == "pending" and .pending == 1' "$S/out"
 check "steps 2 and 3 ran: no process of slot01 is left" test "$(procs_of "$U1")" = 0
 check "steps 2 and 3 ran: bob's tree is the service's" test "$(find "$DOCS/_users/bob" -gid "$G1" | wc -l)" = 0
 admin assign carol slot01 >/dev/null 2>"$S/err"
@@ -44,9 +45,12 @@ check "assign of another user to the pending slot is refused (exit 1)" test "$st
 check "the refusal says the cleanup is pending" grep -q "pending" "$S/err"
 check "the refusal changed nothing" pending_ok slot01
 check "assign without a slot skips the pending slot" test "$(admin assign carol)" = slot02
-check "release bob again: he holds no slot (exit 0)" sh -c "'$SLOTS_ADMIN' --config '$CONF' release bob | grep -q 'holds no slot'"
-check "the pending slot is not the test slot" \
-	sh -c "'$SLOTS_ADMIN' --config '$CONF' status --json | jq -e '.test_slot == \"slot03\"' >/dev/null"
+admin_run release bob
+check "release bob again: exit 0" test "$st" = 0
+check "release bob again: he holds no slot" grep -q 'holds no slot' "$S/out"
+admin_run status --json
+check "status --json exits 0 again" test "$st" = 0
+check "the pending slot is not the test slot" json_ok '.test_slot == "slot03"' "$S/out"
 admin release --slot slot01 >/dev/null 2>&1
 check "release --slot while the cause is still there fails again (exit 1)" test $? = 1
 check "and the slot is still pending" pending_ok slot01

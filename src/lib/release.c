@@ -1,0 +1,379 @@
+/* The release protocol: every step that frees a slot for its next user, in order, each safe to repeat. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fsutil.h"
+#include "ids.h"
+#include "release.h"
+#include "store.h"
+
+/* ---- the slot's own lock ---- */
+
+int slots_release_lock(int dirfd, const char *table_name, unsigned n, bool wait, struct slots_error *e)
+{
+        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t) n, .l_len = 1 };
+        char name[512];
+        struct stat st;
+        int fd;
+
+        snprintf(name, sizeof(name), "%s%s", table_name, SLOTS_LOCK_SUFFIX);
+        /* Never open what is not a regular file: opening a device node can act on the device. */
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+                return slots_error_set(e, -EPERM, name, "the lock file is not a regular file");
+        fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return slots_error_set(e, -errno, name, "cannot open the lock file: %s",
+                                       errno == ELOOP ? "it is a symlink" : strerror(errno));
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+                close(fd);
+                return slots_error_set(e, -EPERM, name, "the lock file is not a plain file");
+        }
+        /*
+         * Byte n of the table's lock file, as an open-file-description lock: independent of the
+         * flock on the whole file that guards the table, and gone with the holder's death.
+         */
+        while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) < 0) {
+                int r = -errno;
+
+                if (r == -EINTR)
+                        continue;
+                close(fd);
+                if (r == -EAGAIN || r == -EACCES)
+                        return -EWOULDBLOCK;
+                return slots_error_set(e, r, name, "cannot lock byte %u: %s", n, strerror(-r));
+        }
+        return fd;
+}
+
+/* ---- step 2: accounts, processes ---- */
+
+int slots_release_accounts(struct slots_release_job *j, const char *slot, struct slots_error *e)
+{
+        struct slots_gr gr = { 0 };
+        struct slots_pw svc = { 0 };
+        int r;
+
+        slots_pw_clear(&j->slot);
+        r = slots_nss_user(slot, &j->slot);
+        if (r == 0) {
+                slots_error_set(e, -ENOENT, slot, "the slot account does not exist");
+                slots_error_fix(e, "create it with slots-provision");
+                return -ENOENT;
+        }
+        if (r < 0)
+                return slots_error_set(e, r, slot, "account lookup failed: %s", strerror(-r));
+        r = slots_nss_group(slot, &gr);
+        if (r < 0)
+                return slots_error_set(e, r, slot, "group lookup failed: %s", strerror(-r));
+        j->slot_gid = r > 0 ? gr.gid : j->slot.gid;
+        slots_gr_clear(&gr);
+        r = slots_nss_user(j->cfg->service, &svc);
+        if (r == 0) {
+                slots_error_set(e, -ENOENT, j->cfg->service, "the service account does not exist");
+                slots_error_fix(e, "create the service account, or fix \"service\" in %s", j->cfg->path);
+                return -ENOENT;
+        }
+        if (r < 0)
+                return slots_error_set(e, r, j->cfg->service, "account lookup failed: %s", strerror(-r));
+        j->svc_uid = svc.uid;
+        slots_pw_clear(&svc);
+        if (j->slot.uid == 0 || j->slot_gid == 0 || j->slot.gid == 0 || j->slot.uid == j->svc_uid ||
+            j->slot_gid == j->svc_gid || j->slot.gid == j->svc_gid) {
+                slots_error_set(e, -EPERM, slot, "the slot account shares its uid or group with root or the "
+                                "service; cleaning it would hit their files and processes");
+                slots_error_fix(e, "give the slot its own uid and group (slots-provision reports the conflict)");
+                return -EPERM;
+        }
+        return 0;
+}
+
+static int step_accounts(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_release_accounts(j, j->name, e);
+}
+
+static int step_processes(struct slots_release_job *j, struct slots_error *e)
+{
+        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &j->procs, e);
+
+        if (r == -EBUSY) {
+                const struct slots_proc *p = &j->procs.shown[0];
+
+                slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,suid,cmd -p %d: a process "
+                                "in uninterruptible sleep, or one that acts as %s but whose real and saved uid are "
+                                "another's) and end it", (int) p->pid, j->name);
+        }
+        return r;
+}
+
+/* ---- step 3: the user's tree ---- */
+
+static int step_tree(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_tree_release(j->rootfd, j->cfg, j->user, j->slot.uid, j->slot_gid, j->svc_uid, j->svc_gid,
+                                  &j->tree, e);
+}
+
+/* ---- step 4: everything else the account can leave ---- */
+
+static int step_jobs(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_jobs(j->rootfd, &j->slot, e);
+}
+
+static int step_mounts(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_mounts(&j->slot, e);
+}
+
+static int step_folders(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_folders(j->rootfd, j->cfg, &j->slot, j->slot_gid, e);
+}
+
+static int step_temp(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_temp(j->rootfd, j->cfg, &j->slot, e);
+}
+
+static int step_shared(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_shared(j->rootfd, j->cfg, &j->slot, j->slot_gid, j->svc_uid, j->svc_gid, e);
+}
+
+static int step_ipc(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_ipc(&j->slot, e);
+}
+
+static int step_keys(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_keys(&j->slot, e);
+}
+
+/* Nothing came back while the rest ran (a job started by cron, a process that slipped through). */
+static int step_verify(struct slots_release_job *j, struct slots_error *e)
+{
+        struct slots_procs_report again;
+        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &again, e);
+
+        if (r < 0)
+                return r;
+        return slots_check_folders(j->rootfd, j->cfg, j->name, j->slot.uid, j->slot_gid, false, e);
+}
+
+const struct slots_release_step slots_release_steps[] = {
+        { "step 2 of 5, looking up the accounts", true, step_accounts },
+        { "step 2 of 5, ending the slot's processes", true, step_processes },
+        { "step 3 of 5, giving the user's tree back to the service", false, step_tree },
+        { "step 4 of 5, removing the slot's crontab, at jobs and lingering", false, step_jobs },
+        { "step 4 of 5, unmounting the slot's FUSE mounts", false, step_mounts },
+        { "step 4 of 5, emptying and resetting home, state and run", false, step_folders },
+        { "step 4 of 5, removing the slot's files below /tmp, /var/tmp, /dev/shm, /run/lock, /run/user", false,
+          step_temp },
+        { "step 4 of 5, handing the slot's files in the shared folders to the service", false, step_shared },
+        { "step 4 of 5, removing the slot's IPC objects", false, step_ipc },
+        { "step 4 of 5, clearing the slot's kernel keyrings", false, step_keys },
+        { "step 4 of 5, checking that nothing of the slot runs and its folders are exact", false, step_verify },
+        { NULL, false, NULL },
+};
+
+/* Steps 2 to 4; 0 or the first failure, with its step in *failed. */
+static int run_steps(struct slots_release_job *j, const char **failed, struct slots_error *e)
+{
+        struct slots_error sub;
+        int first = 0;
+
+        for (const struct slots_release_step *s = slots_release_steps; s->name; s++) {
+                int r;
+
+                slots_error_clear(&sub);
+                r = s->run(j, &sub);
+                if (r >= 0)
+                        continue;
+                if (first == 0) {
+                        first = r;
+                        *failed = s->name;
+                        *e = sub;
+                }
+                if (s->stops)
+                        break;
+        }
+        return first;
+}
+
+/* ---- steps 1 and 5: the table, locked only while it changes ---- */
+
+static int kill_timeout(void)
+{
+        const char *v = secure_getenv("SLOTS_KILL_TIMEOUT_MS");
+        long ms = v ? strtol(v, NULL, 10) : 0;
+
+        return ms > 0 && ms <= 600000 ? (int) ms : SLOTS_RELEASE_KILL_MS;
+}
+
+/* The slot to release: user's (0 when none) or n checked against the pool (-EPERM outside it). */
+static int resolve(const struct slots_store *s, const char *user, unsigned n, unsigned *out, struct slots_error *e)
+{
+        if (user) {
+                *out = slots_table_find_user(s->table, user);
+                return 0;
+        }
+        if (n == 0 || n > s->pool) {
+                slots_error_set(e, -EPERM, s->path, "the slot is outside the pool of %u slots", s->pool);
+                return -EPERM;
+        }
+        *out = n;
+        return 0;
+}
+
+static int release(const struct slots_config *c, gid_t service_gid, const char *user, unsigned n,
+                   struct slots_release_report *rep, struct slots_error *e)
+{
+        struct slots_release_job j = { .rootfd = AT_FDCWD, .cfg = c, .svc_gid = service_gid };
+        char name[SLOTS_NAME_MAX], released[32], *tree_user = NULL;
+        struct slots_store s = { .dirfd = -1, .lockfd = -1 };
+        const char *holder = NULL;
+        enum slots_slot_state state;
+        bool open = false;
+        int lockfd = -1, r;
+
+        /* The caller's note callback (hard links the tree walk leaves alone) survives the reset. */
+        j.tree.note = rep->tree.note;
+        j.tree.note_data = rep->tree.note_data;
+        memset(rep, 0, sizeof(*rep));
+        j.kill_timeout_ms = kill_timeout();
+
+        /* Step 1: find the slot, take its own lock, then the user leaves the table. */
+        for (int attempt = 0;; attempt++) {
+                unsigned found;
+
+                r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
+                if (r < 0)
+                        goto out;
+                open = true;
+                r = resolve(&s, user, n, &found, e);
+                if (r < 0)
+                        goto out;
+                if (lockfd >= 0 && found != rep->slot) {
+                        /* The table changed while we waited for the slot's lock: look again. */
+                        close(lockfd);
+                        lockfd = -1;
+                }
+                rep->slot = found;
+                if (found == 0)
+                        goto out;       /* the user holds no slot */
+                slots_slot_name(found, name);
+                state = slots_table_get(s.table, found, &holder, NULL, NULL);
+                if (state == SLOTS_SLOT_FREE) {
+                        rep->was_free = true;
+                        goto out;
+                }
+                if (lockfd >= 0)
+                        break;
+                lockfd = slots_release_lock(s.dirfd, s.name, found, false, e);
+                if (lockfd >= 0)
+                        break;
+                if (lockfd != -EWOULDBLOCK) {
+                        r = lockfd;
+                        goto out;
+                }
+                /*
+                 * Another release of this slot runs: wait for it without holding the table (it
+                 * needs the table lock to finish), then look again.
+                 */
+                {
+                        char table_name[256];
+                        int dfd = dup(s.dirfd);
+
+                        snprintf(table_name, sizeof(table_name), "%s", s.name);
+                        slots_store_close(&s);
+                        open = false;
+                        if (dfd < 0) {
+                                r = slots_error_set(e, -errno, c->table, "cannot open its folder: %s",
+                                                    strerror(errno));
+                                goto out;
+                        }
+                        lockfd = slots_release_lock(dfd, table_name, found, true, e);
+                        close(dfd);
+                }
+                if (lockfd < 0) {
+                        r = lockfd;
+                        goto out;
+                }
+                if (attempt > 100) {
+                        r = slots_error_set(e, -EAGAIN, c->table, "the table keeps changing under the release");
+                        goto out;
+                }
+        }
+        if (state == SLOTS_SLOT_ASSIGNED) {
+                tree_user = strdup(holder);
+                if (!tree_user || slots_table_mark_pending(s.table, rep->slot, slots_now_rfc3339(released)) < 0) {
+                        r = slots_error_set(e, -ENOMEM, c->table, "out of memory");
+                        goto out;
+                }
+                r = slots_store_save(&s, e);
+                if (r < 0)
+                        goto out;
+                rep->marked = true;
+                snprintf(rep->user, sizeof(rep->user), "%s", tree_user);
+        }
+        slots_store_close(&s);
+        open = false;
+
+        /* Steps 2 to 4, under the slot's lock only. */
+        j.name = name;
+        j.user = tree_user;
+        r = run_steps(&j, &rep->step, e);
+        rep->tree = j.tree;
+        rep->procs = j.procs;
+        if (r < 0)
+                goto out;
+
+        /* Step 5: the slot returns to the pool. */
+        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
+        if (r < 0) {
+                rep->step = "step 5 of 5, freeing the slot in the table";
+                goto out;
+        }
+        open = true;
+        if (slots_table_get(s.table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
+                slots_table_remove(s.table, rep->slot);
+                r = slots_store_save(&s, e);
+                if (r < 0)
+                        rep->step = "step 5 of 5, freeing the slot in the table";
+        }
+out:
+        if (open)
+                slots_store_close(&s);
+        slots_close(lockfd);
+        slots_pw_clear(&j.slot);
+        free(tree_user);
+        return r;
+}
+
+int slots_release(const struct slots_config *c, gid_t service_gid, const char *user, unsigned n,
+                  struct slots_release_report *rep, struct slots_error *e)
+{
+        bool raised;
+        int before, r;
+
+        /*
+         * The holder's code may keep every CPU busy (a fork bomb within its limits); at the
+         * default priority each step of the release would crawl until step 2 ends it.
+         */
+        errno = 0;
+        before = getpriority(PRIO_PROCESS, 0);
+        raised = errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
+        r = release(c, service_gid, user, n, rep, e);
+        if (raised)
+                (void) setpriority(PRIO_PROCESS, 0, before);
+        return r;
+}

@@ -1,0 +1,295 @@
+/* The release protocol's parts on their own: the process policy, the step order, the slot lock, the folders. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "procs.h"
+#include "release.h"
+
+/* ---- which processes release signals, and when they count as stopped ---- */
+
+struct proc_case {
+        const char *status;
+        int parse;                      /* slots_proc_parse's result */
+        bool signallable, of, dead, held;
+};
+
+#define UID 4711
+static const struct proc_case proc_cases[] = {
+        /* all four uids the slot's: signalled */
+        { "Name:\tsleep\nState:\tS (sleeping)\nUid:\t4711\t4711\t4711\t4711\nThreads:\t1\n", 0, true, true, false,
+          false },
+        /* a setuid-root program the slot started: real uid the slot's, signalled like kill(2) would */
+        { "Name:\tsu\nState:\tR (running)\nUid:\t4711\t0\t0\t0\n", 0, true, true, false, false },
+        /* a root daemon acting as the slot: never signalled, still the slot's, so it is a survivor */
+        { "Name:\tperl\nState:\tS (sleeping)\nUid:\t0\t4711\t0\t4711\n", 0, false, true, false, false },
+        /* saved uid only: the slot could signal it, so release does */
+        { "Name:\tx\nState:\tS (sleeping)\nUid:\t0\t0\t4711\t0\n", 0, true, true, false, false },
+        /* another account: nothing */
+        { "Name:\tbash\nState:\tR (running)\nUid:\t4712\t4712\t4712\t4712\n", 0, false, false, false, false },
+        /* stopped, traced, in uninterruptible sleep: cannot run code now */
+        { "Name:\ta\nState:\tT (stopped)\nUid:\t4711\t4711\t4711\t4711\n", 0, true, true, false, true },
+        { "Name:\ta\nState:\tt (tracing stop)\nUid:\t4711\t4711\t4711\t4711\n", 0, true, true, false, true },
+        { "Name:\ta\nState:\tD (disk sleep)\nUid:\t4711\t4711\t4711\t4711\n", 0, true, true, false, true },
+        /* a zombie runs nothing; a zombie leader whose other threads run does */
+        { "Name:\tz\nState:\tZ (zombie)\nUid:\t4711\t4711\t4711\t4711\nThreads:\t1\n", 0, true, true, true, true },
+        { "Name:\tz\nState:\tZ (zombie)\nUid:\t4711\t4711\t4711\t4711\nThreads:\t3\n", 0, true, true, false,
+          false },
+        /* a status without a Uid or State line is refused */
+        { "Name:\tq\nState:\tS (sleeping)\n", -EBADMSG, false, false, false, false },
+        { "Name:\tq\nUid:\t1\t1\t1\t1\n", -EBADMSG, false, false, false, false },
+};
+
+static void test_proc_policy(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < sizeof(proc_cases) / sizeof(proc_cases[0]); i++) {
+                const struct proc_case *c = &proc_cases[i];
+                struct slots_proc p = { 0 };
+
+                print_message("case %zu: %s\n", i, c->status);
+                assert_int_equal(slots_proc_parse(c->status, &p), c->parse);
+                if (c->parse < 0)
+                        continue;
+                assert_int_equal(slots_proc_signallable(&p, UID), c->signallable);
+                assert_int_equal(slots_proc_of(&p, UID), c->of);
+                assert_int_equal(slots_proc_dead(&p), c->dead);
+                assert_int_equal(slots_proc_held(&p), c->held);
+        }
+}
+
+static void test_end_processes_refuses_root(void **state)
+{
+        struct slots_procs_report rep;
+        struct slots_error e;
+
+        (void) state;
+        assert_int_equal(slots_end_processes(0, 1000, &rep, &e), -EINVAL);
+        /* A uid that runs nothing: done at once, nothing signalled. */
+        assert_int_equal(slots_end_processes(3999999, 1000, &rep, &e), 0);
+        assert_int_equal(rep.stopped + rep.killed, 0);
+        assert_int_equal(rep.survivors, 0);
+}
+
+/* ---- the order of the steps ---- */
+
+static void test_step_order(void **state)
+{
+        static const char *const want[] = {
+                "step 2 of 5, looking up the accounts",
+                "step 2 of 5, ending the slot's processes",
+                "step 3 of 5, giving the user's tree back",
+                "step 4 of 5, removing the slot's crontab",
+                "step 4 of 5, unmounting the slot's FUSE mounts",
+                "step 4 of 5, emptying and resetting home, state and run",
+                "step 4 of 5, removing the slot's files below /tmp",
+                "step 4 of 5, handing the slot's files in the shared folders",
+                "step 4 of 5, removing the slot's IPC objects",
+                "step 4 of 5, clearing the slot's kernel keyrings",
+                "step 4 of 5, checking that nothing of the slot runs",
+        };
+        size_t n = 0;
+
+        (void) state;
+        for (const struct slots_release_step *s = slots_release_steps; s->name; s++, n++) {
+                assert_true(n < sizeof(want) / sizeof(want[0]));
+                assert_int_equal(strncmp(s->name, want[n], strlen(want[n])), 0);
+                assert_non_null(s->run);
+                /* Only the steps before the user's code is gone stop the release. */
+                assert_int_equal(s->stops, n < 2);
+        }
+        assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+}
+
+/* ---- the slot's own lock ---- */
+
+static char dir[256];
+
+static void test_slot_lock(void **state)
+{
+        struct slots_error e;
+        int dfd, a, b, c;
+
+        (void) state;
+        snprintf(dir, sizeof(dir), "/tmp/slots-release.XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(dfd >= 0);
+        a = slots_release_lock(dfd, "slots.json", 3, false, &e);
+        assert_true(a >= 0);
+        /* A second release of slot03 waits (here: is told it would). */
+        assert_int_equal(slots_release_lock(dfd, "slots.json", 3, false, &e), -EWOULDBLOCK);
+        /* Another slot's release goes on. */
+        b = slots_release_lock(dfd, "slots.json", 4, false, &e);
+        assert_true(b >= 0);
+        close(a);
+        c = slots_release_lock(dfd, "slots.json", 3, false, &e);
+        assert_true(c >= 0);
+        close(b);
+        close(c);
+        /* A symlink in the lock file's place is never followed. */
+        assert_int_equal(unlinkat(dfd, "slots.json.lock", 0), 0);
+        assert_int_equal(symlinkat("/etc/passwd", dfd, "slots.json.lock"), 0);
+        assert_true(slots_release_lock(dfd, "slots.json", 3, false, &e) < 0);
+        assert_int_equal(unlinkat(dfd, "slots.json.lock", 0), 0);
+        close(dfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+/* ---- home, state and run: checked at assign, reset at release ---- */
+
+static struct slots_config *cfg;
+static int rootdfd = -1;
+
+static int folders_setup(void **state)
+{
+        char text[512];
+        struct slots_error e;
+
+        (void) state;
+        snprintf(dir, sizeof(dir), "/tmp/slots-release.XXXXXX");
+        if (!mkdtemp(dir))
+                return -1;
+        snprintf(text, sizeof(text), "{\"service\": \"svc\", \"slots\": 2, \"slots_root\": \"%s\"}", dir);
+        if (slots_config_parse(text, strlen(text), "test.conf", &cfg, &e) < 0)
+                return -1;
+        rootdfd = open(dir, O_RDONLY | O_DIRECTORY);
+        if (rootdfd < 0)
+                return -1;
+        for (int i = 0; i < 3; i++) {
+                static const char *const k[] = { "home", "state", "run" };
+                char p[64];
+
+                snprintf(p, sizeof(p), "%s/slot01", k[i]);
+                if (mkdirat(rootdfd, k[i], 0755) < 0 || mkdirat(rootdfd, p, 0700) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+static int folders_teardown(void **state)
+{
+        char cmd[300];
+
+        (void) state;
+        slots_config_free(cfg);
+        close(rootdfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static int check_now(const char *want_reason)
+{
+        struct slots_error e;
+        int r;
+
+        slots_error_clear(&e);
+        r = slots_check_folders(AT_FDCWD, cfg, "slot01", getuid(), getgid(), false, &e);
+        if (want_reason) {
+                print_message("got: %s: %s -- fix: %s\n", e.object, e.reason, e.fix);
+                assert_non_null(strstr(e.reason, want_reason));
+                assert_non_null(strstr(e.fix, "slots-admin release --slot slot01"));
+        }
+        return r;
+}
+
+static void test_check_folders(void **state)
+{
+        (void) state;
+        /* Exactly as planned (owned by whoever runs the test). */
+        assert_int_equal(check_now(NULL), 0);
+        /* One bit off: refused, naming the mode. */
+        assert_int_equal(fchmodat(rootdfd, "state/slot01", 0750, 0), 0);
+        assert_int_equal(check_now("0750"), -EPERM);
+        assert_int_equal(fchmodat(rootdfd, "state/slot01", 0700, 0), 0);
+        /* Not empty: refused. */
+        int fd = openat(rootdfd, "run/slot01/.profile", O_WRONLY | O_CREAT | O_EXCL, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(check_now("not empty"), -EPERM);
+        /* An assigned slot's holder works there: content is no fault then. */
+        struct slots_error e;
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", getuid(), getgid(), true, &e), 0);
+        assert_int_equal(unlinkat(rootdfd, "run/slot01/.profile", 0), 0);
+        /* A user attribute or an ACL: refused (where the file system has them). */
+        fd = openat(rootdfd, "home/slot01", O_RDONLY | O_DIRECTORY);
+        assert_true(fd >= 0);
+        if (fsetxattr(fd, "user.planted", "x", 1, 0) == 0) {
+                assert_int_equal(check_now("user.planted"), -EPERM);
+                assert_int_equal(fremovexattr(fd, "user.planted"), 0);
+        }
+        close(fd);
+        assert_int_equal(check_now(NULL), 0);
+        /* A symlink in the folder's place: refused, never followed. */
+        assert_int_equal(renameat(rootdfd, "home/slot01", rootdfd, "home/real"), 0);
+        assert_int_equal(symlinkat("real", rootdfd, "home/slot01"), 0);
+        assert_int_equal(check_now("symbolic link"), -ELOOP);
+        assert_int_equal(unlinkat(rootdfd, "home/slot01", 0), 0);
+        /* Missing: refused. */
+        assert_int_equal(check_now(NULL), -ENOENT);
+        assert_int_equal(renameat(rootdfd, "home/real", rootdfd, "home/slot01"), 0);
+        assert_int_equal(check_now(NULL), 0);
+}
+
+static void test_cleanup_folders(void **state)
+{
+        struct slots_pw slot = { .name = (char *) "slot01", .uid = 4711, .gid = 4711 };
+        struct slots_error e;
+        int fd;
+
+        (void) state;
+        /* uid or gid 0 are refused outright. */
+        struct slots_pw root = { .name = (char *) "slot01", .uid = 0, .gid = 0 };
+        assert_int_equal(slots_cleanup_folders(AT_FDCWD, cfg, &root, 0, &e), -EINVAL);
+        if (geteuid() != 0) {
+                skip();
+                return;
+        }
+        /* What a hostile holder leaves: modes, group, content, a user attribute. */
+        assert_int_equal(fchmodat(rootdfd, "home/slot01", 0777, 0), 0);
+        assert_int_equal(fchownat(rootdfd, "run/slot01", 4711, 4712, 0), 0);
+        assert_int_equal(fchmodat(rootdfd, "run/slot01", 02770, 0), 0);
+        assert_int_equal(mkdirat(rootdfd, "state/slot01/deep", 0700), 0);
+        fd = openat(rootdfd, "state/slot01/deep/secret", O_WRONLY | O_CREAT | O_EXCL, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+        fd = openat(rootdfd, "home/slot01", O_RDONLY | O_DIRECTORY);
+        assert_true(fd >= 0);
+        (void) fsetxattr(fd, "user.planted", "x", 1, 0);
+        close(fd);
+        assert_int_equal(slots_cleanup_folders(AT_FDCWD, cfg, &slot, 4711, &e), 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, false, &e), 0);
+        /* Again: nothing to do, same result (every step is safe to repeat). */
+        assert_int_equal(slots_cleanup_folders(AT_FDCWD, cfg, &slot, 4711, &e), 0);
+        assert_int_equal(slots_check_folders(AT_FDCWD, cfg, "slot01", 4711, 4711, false, &e), 0);
+        /* Back to the test's own ids for the other tests. */
+        for (int i = 0; i < 3; i++) {
+                static const char *const k[] = { "home/slot01", "state/slot01", "run/slot01" };
+                assert_int_equal(fchownat(rootdfd, k[i], getuid(), getgid(), 0), 0);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_proc_policy),
+                cmocka_unit_test(test_end_processes_refuses_root),
+                cmocka_unit_test(test_step_order),
+                cmocka_unit_test(test_slot_lock),
+                cmocka_unit_test_setup_teardown(test_check_folders, folders_setup, folders_teardown),
+                cmocka_unit_test_setup_teardown(test_cleanup_folders, folders_setup, folders_teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
