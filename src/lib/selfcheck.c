@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2405,6 +2406,309 @@ static void check_sudo(struct ctx *k, const struct slotinfo *s)
                          out[0] ? ": " : "", out);
 }
 
+/* ---- the real chain: sudo -> [slotctl] -> launcher, as the service, the way the platform runs it ---- */
+
+#define CHAIN_TIMEOUT_MS 20000
+#define CHAIN_ARGV_MAX (PROBE_MAX_ARGS + 16)
+#define PROBE_MAX_ARGS 64
+
+struct chain_job {
+        char *argv[CHAIN_ARGV_MAX];
+        char *envp[64];
+        const char *cwd;        /* where sudo starts */
+        bool cwd_in_argv;       /* the probe names {cwd}: it may start in / when the service cannot enter cwd */
+        int out, err;           /* write ends of the pipes */
+};
+
+#define CHAIN_NO_CWD 123        /* the service cannot enter cwd and the probe does not name it */
+
+/*
+ * Local escaping until the shared escaping module lands: a launcher's message goes
+ * to a terminal, so every byte outside printable ASCII becomes \ooo.
+ */
+static void chain_escape(const char *in, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (const unsigned char *p = (const unsigned char *) in; *p && o + 5 < size; p++) {
+                if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+                        out[o++] = (char) *p;
+                else
+                        o += (size_t) snprintf(out + o, size - o, "\\%03o", *p);
+        }
+        out[o] = '\0';
+}
+
+static int chain_child(void *arg)
+{
+        const struct chain_job *j = arg;
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
+            dup2(j->err, STDERR_FILENO) < 0)
+                return 124;
+        closefrom(3);
+        if (chdir(j->cwd) < 0 && (!j->cwd_in_argv || chdir("/") < 0))
+                return CHAIN_NO_CWD;
+        execve(j->argv[0], j->argv, j->envp);
+        return 124;
+}
+
+/* Reads what is in a pipe (non-blocking) into buf; the first line only when first_line. */
+static void chain_read(int fd, char *buf, size_t size, bool first_line)
+{
+        ssize_t n = read(fd, buf, size - 1);
+
+        buf[n > 0 ? n : 0] = '\0';
+        if (first_line)
+                buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* sudo_env as --preserve-env names (a prefix "X*" gives X_SLOTS_CHECK) and their marker values. */
+static void chain_env(const struct ctx *k, struct chain_job *j, char *list, size_t size, char vals[][160],
+                      size_t *nenv)
+{
+        size_t o = 0;
+
+        list[0] = '\0';
+        for (size_t i = 0; i < k->cfg->n_sudo_env && *nenv < 60; i++) {
+                const char *n = k->cfg->sudo_env[i];
+                size_t len = strlen(n);
+                bool prefix = n[len - 1] == '*';
+
+                if (strcmp(n, "PATH") == 0)
+                        continue;       /* set below, and listed */
+                snprintf(vals[*nenv], 160, "%.*s%s=slots-check", (int) (prefix ? len - 1 : len), n,
+                         prefix ? "SLOTS_CHECK" : "");
+                j->envp[*nenv] = vals[*nenv];
+                (*nenv)++;
+                o += (size_t) snprintf(list + o, o < size ? size - o : 0, "%s%.*s%s", o ? "," : "",
+                                       (int) (prefix ? len - 1 : len), n, prefix ? "SLOTS_CHECK" : "");
+        }
+        for (size_t i = 0; i < k->cfg->n_sudo_env; i++)
+                if (strcmp(k->cfg->sudo_env[i], "PATH") == 0)
+                        o += (size_t) snprintf(list + o, o < size ? size - o : 0, "%sPATH", o ? "," : "");
+}
+
+/*
+ * Runs, as the service, sudo -n -u SLOT [-g GROUP] [--preserve-env=LIST] -- [SLOTCTL] PROBE
+ * in cwd.  Returns the status; out gets stdout, err the first stderr line.
+ */
+static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+                     bool with_env, char *out, size_t outsize, char *err, size_t errsize)
+{
+        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        static char vals[60][160];
+        char list[4096], pe[4200] = "", *subst[PROBE_MAX_ARGS] = { NULL };
+        struct chain_job j = { .cwd = cwd };
+        int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
+        size_t a = 0, nenv = 0;
+
+        j.envp[nenv++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+        j.envp[nenv++] = "LANG=C";
+        if (with_env) {
+                chain_env(k, &j, list, sizeof(list), vals, &nenv);
+                snprintf(pe, sizeof(pe), "--preserve-env=%s", list);
+        }
+        j.envp[nenv] = NULL;
+        j.argv[a++] = (char *) sudo;
+        j.argv[a++] = "-n";
+        j.argv[a++] = "-u";
+        j.argv[a++] = (char *) s->name;
+        if (k->cfg->run_as_group) {
+                j.argv[a++] = "-g";
+                j.argv[a++] = k->cfg->run_as_group;
+        }
+        if (pe[0])
+                j.argv[a++] = pe;
+        j.argv[a++] = "--";
+        if (k->cfg->slotctl)
+                j.argv[a++] = k->cfg->slotctl;
+        for (size_t i = 0; i < k->cfg->n_probe && i < PROBE_MAX_ARGS; i++) {
+                const char *t = k->cfg->probe[i];
+                struct sbuf b = { 0 };
+
+                for (const char *p = t; *p;) {
+                        if (strncmp(p, "{launcher}", 10) == 0) {
+                                sb_addf(&b, "%s", launcher);
+                                p += 10;
+                        } else if (strncmp(p, "{cwd}", 5) == 0) {
+                                sb_addf(&b, "%s", cwd);
+                                j.cwd_in_argv = true;
+                                p += 5;
+                        } else {
+                                sb_addf(&b, "%c", *p++);
+                        }
+                }
+                if (b.oom || !b.s) {
+                        sb_free(&b);
+                        r = -ENOMEM;
+                        goto out;
+                }
+                subst[i] = b.s;
+                j.argv[a++] = subst[i];
+        }
+        j.argv[a] = NULL;
+        if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pr, O_CLOEXEC) < 0 || fcntl(po[0], F_SETFL, O_NONBLOCK) < 0 ||
+            fcntl(pr[0], F_SETFL, O_NONBLOCK) < 0) {
+                r = -errno;
+                goto out;
+        }
+        j.out = po[1];
+        j.err = pr[1];
+        r = slots_run_as(&k->svc, chain_child, &j, CHAIN_TIMEOUT_MS);
+        close(po[1]);
+        close(pr[1]);
+        po[1] = pr[1] = -1;
+        chain_read(po[0], out, outsize, false);
+        chain_read(pr[0], err, errsize, true);
+out:
+        for (int i = 0; i < 2; i++) {
+                if (po[i] >= 0)
+                        close(po[i]);
+                if (pr[i] >= 0)
+                        close(pr[i]);
+        }
+        for (size_t i = 0; i < PROBE_MAX_ARGS; i++)
+                free(subst[i]);
+        return r;
+}
+
+/* The launcher the platform runs: through current when it exists, else the release check found. */
+static char *chain_launcher(const struct ctx *k)
+{
+        struct stat st;
+        char *p = NULL;
+
+        if (asprintf(&p, "%s/current/bin/%s", strcmp(k->cfg->app_root, "/") ? k->cfg->app_root : "",
+                     k->cfg->launcher) < 0)
+                return NULL;
+        if (lstat(p, &st) == 0 || k->n_launchers == 0)
+                return p;
+        free(p);
+        return strdup(k->launchers[0].path);
+}
+
+static bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
+{
+        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        struct stat st;
+
+        if (!k->cfg->app_root || !k->cfg->launcher) {
+                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
+                return false;
+        }
+        if (stat(sudo, &st) < 0 || !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
+                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "sudo is not installed (no %s)", sudo);
+                return false;
+        }
+        if (!k->have_svc || s->found <= 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "no service account or no account %s", s->name);
+                return false;
+        }
+        return true;
+}
+
+/* One chain row: the probe in cwd (shown as shown) must exit 0 and print cwd. */
+static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+                      const char *shown)
+{
+        char out[4096], err[1024], esc[4200], fix[600];
+        int r = chain_run(k, s, launcher, cwd, false, out, sizeof(out), err, sizeof(err));
+
+        snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
+                 "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
+                 k->cfg->slotctl ? k->cfg->slotctl : "", k->cfg->slotctl ? " " : "", launcher, shown);
+        chain_escape(err, esc, sizeof(esc));
+        if (r == -ENOMEM) {
+                k->err = -ENOMEM;
+        } else if (r == -ETIMEDOUT) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the probe did not finish within %d ms",
+                         shown, CHAIN_TIMEOUT_MS);
+        } else if (r == CHAIN_NO_CWD) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "chain", s->name, NULL,
+                         "in %s: %s cannot enter the folder and the probe does not name {cwd} for the launcher to "
+                         "change into", shown, k->cfg->service);
+        } else if (r != 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the launcher exits %d%s%s", shown, r,
+                         esc[0] ? ": " : "", esc);
+        } else {
+                out[strcspn(out, "\n")] = '\0';
+                if (strcmp(out, cwd) != 0)
+                        add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix,
+                                 "in %s: the probe ran but did not print its working folder%s%s", shown,
+                                 esc[0] ? ": " : "", esc);
+                else
+                        add_rowf(k, SLOTS_CHECK_PASS, "chain", s->name, NULL, "in %s: sudo -> %s%s exits 0", shown,
+                                 k->cfg->slotctl ? "slotctl -> " : "", "launcher");
+        }
+}
+
+/* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
+static void check_chain(struct ctx *k, const struct slotinfo *s)
+{
+        char *launcher, *dir = NULL;
+
+        if (!chain_ready(k, s, "chain"))
+                return;
+        launcher = chain_launcher(k);
+        if (!launcher) {
+                k->err = -ENOMEM;
+                return;
+        }
+        if (!s->user) {
+                if (asprintf(&dir, "%s/state/%s", k->cfg->slots_root, s->name) >= 0)
+                        chain_one(k, s, launcher, dir, dir);
+                free(dir);
+                free(launcher);
+                return;
+        }
+        if (k->cfg->docs_root) {
+                chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root);
+                for (size_t i = 0; i < k->cfg->n_shared_dirs; i++) {
+                        if (asprintf(&dir, "%s/%s", k->cfg->docs_root, k->cfg->shared_dirs[i]) < 0)
+                                break;
+                        chain_one(k, s, launcher, dir, dir);
+                        free(dir);
+                }
+                if (s->tree)
+                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>");
+        }
+        free(launcher);
+}
+
+/* sudo accepts the executor's --preserve-env list for the launcher. */
+static void check_sudo_env(struct ctx *k, const struct slotinfo *s)
+{
+        char out[4096], err[1024], esc[4200];
+        char *launcher;
+        const char *cwd = "/";
+        int r;
+
+        if (!chain_ready(k, s, "sudo-env"))
+                return;
+        launcher = chain_launcher(k);
+        if (!launcher) {
+                k->err = -ENOMEM;
+                return;
+        }
+        r = chain_run(k, s, launcher, cwd, true, out, sizeof(out), err, sizeof(err));
+        chain_escape(err, esc, sizeof(esc));
+        if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
+            strstr(err, "not allowed to preserve"))
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", esc);
+        else if (r < 0 && r != -ENOMEM)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, "run the check again", "cannot run sudo: %s",
+                         probe_failure(r));
+        else if (r != -ENOMEM)
+                add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
+                         "sudo accepts --preserve-env for the %zu names of sudo_env", k->cfg->n_sudo_env);
+        else
+                k->err = -ENOMEM;
+        free(launcher);
+}
+
 /* ---- the run ---- */
 
 static void ctx_free(struct ctx *k)
@@ -2446,6 +2750,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
 {
         static const slot_check_fn per_slot[] = {
                 check_account, check_password, check_runner, check_private, check_tree, check_sudo,
+                check_sudo_env, check_chain,
         };
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
 
