@@ -6,8 +6,10 @@
 #include <fnmatch.h>
 #include <grp.h>
 #include <jansson.h>
+#include <poll.h>
 #include <pwd.h>
 #include <shadow.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -2709,6 +2711,159 @@ static void check_sudo_env(struct ctx *k, const struct slotinfo *s)
         free(launcher);
 }
 
+/* sudo-kill: the service starts a run in its own process group, as the platform does, and ends it. */
+struct kill_job {
+        char *run[CHAIN_ARGV_MAX];      /* sudo ... -- [slotctl] launcher /bin/sleep 30 */
+        const char *sudo, *slot;
+        uid_t slot_uid;
+};
+
+enum { KILL_OK, KILL_NOT_STARTED = 10, KILL_REFUSED, KILL_SURVIVED, KILL_FORK };
+
+/* True when a process of uid is in process group pgid (read from /proc). */
+static bool group_has(pid_t pgid, uid_t uid)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        bool found = false;
+
+        if (!d)
+                return false;
+        while (!found && (de = readdir(d))) {
+                char path[300], buf[512], *p;
+                struct stat st;
+                long pg;
+                int fd;
+                ssize_t n;
+
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+                close(fd);
+                if (n <= 0 || st.st_uid != uid)
+                        continue;
+                buf[n] = '\0';
+                /* pid (comm) state ppid pgrp: comm may hold anything, so start after its last ')' */
+                p = strrchr(buf, ')');
+                if (p && sscanf(p + 1, " %*c %*d %ld", &pg) == 1 && pg == (long) pgid)
+                        found = true;
+        }
+        closedir(d);
+        return found;
+}
+
+static int wait_ms(pid_t pid, int ms, int *status)
+{
+        for (int i = 0; i < ms / 10; i++) {
+                pid_t w = waitpid(pid, status, WNOHANG);
+                if (w == pid)
+                        return 0;
+                (void) poll(NULL, 0, 10);
+        }
+        return -ETIMEDOUT;
+}
+
+static int kill_child(void *arg)
+{
+        const struct kill_job *j = arg;
+        char pg[32];
+        pid_t run, k;
+        int status, r = KILL_NOT_STARTED, null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+        if (null < 0)
+                return KILL_FORK;
+        run = fork();
+        if (run < 0)
+                return KILL_FORK;
+        if (run == 0) {
+                (void) setpgid(0, 0);
+                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 || chdir("/") < 0)
+                        _exit(124);
+                execve(j->run[0], j->run, (char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
+                _exit(124);
+        }
+        (void) setpgid(run, run);
+        for (int i = 0; i < 500 && !group_has(run, j->slot_uid); i++)
+                if (waitpid(run, &status, WNOHANG) == run || poll(NULL, 0, 10) < 0)
+                        return KILL_NOT_STARTED;
+        if (!group_has(run, j->slot_uid))
+                goto out;
+        snprintf(pg, sizeof(pg), "-%ld", (long) run);
+        k = fork();
+        if (k == 0) {
+                char *const argv[] = { (char *) j->sudo, "-n", "-u", (char *) j->slot, "kill", "-s", "TERM", "--",
+                                       pg, NULL };
+                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+                        _exit(124);
+                execve(j->sudo, argv, (char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
+                _exit(124);
+        }
+        if (k < 0 || wait_ms(k, 5000, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                r = KILL_REFUSED;
+                goto out;
+        }
+        r = wait_ms(run, 5000, &status) == 0 && !group_has(run, j->slot_uid) ? KILL_OK : KILL_SURVIVED;
+out:
+        if (r != KILL_OK) {
+                (void) kill(run, SIGKILL);
+                (void) waitpid(run, &status, 0);
+        }
+        return r;
+}
+
+static void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
+{
+        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name };
+        char *launcher, fix[512];
+        size_t a = 0;
+        int r;
+
+        if (!chain_ready(k, s, "sudo-kill"))
+                return;
+        launcher = chain_launcher(k);
+        if (!launcher) {
+                k->err = -ENOMEM;
+                return;
+        }
+        j.slot_uid = s->pw.uid;
+        j.run[a++] = (char *) j.sudo;
+        j.run[a++] = "-n";
+        j.run[a++] = "-u";
+        j.run[a++] = (char *) s->name;
+        j.run[a++] = "--";
+        if (k->cfg->slotctl)
+                j.run[a++] = k->cfg->slotctl;
+        j.run[a++] = launcher;
+        j.run[a++] = "/bin/sleep";
+        j.run[a++] = "30";
+        j.run[a] = NULL;
+        r = slots_run_as(&k->svc, kill_child, &j, 20000);
+        snprintf(fix, sizeof(fix), "let %s run \"kill -s SIGNAL -- -PGID\" as %s in /etc/sudoers.d/slots-%s "
+                 "(slots-provision writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
+        if (r == KILL_OK)
+                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
+                         "as %s, sudo -n -u %s kill -s TERM -- -PGID ended a run's process group", k->cfg->service,
+                         s->name);
+        else if (r == KILL_NOT_STARTED)
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
+                         "the launcher did not keep \"/bin/sleep 30\" running as %s to be ended", s->name);
+        else if (r == KILL_REFUSED)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
+                         "as %s, sudo -n -u %s kill -s TERM -- -PGID is refused or does not finish within 5 s",
+                         k->cfg->service, s->name);
+        else if (r == KILL_SURVIVED)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "find what keeps the slot's processes alive",
+                         "the run's process group of %s outlived the kill by 5 s", s->name);
+        else
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
+                         r < 0 ? probe_failure(r) : "fork failed");
+        free(launcher);
+}
+
 /* ---- the run ---- */
 
 static void ctx_free(struct ctx *k)
@@ -2750,7 +2905,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
 {
         static const slot_check_fn per_slot[] = {
                 check_account, check_password, check_runner, check_private, check_tree, check_sudo,
-                check_sudo_env, check_chain,
+                check_sudo_env, check_sudo_kill, check_chain,
         };
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
 
