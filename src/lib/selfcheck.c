@@ -1078,6 +1078,50 @@ static int probe_child(void *arg)
 }
 
 /*
+ * Runs fn in a child as id: dropped from root, or as is when check already runs
+ * as that account (the service; it cannot set its groups then).  -EPERM otherwise.
+ */
+static int run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        struct timespec t0, t;
+        int status;
+        pid_t pid, w;
+
+        if (geteuid() == 0)
+                return slots_run_as(id, fn, arg, timeout_ms);
+        if (geteuid() != id->uid)
+                return -EPERM;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                int r = fn(arg);
+                _exit(r < 0 ? 125 : r > 125 ? 125 : r);
+        }
+        for (;;) {
+                w = waitpid(pid, &status, WNOHANG);
+                if (w == pid)
+                        break;
+                if (w < 0 && errno != EINTR)
+                        return -errno;
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                if ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L >= timeout_ms) {
+                        (void) kill(pid, SIGKILL);
+                        (void) waitpid(pid, &status, 0);
+                        return -ETIMEDOUT;
+                }
+                (void) poll(NULL, 0, 2);
+        }
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -ECHILD;
+}
+
+static int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        return run_as_id(&k->svc, fn, arg, timeout_ms);
+}
+
+/*
  * Runs plan items [first, first+n) as id.  out[i] gets each result; an item
  * the child never reached keeps got == 0 (no GOT_DONE).  Returns the
  * slots_run_as result: 0, or -errno (-ETIMEDOUT, -EPERM: the drop failed).
@@ -1093,7 +1137,7 @@ static int run_probes(const struct slots_ident *id, const struct probe_plan *pla
         if (j.res == MAP_FAILED)
                 return -errno;
         memset(j.res, 0, size);
-        r = slots_run_as(id, probe_child, &j, timeout_ms);
+        r = run_as_id(id, probe_child, &j, timeout_ms);
         memcpy(out, j.res, n * sizeof(*out));
         munmap(j.res, size);
         return r;
@@ -2321,6 +2365,7 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
 
 /* ---- sudo-preflight ---- */
 
+
 struct sudo_job {
         const char *sudo;
         const char *slot;
@@ -2376,7 +2421,7 @@ static void check_sudo(struct ctx *k, const struct slotinfo *s)
         }
         j.out = pipefd[1];
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = slots_run_as(&k->svc, sudo_child, &j, timeout);
+        r = svc_run(k, sudo_child, &j, timeout);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         close(pipefd[1]);
         n = read(pipefd[0], out, sizeof(out) - 1);
@@ -2558,7 +2603,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         }
         j.out = po[1];
         j.err = pr[1];
-        r = slots_run_as(&k->svc, chain_child, &j, CHAIN_TIMEOUT_MS);
+        r = svc_run(k, chain_child, &j, CHAIN_TIMEOUT_MS);
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;
@@ -2841,7 +2886,7 @@ static void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
         j.run[a++] = "/bin/sleep";
         j.run[a++] = "30";
         j.run[a] = NULL;
-        r = slots_run_as(&k->svc, kill_child, &j, 20000);
+        r = svc_run(k, kill_child, &j, 20000);
         snprintf(fix, sizeof(fix), "let %s run \"kill -s SIGNAL -- -PGID\" as %s in /etc/sudoers.d/slots-%s "
                  "(slots-provision writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
         if (r == KILL_OK)
@@ -2907,7 +2952,18 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 check_account, check_password, check_runner, check_private, check_tree, check_sudo,
                 check_sudo_env, check_sudo_kill, check_chain,
         };
+        /* What a check needs root for; run as the service account its rows are SKIP with this reason. */
+        static const struct {
+                slot_check_fn fn;
+                const char *row, *why;
+        } needs_root[] = {
+                { check_password, "password-locked", "needs root: reads /etc/shadow" },
+                { check_runner, "runner-reachable", "needs root: probes as the slot" },
+                { check_private, "private-unreachable", "needs root: probes as the slot" },
+                { check_tree, "user-tree", "needs root: probes as the slot" },
+        };
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
+        bool root = geteuid() == 0;
 
         memset(rep, 0, sizeof(*rep));
         if (!check_config(&k))
@@ -2916,6 +2972,10 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         resolve_service(&k);
         if (k.err)
                 goto out;
+        if (!root && (!k.have_svc || geteuid() != k.svc.uid)) {
+                k.err = -EPERM;
+                goto out;
+        }
         check_table(&k);
         if (k.cfg->app_root && k.cfg->launcher)
                 find_releases(&k);
@@ -2925,11 +2985,25 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 k.err = -ENOMEM;
                 goto out;
         }
-        run_slot_probes(&k);
+        if (root)
+                run_slot_probes(&k);
         if (k.err)
                 goto out;
 
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
+                const char *why = NULL, *row = NULL;
+
+                for (size_t n = 0; !root && n < sizeof(needs_root) / sizeof(needs_root[0]); n++)
+                        if (needs_root[n].fn == per_slot[c]) {
+                                why = needs_root[n].why;
+                                row = needs_root[n].row;
+                        }
+                if (why) {
+                        for (size_t i = 0; i < k.n_slots; i++)
+                                add_rowf(&k, SLOTS_CHECK_SKIP, row, k.slots[i].name, NULL, "%s (check runs as %s)",
+                                         why, k.cfg->service);
+                        continue;
+                }
                 if (per_slot[c] == check_runner && !(k.cfg->app_root && k.cfg->launcher)) {
                         add_rowf(&k, SLOTS_CHECK_SKIP, "runner-reachable", NULL, NULL,
                                  "%s sets no app_root and launcher", k.cfg->path);

@@ -248,6 +248,13 @@ detect launcher chain slot01
 check "launcher: the row quotes the launcher's first stderr line, escaped" \
 	grep -qF 'exits 3: cannot stat the profile\033[31m' "$OUT/launcher.out"
 check "launcher: no raw ESC reaches the terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$OUT/launcher.out'"
+# The same as the service account, the way the deploy self-test runs it.
+chmod 0755 "$OUT"
+runuser -u "$SERVICE" -- "$SLOTS_ADMIN" check >"$OUT/launcher-svc.out" 2>"$OUT/launcher-svc.err"
+echo $? >"$OUT/launcher-svc.rc"
+check_rc "launcher, as $SERVICE: check exits 1" 1 launcher-svc
+check "launcher, as $SERVICE: the chain row is FAIL with the message" \
+	grep -qF 'exits 3: cannot stat the profile\033[31m' "$OUT/launcher-svc.out"
 cp "$OUT/launcher.good" "$LAUNCHER"
 repaired launcher
 
