@@ -2909,6 +2909,43 @@ static void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
         free(launcher);
 }
 
+/* ---- service-apart: the service account is never a slot ---- */
+
+/* The service's groups (from NSS) must hold no slot's group of the pool and not <prefix>shared. */
+static void check_service_apart(struct ctx *k)
+{
+        char shared[64];
+
+        if (!k->have_svc) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "service-apart", NULL, NULL, "no service account %s", k->cfg->service);
+                return;
+        }
+        snprintf(shared, sizeof(shared), "%sshared", k->cfg->prefix);
+        for (int i = 0; i < k->svc.n_groups; i++) {
+                struct slots_gr gr;
+                unsigned n;
+                bool bad;
+
+                if (slots_nss_gid(k->svc.groups[i], &gr) <= 0)
+                        continue;
+                n = slots_slot_parse(gr.name);
+                bad = (n >= 1 && n <= k->cfg->slots) || strcmp(gr.name, shared) == 0;
+                if (bad) {
+                        char fix[200];
+
+                        snprintf(fix, sizeof(fix), "gpasswd -d %s %s", k->cfg->service, gr.name);
+                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, fix,
+                                 "the service account %s is in group %s: the service is never a slot",
+                                 k->cfg->service, gr.name);
+                }
+                slots_gr_clear(&gr);
+                if (bad)
+                        return;
+        }
+        add_rowf(k, SLOTS_CHECK_PASS, "service-apart", NULL, NULL, "%s is in no slot's group and not in %s",
+                 k->cfg->service, shared);
+}
+
 /* ---- the run ---- */
 
 static void ctx_free(struct ctx *k)
@@ -2977,6 +3014,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         }
         check_table(&k);
+        check_service_apart(&k);
         if (k.cfg->app_root && k.cfg->launcher)
                 find_releases(&k);
         check_slotctl(&k);

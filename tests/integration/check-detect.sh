@@ -258,4 +258,11 @@ check "launcher, as $SERVICE: the chain row is FAIL with the message" \
 cp "$OUT/launcher.good" "$LAUNCHER"
 repaired launcher
 
+# The service account in a slot's group: it could reach that slot's files.
+gpasswd -a "$SERVICE" slot02 >/dev/null
+detect apart service-apart ""
+check "apart: the fix removes the membership" test "$FIX" = "gpasswd -d $SERVICE slot02"
+gpasswd -d "$SERVICE" slot02 >/dev/null
+repaired apart
+
 slots_done
