@@ -226,7 +226,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         if (r < 0) {
                 pam_syslog(pamh, LOG_ERR, "%s: cannot use the config: %s%s%s", slot,
                            slots_error_format(&e, buf, sizeof(buf)), e.fix[0] ? "; fix: " : "", e.fix);
-                return PAM_SESSION_ERR;
+                return PAM_PERM_DENIED;
         }
         if (n > cfg->slots) {
                 if (o.debug)
@@ -236,7 +236,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 goto out;
         }
         if (o.require_assigned && check_assigned(pamh, cfg, n, slot) < 0) {
-                ret = PAM_SESSION_ERR;
+                ret = PAM_PERM_DENIED;
                 goto out;
         }
 
@@ -253,7 +253,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                         pam_syslog(pamh, LOG_ERR, "%s: cannot set limit %s to soft %s, hard %s: %s", slot,
                                    slots_limit_item_name(failed), rlim_str(it->soft, s),
                                    rlim_str(it->hard, h), strerror(-r));
-                ret = PAM_SESSION_ERR;
+                ret = PAM_PERM_DENIED;
                 goto out;
         }
         if (o.debug) {

@@ -86,13 +86,14 @@ int cmd_check(const char *config, bool json)
         struct slots_check_report rep;
         int r;
 
-        if (geteuid() != 0) {
-                fprintf(stderr, "%s: cannot run the self-check: permission denied: it reads /etc/shadow and "
-                        "probes as each slot\n", cmd_name);
-                fprintf(stderr, "%s: fix: run it as root (sudo slots-admin check)\n", cmd_name);
+        r = slots_selfcheck(&o, &rep);
+        if (r == -EPERM) {
+                fprintf(stderr, "%s: cannot run the self-check: permission denied: it runs as root or as the "
+                        "service account\n", cmd_name);
+                fprintf(stderr, "%s: fix: run it as root (sudo slots-admin check) or as the service account\n",
+                        cmd_name);
                 return EXIT_REFUSED;
         }
-        r = slots_selfcheck(&o, &rep);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot run the self-check: %s\n", cmd_name, strerror(-r));
                 return EXIT_REFUSED;

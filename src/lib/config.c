@@ -28,7 +28,17 @@ enum kind {
         K_RELPATHS,     /* array of relative paths */
         K_ABSPATHS,     /* array of absolute paths */
         K_LIMITS,
+        K_ENVNAMES,     /* array of environment names, "X*" a prefix */
+        K_ARGV,         /* non-empty array of strings */
 };
+
+const char *const slots_config_default_sudo_env[] = {
+        "PATH", "LANG", "LC_ALL", "TERM", "TZ", "TMPDIR", "HOME", "GOCACHE", "GOMODCACHE", "GOFLAGS",
+        "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB", "GOPRIVATE", "NODE_OPTIONS", "PILOT_EXECUTOR", "CLAUDE_*",
+        "ANTHROPIC_*", NULL,
+};
+
+#define PROBE_MAX 64
 
 static const struct key {
         const char *name;
@@ -53,11 +63,16 @@ static const struct key {
         { "table", K_ABSPATH, offsetof(struct slots_config, table) },
         { "slotctl_config", K_ABSPATH, offsetof(struct slots_config, slotctl_config) },
         { "limits", K_LIMITS, 0 },
+        { "slotctl", K_ABSPATH, offsetof(struct slots_config, slotctl) },
+        { "run_as_group", K_NAME, offsetof(struct slots_config, run_as_group) },
+        { "sudo_env", K_ENVNAMES, 0 },
+        { "probe", K_ARGV, 0 },
 };
 
 static const char known_keys[] =
         "service, service_group, prefix, slots, uid_min, uid_max, uid_base, shell, app_root, launcher, docs_root, "
-        "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits";
+        "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits, slotctl, run_as_group, "
+        "sudo_env, probe";
 
 const char *slots_config_default_path(void)
 {
@@ -72,7 +87,8 @@ void slots_config_free(struct slots_config *c)
                 return;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
                 if (keys[i].kind == K_RELPATHS || keys[i].kind == K_ABSPATHS || keys[i].kind == K_POOL ||
-                    keys[i].kind == K_ID || keys[i].kind == K_LIMITS)
+                    keys[i].kind == K_ID || keys[i].kind == K_LIMITS || keys[i].kind == K_ENVNAMES ||
+                    keys[i].kind == K_ARGV)
                         continue;
                 free(*(char **) ((char *) c + keys[i].offset));
         }
@@ -82,6 +98,12 @@ void slots_config_free(struct slots_config *c)
         for (size_t i = 0; i < c->n_private_paths; i++)
                 free(c->private_paths[i]);
         free(c->private_paths);
+        for (size_t i = 0; i < c->n_sudo_env; i++)
+                free(c->sudo_env[i]);
+        free(c->sudo_env);
+        for (size_t i = 0; i < c->n_probe; i++)
+                free(c->probe[i]);
+        free(c->probe);
         free(c->slot_limits);
         free(c->path);
         free(c);
@@ -159,6 +181,60 @@ static int parse_paths(const struct slots_jsrc *src, const struct slots_jpath *p
                                     "\"%s\" entry %zu must be %s path without \".\", \"..\" or empty "
                                     "components", p[0].key, i + 1, abs ? "an absolute" : "a relative");
                 (*out)[i] = strdup(json_string_value(item));
+                if (!(*out)[i])
+                        return -ENOMEM;
+                *n_out = i + 1;
+        }
+        return 0;
+}
+
+/* An environment name sudoers can carry literally: [A-Za-z_][A-Za-z0-9_]*, or such a prefix and "*". */
+static bool env_name_valid(const char *s)
+{
+        size_t n = strlen(s);
+
+        if (n > 0 && s[n - 1] == '*')
+                n--;
+        if (n == 0 || n > 128 || (s[0] >= '0' && s[0] <= '9'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+                        return false;
+        return true;
+}
+
+/* sudo_env (names) and probe (argv): arrays of strings, each checked. */
+static int parse_strings(const struct slots_jsrc *src, const struct slots_jpath *p, json_t *v, bool env,
+                         char ***out, size_t *n_out, struct slots_error *e)
+{
+        struct slots_jpath q[2] = { p[0], { 0 } };
+        size_t i;
+        json_t *item;
+
+        if (!json_is_array(v) || (!env && (json_array_size(v) == 0 || json_array_size(v) > PROBE_MAX)))
+                return slots_json_fail(e, src, p, 1, false, env ?
+                            "\"sudo_env\" must be an array of environment names (\"PATH\", \"CLAUDE_*\")" :
+                            "\"probe\" must be an array of 1 to 64 strings, the first \"{launcher}\"");
+        *out = calloc(json_array_size(v) + 1, sizeof(char *));
+        if (!*out)
+                return -ENOMEM;
+        json_array_foreach(v, i, item) {
+                const char *s = json_string_value(item);
+
+                q[1] = (struct slots_jpath){ .key = NULL, .index = i };
+                if (env && (!s || !env_name_valid(s)))
+                        return slots_json_fail(e, src, q, 2, false,
+                                    "\"sudo_env\" entry %zu must be an environment name (letters, digits, _, "
+                                    "not starting with a digit), optionally ending in * to match a prefix",
+                                    i + 1);
+                if (!env && (!s || strlen(s) != json_string_length(item) ||
+                             (i == 0 && strcmp(s, "{launcher}") != 0)))
+                        return slots_json_fail(e, src, q, 2, false, i == 0 ?
+                                    "\"probe\" must start with \"{launcher}\": sudo lets the service run "
+                                    "only the launcher" : "\"probe\" entry %zu must be a string without NUL",
+                                    i + 1);
+                (*out)[i] = strdup(s);
                 if (!(*out)[i])
                         return -ENOMEM;
                 *n_out = i + 1;
@@ -258,6 +334,10 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
                 return parse_paths(src, p, v, true, &c->private_paths, &c->n_private_paths, e);
         case K_LIMITS:
                 return parse_limits(src, v, c, e);
+        case K_ENVNAMES:
+                return parse_strings(src, p, v, true, &c->sudo_env, &c->n_sudo_env, e);
+        case K_ARGV:
+                return parse_strings(src, p, v, false, &c->probe, &c->n_probe, e);
         }
         return -EINVAL;
 }
@@ -280,7 +360,54 @@ bool slots_config_is_private(const struct slots_config *c, const char *path)
         return false;
 }
 
-/* Cross-key rules and defaults, in one place. */
+static int set_strings(char ***dst, size_t *n, const char *const *v)
+{
+        size_t k = 0;
+
+        while (v[k])
+                k++;
+        *dst = calloc(k + 1, sizeof(char *));
+        if (!*dst)
+                return -ENOMEM;
+        for (*n = 0; *n < k; (*n)++)
+                if (!((*dst)[*n] = strdup(v[*n])))
+                        return -ENOMEM;
+        return 0;
+}
+
+/*
+ * The executor keys: the service is never a slot, and the group slots may run
+ * with (sudo -g) is neither a slot's, the shared one nor the table's.
+ */
+static int finish_executor(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
+{
+        static const char *const default_probe[] = { "{launcher}", "/bin/pwd", NULL };
+        char shared[64];
+
+        if (slots_slot_parse(c->service)) {
+                const struct slots_jpath p = { .key = "service" };
+                return slots_json_fail(e, src, &p, 1, false,
+                            "\"service\" is %s, a slot name; the service account is never a slot (slot "
+                            "names are kept for the pool, also beyond its current size)", c->service);
+        }
+        snprintf(shared, sizeof(shared), "%sshared", c->prefix);
+        if (c->run_as_group &&
+            (slots_slot_parse(c->run_as_group) || strcmp(c->run_as_group, shared) == 0 ||
+             strcmp(c->run_as_group, c->service) == 0 ||
+             (c->service_group && strcmp(c->run_as_group, c->service_group) == 0))) {
+                const struct slots_jpath p = { .key = "run_as_group" };
+                return slots_json_fail(e, src, &p, 1, false,
+                            "\"run_as_group\" is %s; it must be a group of its own, not a slot's group, %s, "
+                            "the service's or the table's group (a slot run with it would reach their files)",
+                            c->run_as_group, shared);
+        }
+        if (!c->sudo_env && set_strings(&c->sudo_env, &c->n_sudo_env, slots_config_default_sudo_env) < 0)
+                return -ENOMEM;
+        if (!c->probe && set_strings(&c->probe, &c->n_probe, default_probe) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 /* Whether one component of user_tree (with {user} in it) can be the name comp for some user id. */
 static bool comp_can_be(const char *pat, size_t plen, const char *comp, size_t clen)
 {
@@ -355,10 +482,12 @@ static int check_user_tree(const struct slots_jsrc *src, const struct slots_conf
         return 0;
 }
 
+/* Cross-key rules and defaults, in one place. */
 static int finish(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
 {
         static const struct slots_jpath top[1] = { { .key = NULL, .index = 0 } };
         char *dir = NULL;
+        int xr;
 
         if (!c->service)
                 return slots_json_fail(e, src, top, 0, false, "required key \"service\" is missing");
@@ -426,6 +555,9 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         }
         if (!c->prefix && set_string(&c->prefix, "slot") < 0)
                 return -ENOMEM;
+        xr = finish_executor(src, c, e);
+        if (xr < 0)
+                return xr;
         if (!c->shell && set_string(&c->shell, "/usr/sbin/nologin") < 0)
                 return -ENOMEM;
         if (!c->user_tree && set_string(&c->user_tree, "_users/{user}") < 0)

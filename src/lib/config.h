@@ -38,6 +38,12 @@ struct slots_config {
         size_t n_private_paths;
         char *table;
         char *slotctl_config;
+        char *slotctl;                  /* NULL: the service runs the launcher itself */
+        char *run_as_group;             /* NULL when unset */
+        char **sudo_env;                /* names for sudo --preserve-env; "X*" is a prefix */
+        size_t n_sudo_env;
+        char **probe;                   /* argv of the check's chain probe */
+        size_t n_probe;
         bool has_limits;
         struct slots_limits limits_default;
         struct slots_slot_limits *slot_limits;
@@ -59,6 +65,9 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
 int slots_config_load(int rootfd, const char *path, struct slots_config **ret, struct slots_error *e);
 
 void slots_config_free(struct slots_config *c);
+
+/* The executor allowlist, the default of sudo_env (NULL-terminated). */
+extern const char *const slots_config_default_sudo_env[];
 
 /* The limits of slot n: limits.default overlaid with limits.slotNN. */
 void slots_config_limits_for(const struct slots_config *c, unsigned n, struct slots_limits *out);

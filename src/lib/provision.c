@@ -832,6 +832,110 @@ static int plan_service(struct ctx *x)
         return 0;
 }
 
+/* Is the service account listed in group (local files, else NSS)?  1, 0 or -errno. */
+static int service_in_group(struct ctx *x, const char *group)
+{
+        struct slots_gr gr;
+        int k;
+
+        if (slots_accounts_group(x->db, group))
+                return slots_accounts_is_member(x->db, group, x->c->service);
+        if (!x->o->host)
+                return 0;
+        k = slots_nss_group(group, &gr);
+        if (k <= 0)
+                return k < 0 ? nss_failed(x, k, group) : 0;
+        k = slots_gr_has_member(&gr, x->c->service);
+        slots_gr_clear(&gr);
+        return k;
+}
+
+/*
+ * The service is never a slot: a service account in a slot's group or the shared
+ * group could reach every slot's files (and a slot the service's).  Invalid config.
+ */
+static int plan_service_apart(struct ctx *x)
+{
+        char name[SLOTS_NAME_MAX];
+        int r;
+
+        for (unsigned i = 0; i <= x->c->slots; i++) {
+                const char *g = i ? slots_slot_name(i, name) : x->shared;
+
+                r = service_in_group(x, g);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        r = slots_error_set(x->e, -EBADMSG, x->c->path,
+                                            "the service account %s is a member of group %s; the service is "
+                                            "never a slot", x->c->service, g);
+                        slots_error_fix(x->e, "remove it: gpasswd -d %s %s", x->c->service, g);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+/* run_as_group: the group slots may run with (sudo -g), the service account its member. */
+static int plan_run_as_group(struct ctx *x)
+{
+        const char *name = x->c->run_as_group;
+        struct acct g;
+        bool found;
+        gid_t gid;
+        int r;
+
+        if (!name)
+                return 0;
+        r = find_group(x, name, &g);
+        if (r < 0)
+                return r;
+        if (g.found && !g.valid) {
+                PROBLEM(x, name, "repair the line with vigr", "the group's line in /etc/group is malformed");
+                acct_clear(&g);
+                return 0;
+        }
+        if (g.found && !g.local) {
+                acct_clear(&g);
+                r = service_in_group(x, name);
+                if (r == 0)
+                        PROBLEM(x, name, fmt_fix("add %s to %s where the group is kept (directory service)",
+                                                 x->c->service, name),
+                                "run_as_group comes from the name service and does not list %s", x->c->service);
+                return r < 0 ? r : 0;
+        }
+        found = g.found;
+        acct_clear(&g);
+        if (!found) {
+                r = next_id(x, &gid);
+                if (r == -ENOSPC) {
+                        PROBLEM(x, name, "widen uid_min/uid_max in the config", "no free id left in %s",
+                                range_text(x));
+                        return 0;
+                }
+                if (r == 0)
+                        r = slots_accounts_add_group(x->db, name, gid);
+                if (r == 0)
+                        r = acct_line(x, "create group %s (gid %u)", name, (unsigned) gid);
+                if (r < 0)
+                        return r;
+        } else if (!slots_accounts_has_gshadow(x->db, name)) {
+                r = slots_accounts_add_gshadow(x->db, name);
+                if (r == 0)
+                        r = acct_line(x, "add gshadow entry for group %s", name);
+                if (r < 0)
+                        return r;
+        }
+        if (!slots_accounts_is_member(x->db, name, x->c->service) ||
+            !slots_accounts_gshadow_lists(x->db, name, x->c->service)) {
+                r = slots_accounts_add_member(x->db, name, x->c->service);
+                if (r == 0)
+                        r = acct_line(x, "add %s to group %s", x->c->service, name);
+        }
+        return r == -EBADMSG ? slots_error_set(x->e, -ENOTSUP, name, "its line in /etc/group or /etc/gshadow is "
+                                               "malformed; repair it with vigr") : r;
+}
+
 static int plan_accounts(struct ctx *x)
 {
         int r;
@@ -853,7 +957,10 @@ static int plan_accounts(struct ctx *x)
                 if (r < 0)
                         return r;
         }
-        return 0;
+        r = plan_service_apart(x);
+        if (r == 0)
+                r = plan_run_as_group(x);
+        return r;
 }
 
 /* ---- folders ---- */
@@ -1734,16 +1841,64 @@ static bool sudoers_safe(const char *s)
         return true;
 }
 
+/* Writes s as a POSIX extended regular expression that matches s literally (s is sudoers_safe). */
+static void regex_literal(FILE *f, const char *s)
+{
+        for (; *s; s++)
+                fprintf(f, *s == '.' || *s == '+' ? "[%c]" : "%c", *s);
+}
+
+/*
+ * "(slot01, ..., slotNN[ : group])", written out: sudo 1.9.13 never matches a
+ * Runas_Alias of users that is followed by a group list, so no alias here.
+ */
+static void runas_list(FILE *f, const struct slots_config *c, const char *group)
+{
+        fputc('(', f);
+        for (unsigned i = 1; i <= c->slots; i++) {
+                char name[SLOTS_NAME_MAX];
+
+                fprintf(f, "%s%s", slots_slot_name(i, name), i < c->slots ? "," : "");
+                if (i < c->slots)
+                        fputs(i % 10 == 0 ? " \\\n\t" : " ", f);
+        }
+        fprintf(f, "%s%s)", group ? " : " : "", group ? group : "");
+}
+
+/* The path of one release's launcher, or NULL with asprintf's failure. */
+static char *launcher_path(const struct slots_config *c, const char *release)
+{
+        char *p;
+
+        if (asprintf(&p, "%s/%s/bin/%s", strcmp(c->app_root, "/") ? c->app_root : "", release, c->launcher) < 0)
+                return NULL;
+        return p;
+}
+
+/*
+ * The drop-in allows exactly the executor's three command lines, as any slot of
+ * the pool: "true" (preflight), "kill -s SIG -- -PGID", and the launcher (through
+ * slotctl when configured) with --preserve-env limited to sudo_env and -g only
+ * with run_as_group.  sudo refuses --preserve-env=NAME unless NAME passes
+ * env_keep (or env_check) or the rule grants SETENV; the rule never grants SETENV
+ * (that would also allow -E), so the command's Defaults set env_keep to exactly
+ * sudo_env, turn env_check off (it would pass LANGUAGE, COLORTERM... beyond the
+ * list) and, when PATH is listed, secure_path off: sudo refuses a PATH from the
+ * caller whenever secure_path is set.
+ */
 char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e)
 {
-        char alias[64], *out = NULL, *launcher = NULL;
+        static const char *const bins[] = { "/usr/bin", "/bin" };
+        char alias[64], *out = NULL, *rel = NULL, *cur = NULL;
+        bool run = c->app_root && c->launcher, path = false;
         size_t size = 0;
         FILE *f;
 
-        if ((c->app_root && !sudoers_safe(c->app_root)) || (c->launcher && !sudoers_safe(c->launcher))) {
+        if ((c->app_root && !sudoers_safe(c->app_root)) || (c->launcher && !sudoers_safe(c->launcher)) ||
+            (c->slotctl && !sudoers_safe(c->slotctl))) {
                 slots_error_set(e, -EBADMSG, c->path,
-                                "app_root or launcher holds a character a sudoers rule cannot carry literally "
-                                "(only letters, digits and / . _ + - @)");
+                                "app_root, launcher or slotctl holds a character a sudoers rule cannot carry "
+                                "literally (only letters, digits and / . _ + - @)");
                 return NULL;
         }
         snprintf(alias, sizeof(alias), "SLOTS_");
@@ -1753,40 +1908,76 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                 alias[n] = ch;
                 alias[n + 1] = '\0';
         }
+        if (run && (!(rel = launcher_path(c, "releases/*")) || !(cur = launcher_path(c, "current"))))
+                goto oom;
         f = open_memstream(&out, &size);
         if (!f)
                 goto oom;
         fprintf(f, "# Written by slots-provision from the slots config; changes here are overwritten.\n");
-        fprintf(f, "# %s may run the launcher of any release, and /usr/bin/true for its preflight,\n",
-                c->service);
-        fprintf(f, "# as any slot of its pool, without a password; nothing else.\n");
-        fprintf(f, "Runas_Alias %s_SLOTS = ", alias);
-        for (unsigned i = 1; i <= c->slots; i++) {
-                char name[SLOTS_NAME_MAX];
-
-                fprintf(f, "%s%s", slots_slot_name(i, name), i == c->slots ? "\n" : ",");
-                if (i < c->slots)
-                        fputs(i % 10 == 0 ? " \\\n\t" : " ", f);
+        fprintf(f, "# %s may run, as any slot of its pool and without a password, exactly:\n", c->service);
+        fprintf(f, "#   sudo -n -u slotNN true\n");
+        if (run)
+                fprintf(f, "#   sudo -n -u slotNN %s--preserve-env=LIST -- %s%s ARGS...\n",
+                        c->run_as_group ? "[-g RUN_AS_GROUP] " : "", c->slotctl ? "SLOTCTL " : "", "LAUNCHER");
+        fprintf(f, "#   sudo -n -u slotNN kill -s SIGNAL -- -PGID\n");
+        fprintf(f, "# Nothing else: no other account or command, no -E, no sudoedit.\n");
+        /* No arguments for true; kill only as "-s SIGNAL -- -PGID" (a regular expression, sudo >= 1.9.10). */
+        fprintf(f, "Cmnd_Alias %s_CTL = ", alias);
+        for (size_t i = 0; i < 2; i++)
+                fprintf(f, "%s/true \"\", %s/kill ^-s [A-Z0-9]+ -- -([2-9]|[1-9][0-9]+)$%s", bins[i], bins[i],
+                        i ? "\n" : ", \\\n\t");
+        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty\n", alias);
+        if (run) {
+                fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
+                if (c->slotctl) {
+                        /* slotctl's first argument is a release's launcher or current's, by name. */
+                        fprintf(f, "%s ^", c->slotctl);
+                        regex_literal(f, strcmp(c->app_root, "/") ? c->app_root : "");
+                        fprintf(f, "/(releases/[^/.][^/]*|current)/bin/");
+                        regex_literal(f, c->launcher);
+                        fprintf(f, "( .*)?$\n");
+                } else {
+                        fprintf(f, "%s, %s\n", rel, cur);
+                }
+                /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
+                fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
+                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !env_check, ", alias);
+                if (c->n_sudo_env == 0) {
+                        fprintf(f, "!env_keep");
+                } else {
+                        fprintf(f, "env_keep = \"");
+                        for (size_t i = 0; i < c->n_sudo_env; i++) {
+                                fprintf(f, "%s%s", i ? " " : "", c->sudo_env[i]);
+                                path = path || strcmp(c->sudo_env[i], "PATH") == 0 ||
+                                       (c->sudo_env[i][strlen(c->sudo_env[i]) - 1] == '*' &&
+                                        strncmp("PATH", c->sudo_env[i], strlen(c->sudo_env[i]) - 1) == 0);
+                        }
+                        fprintf(f, "\"");
+                }
+                fprintf(f, "%s\n", path ? ", !secure_path" : "");
         }
-        if (c->app_root && c->launcher &&
-            asprintf(&launcher, "%s/releases/*/bin/%s, ", strcmp(c->app_root, "/") ? c->app_root : "",
-                     c->launcher) < 0) {
-                launcher = NULL;
-                fclose(f);
-                goto oom;
+        fprintf(f, "%s ALL = ", c->service);
+        runas_list(f, c, NULL);
+        fprintf(f, " NOPASSWD: NOSETENV: %s_CTL", alias);
+        if (run) {
+                fprintf(f, ", \\\n\t");
+                runas_list(f, c, c->run_as_group);
+                fprintf(f, " NOPASSWD: NOSETENV: %s_RUN", alias);
         }
-        fprintf(f, "Cmnd_Alias %s_CMDS = %s/usr/bin/true\n", alias, launcher ? launcher : "");
-        /* releases/ is 0711: sudo's glob(3) cannot list it, so the launcher pattern is matched by name. */
-        fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-        fprintf(f, "Defaults!%s_CMDS fast_glob\n", alias);
-        fprintf(f, "%s ALL = (%s_SLOTS) NOPASSWD: %s_CMDS\n", c->service, alias, alias);
-        free(launcher);
+        fprintf(f, "\n");
+        /* "sudo -g GROUP" alone runs as the caller itself, which sudo allows whatever the user list says. */
+        fprintf(f, "%s ALL = (%s : ALL) !%s_CTL%s%s%s\n", c->service, c->service, alias, run ? ", !" : "",
+                run ? alias : "", run ? "_RUN" : "");
         if (fclose(f) != 0)
                 goto oom;
+        free(rel);
+        free(cur);
         *len = size;
         return out;
 oom:
         free(out);
+        free(rel);
+        free(cur);
         slots_error_set(e, -ENOMEM, c->path, "out of memory");
         return NULL;
 }

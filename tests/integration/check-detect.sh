@@ -238,4 +238,31 @@ check "pending: the fix finishes the release" test "$FIX" = "slots-admin release
 "$SLOTS_ADMIN" release --slot slot06 >"$OUT/release.out" 2>&1 || sed 's/^/# /' "$OUT/release.out"
 repaired pending
 
+# The incident's third layer: a launcher that stats an app-private path (a browser
+# profile) fails for every slot.  check runs the real chain as the service and fails,
+# quoting the launcher's first stderr line with its control bytes escaped.
+cp "$LAUNCHER" "$OUT/launcher.good"
+printf '#!/bin/sh\nstat %s >/dev/null 2>&1 || { printf "cannot stat the profile\\033[31m\\n" >&2; exit 3; }\nexec "$@"\n' \
+	"$APP/state/profile" >"$LAUNCHER"
+detect launcher chain slot01
+check "launcher: the row quotes the launcher's first stderr line, escaped" \
+	grep -qF 'exits 3: cannot stat the profile\033[31m' "$OUT/launcher.out"
+check "launcher: no raw ESC reaches the terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$OUT/launcher.out'"
+# The same as the service account, the way the deploy self-test runs it.
+chmod 0755 "$OUT"
+runuser -u "$SERVICE" -- "$SLOTS_ADMIN" check >"$OUT/launcher-svc.out" 2>"$OUT/launcher-svc.err"
+echo $? >"$OUT/launcher-svc.rc"
+check_rc "launcher, as $SERVICE: check exits 1" 1 launcher-svc
+check "launcher, as $SERVICE: the chain row is FAIL with the message" \
+	grep -qF 'exits 3: cannot stat the profile\033[31m' "$OUT/launcher-svc.out"
+cp "$OUT/launcher.good" "$LAUNCHER"
+repaired launcher
+
+# The service account in a slot's group: it could reach that slot's files.
+gpasswd -a "$SERVICE" slot02 >/dev/null
+detect apart service-apart ""
+check "apart: the fix removes the membership" test "$FIX" = "gpasswd -d $SERVICE slot02"
+gpasswd -d "$SERVICE" slot02 >/dev/null
+repaired apart
+
 slots_done

@@ -48,7 +48,8 @@ check_write_config() {
   "launcher": "run",
   "docs_root": "$DOCS",
   "shared_dirs": ["shared"],
-  "private_paths": ["$APP/state", "$APP/.env"]
+  "private_paths": ["$APP/state", "$APP/.env"],
+  "probe": ["{launcher}", "/bin/sh", "-c", "cd \\"\$0\\" && pwd", "{cwd}"]
 }
 EOF
 	chown root:root "$CONF"
@@ -60,7 +61,7 @@ check_write_app() {
 	install -d -m 0755 -o $SERVICE -g $SERVICE "$SLOTS_SCRATCH/srv" "$APP" "$DOCS"
 	install -d -m 0711 -o root -g root "$APP/releases"
 	install -d -m 0755 -o $SERVICE -g $SERVICE "$APP/releases/$RELEASE" "$APP/releases/$RELEASE/bin"
-	printf '#!/bin/sh\nexit 0\n' >"$LAUNCHER"
+	printf '#!/bin/sh\nexec "$@"\n' >"$LAUNCHER"
 	chown $SERVICE:$SERVICE "$LAUNCHER"
 	chmod 0755 "$LAUNCHER"
 	ln -s "releases/$RELEASE" "$APP/current"

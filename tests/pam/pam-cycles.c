@@ -33,8 +33,8 @@ int main(int argc, char **argv)
                 { "cycle", "slot01", PAM_SUCCESS, PAM_SUCCESS },
                 { "cycle", "alice", PAM_NO_MODULE_DATA, PAM_NO_MODULE_DATA },
                 { "cycle_req", "slot02", PAM_SUCCESS, PAM_SUCCESS },
-                { "cycle_req", "slot01", PAM_SESSION_ERR, -1 },
-                { "cycle_bad", "slot01", PAM_SESSION_ERR, -1 },
+                { "cycle_req", "slot01", PAM_PERM_DENIED, -1 },
+                { "cycle_bad", "slot01", PAM_PERM_DENIED, -1 },
         };
         const struct pam_conv c = { conv, NULL };
         long n;

@@ -2,8 +2,8 @@
 # End to end with real sudo (and su), in a private mount namespace: pam_slots.so
 # in /etc/pam.d/sudo's session stack gives a slot the configured limits and
 # leaves a non-slot account with the defaults.  With require_assigned (as
-# "required") a slot the table gives to no one gets no session: su refuses it;
-# sudo, which ignores PAM_SESSION_ERR, runs it without the slot's limits.
+# "required") a slot the table gives to no one gets no session: the module
+# answers PAM_PERM_DENIED, which sudo and su both treat as fatal.
 set -u
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
@@ -118,13 +118,12 @@ chown root:slotsvc "$table"
 chmod 0640 "$table"
 got=$(limits_of slot01)
 check "sudo, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "$nf_soft $np_soft"
-got=$(limits_of slot02)
-check "sudo, require_assigned: the unassigned slot02 gets no slot limits (got: $got)" test "$got" = "$before"
-# sudo treats PAM_SESSION_ERR from pam_open_session as non-fatal (its
-# plugins/sudoers/auth/pam.c): the command still runs.  su and login refuse.
-if sudo -n -u slot02 /bin/true 2>/dev/null; then
-	echo "# NOTE: sudo ran the unassigned slot02's command: sudo ignores PAM_SESSION_ERR"
-fi
+# sudo treats PAM_SESSION_ERR as non-fatal (its plugins/sudoers/auth/pam.c),
+# so the module refuses with PAM_PERM_DENIED: the command must not run.
+check_fails "sudo, require_assigned: the unassigned slot02 is refused" sudo -n -u slot02 /bin/true 2>/dev/null
+got=$(sudo -n -u slot02 /bin/sh -c 'echo ran' 2>&1)
+check "sudo, require_assigned: slot02's command printed nothing of its own (got: $got)" \
+	sh -c '! printf "%s" "$1" | grep -q "^ran"' - "$got"
 got=$(limits_of appuser)
 check "sudo, require_assigned: a non-slot account is not affected (got: $got)" test "$got" = "$before"
 

@@ -211,28 +211,28 @@ static const struct tcase cases[] = {
         { "slot outside the pool is ignored", "slots", "slot05", CONFIG(LIMITS_A), 0, NULL, NULL,
           PAM_IGNORE, { WANT_END }, NO_NICE, 0, { NULL } },
 
-        /* A config it cannot use: PAM_SESSION_ERR, nothing changed, one line naming the problem. */
+        /* A config it cannot use: PAM_PERM_DENIED, nothing changed, one line naming the problem. */
         { "invalid JSON", "slots", "slot01", "{\"service\": \"svc\", \"slots\": 4,\n", 0, NULL, NULL,
-          PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "case.conf" } },
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "case.conf" } },
         { "bad limit value", "slots", "slot01", CONFIG("{\"default\": {\"nofile\": \"lots\"}}"), 0, NULL,
-          NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "nofile", "case.conf:1:" } },
+          NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "nofile", "case.conf:1:" } },
         { "unknown limit", "slots", "slot01", CONFIG("{\"slot01\": {\"nofiles\": 5}}"), 0, NULL, NULL,
-          PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "nofiles" } },
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "nofiles" } },
         { "soft above hard", "slots", "slot01",
           CONFIG("{\"default\": {\"nproc\": {\"soft\": 20, \"hard\": 10}}}"), 0, NULL, NULL,
-          PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "nproc" } },
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "nproc" } },
         { "nice out of range", "slots", "slot01", CONFIG("{\"default\": {\"nice\": 20}}"), 0, NULL, NULL,
-          PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "nice" } },
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "nice" } },
         { "size unit on a count", "slots", "slot01", CONFIG("{\"default\": {\"nproc\": \"1K\"}}"), 0, NULL,
-          NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "nproc" } },
-        { "missing config", "slots", "slot01", NULL, 0, NULL, NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE,
+          NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "nproc" } },
+        { "missing config", "slots", "slot01", NULL, 0, NULL, NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE,
           1, { "slot01", "case.conf", "No such file" } },
-        { "group-writable config", "slots", "slot01", CONFIG(LIMITS_A), 0664, NULL, NULL, PAM_SESSION_ERR,
+        { "group-writable config", "slots", "slot01", CONFIG(LIMITS_A), 0664, NULL, NULL, PAM_PERM_DENIED,
           { WANT_END }, NO_NICE, 1, { "slot01", "case.conf", "writable" } },
 
         /* A limit above the hard limit of an unprivileged process. */
         { "limit above the hard limit, unprivileged", "slots", "slot01",
-          CONFIG("{\"default\": {\"nofile\": 200}}"), 0, NULL, prep_low_hard_nofile, PAM_SESSION_ERR,
+          CONFIG("{\"default\": {\"nofile\": 200}}"), 0, NULL, prep_low_hard_nofile, PAM_PERM_DENIED,
           { WANT_END }, NO_NICE, 1, { "slot01", "nofile", "Operation not permitted" } },
 
         /* require_assigned: only a slot the table gives to a user gets a session. */
@@ -242,13 +242,13 @@ static const struct tcase cases[] = {
             { RLIMIT_FSIZE, 1 << 20, 1 << 20 }, { RLIMIT_CPU, 100, 200 }, WANT_END },
           19, 0, { NULL } },
         { "require_assigned refuses an unassigned slot", "slots_req", "slot01", CONFIG(LIMITS_A), 0,
-          TABLE, NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot01", "not assigned" } },
+          TABLE, NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "not assigned" } },
         { "require_assigned refuses a pending slot", "slots_req", "slot03", CONFIG(LIMITS_A), 0, TABLE,
-          NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot03", "pending" } },
+          NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot03", "pending" } },
         { "require_assigned without a table", "slots_req", "slot02", CONFIG(LIMITS_A), 0, NULL, NULL,
-          PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1, { "slot02", "not assigned" } },
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot02", "not assigned" } },
         { "require_assigned with a broken table", "slots_req", "slot02", CONFIG(LIMITS_A), 0,
-          "{\"version\": 2, \"slots\": {}}\n", NULL, PAM_SESSION_ERR, { WANT_END }, NO_NICE, 1,
+          "{\"version\": 2, \"slots\": {}}\n", NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1,
           { "slot02", "table.json" } },
         { "require_assigned ignores non-slots", "slots_req", "alice", NULL, 0, NULL, NULL, PAM_IGNORE,
           { WANT_END }, NO_NICE, 0, { NULL } },
@@ -436,7 +436,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
         char path[4096], a[24], b[24], x[24], y[24];
         enum pamtest_err perr;
         int failed = 0, fd, r, saved_err;
-        bool with_close = c->rc != PAM_SESSION_ERR || strcmp(c->service, "slots_optional") == 0;
+        bool with_close = c->rc != PAM_PERM_DENIED || strcmp(c->service, "slots_optional") == 0;
 
         for (int i = 0; i < 8; i++) {
                 info[i] = info_buf[i];

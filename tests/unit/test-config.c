@@ -195,6 +195,26 @@ static const struct bad {
         { "limits key slot1", LIM("    \"slot1\": {\"nofile\": 10}\n"), 5, 5, "\"slot1\"" },
         { "limits key slot00", LIM("    \"slot00\": {\"nofile\": 10}\n"), 5, 5, "\"slot00\"" },
         { "limits key defaults", LIM("    \"defaults\": {\"nofile\": 10}\n"), 5, 5, "\"defaults\"" },
+        /* the executor keys: the service is never a slot, -g never a slot's or the table's group */
+        { "service slot03", "{\n  \"service\": \"slot03\",\n  \"slots\": 8\n}\n", 2, 14, "slot name" },
+        { "service slot09 beyond the pool", "{\n  \"service\": \"slot09\",\n  \"slots\": 8\n}\n", 2, 14,
+          "slot name" },
+        { "run_as_group slot02", ONE("run_as_group", "\"slot02\""), 4, 19, "run_as_group" },
+        { "run_as_group shared", ONE("run_as_group", "\"slotshared\""), 4, 19, "run_as_group" },
+        { "run_as_group the service", ONE("run_as_group", "\"video\""), 4, 19, "run_as_group" },
+        { "run_as_group the table's",
+          HEAD "  \"run_as_group\": \"readers\",\n  \"service_group\": \"readers\"\n}\n", 4, 19, "run_as_group" },
+        { "run_as_group upper case", ONE("run_as_group", "\"Agents\""), 4, 19, "run_as_group" },
+        { "slotctl relative", ONE("slotctl", "\"bin/slotctl\""), 4, 14, "slotctl" },
+        { "sudo_env string", ONE("sudo_env", "\"PATH\""), 4, 15, "sudo_env" },
+        { "sudo_env digit first", ONE("sudo_env", "[\"PATH\", \"1X\"]"), 4, 24, "entry 2" },
+        { "sudo_env bare *", ONE("sudo_env", "[\"*\"]"), 4, 16, "entry 1" },
+        { "sudo_env = in name", ONE("sudo_env", "[\"A=B\"]"), 4, 16, "entry 1" },
+        { "sudo_env * inside", ONE("sudo_env", "[\"A*B\"]"), 4, 16, "entry 1" },
+        { "sudo_env space", ONE("sudo_env", "[\"A B\"]"), 4, 16, "entry 1" },
+        { "probe empty", ONE("probe", "[]"), 4, 12, "probe" },
+        { "probe not the launcher", ONE("probe", "[\"/bin/sh\", \"-c\"]"), 4, 13, "{launcher}" },
+        { "probe number", ONE("probe", "[\"{launcher}\", 5]"), 4, 27, "entry 2" },
 };
 
 static void test_bad(void **state)
@@ -266,6 +286,13 @@ static const struct good {
                                            "[\"pub\"]") },
         { "private elsewhere", SHARED("[\"/srv/app/.env\"]", "[\"pub\", \"a/b\"]") },
         { "whitespace around", "\n\t {\"service\": \"video\", \"slots\": 8} \n\n" },
+        { "service slot1 (no slot name)", "{\"service\": \"slot1\", \"slots\": 8}" },
+        { "service slots", "{\"service\": \"slots\", \"slots\": 8}" },
+        { "run_as_group of its own", ONE("run_as_group", "\"video-agents\"") },
+        { "sudo_env empty", ONE("sudo_env", "[]") },
+        { "sudo_env prefix and names", ONE("sudo_env", "[\"PATH\", \"_X\", \"A1*\", \"lower\"]") },
+        { "probe launcher only", ONE("probe", "[\"{launcher}\"]") },
+        { "slotctl absolute", ONE("slotctl", "\"/srv/app/current/bin/slotctl\"") },
 };
 
 static void test_good(void **state)
@@ -312,6 +339,16 @@ static void test_minimal_defaults(void **state)
         assert_false(c->has_limits);
         for (int i = 0; i < SLOTS_LIMIT_MAX_ITEM; i++)
                 assert_false(c->limits_default.item[i].set);
+        assert_null(c->slotctl);
+        assert_null(c->run_as_group);
+        assert_int_equal(c->n_sudo_env, 18);
+        assert_string_equal(c->sudo_env[0], "PATH");
+        assert_string_equal(c->sudo_env[17], "ANTHROPIC_*");
+        assert_null(c->sudo_env[18]);
+        assert_int_equal(c->n_probe, 2);
+        assert_string_equal(c->probe[0], "{launcher}");
+        assert_string_equal(c->probe[1], "/bin/pwd");
+        assert_null(c->probe[2]);
         slots_config_free(c);
 }
 
