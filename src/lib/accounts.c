@@ -139,6 +139,7 @@ struct line {
         const char *p;                  /* into the file's text, or own */
         size_t len;
         char *own;                      /* a line added or rewritten here */
+        size_t cap;                     /* bytes allocated at own, when append_member grew it; else 0 */
 };
 
 struct dbfile {
@@ -525,12 +526,16 @@ bool slots_accounts_has_gshadow(const struct slots_accounts *a, const char *name
 static const char *members_field(const struct line *l, size_t *len)
 {
         const char *p = l->p, *end = l->p + l->len;
-        int colons = 0;
 
-        for (const char *q = p; q < end; q++)
-                if (*q == ':' && ++colons == 3)
-                        p = q + 1;
-        if (colons != 3)
+        /* Exactly three colons: the members follow the third (memchr: the list can be long). */
+        for (int colons = 0; colons < 3; colons++) {
+                const char *q = memchr(p, ':', (size_t) (end - p));
+
+                if (!q)
+                        return NULL;
+                p = q + 1;
+        }
+        if (memchr(p, ':', (size_t) (end - p)))
                 return NULL;
         *len = (size_t) (end - p);
         return p;
@@ -719,19 +724,31 @@ static int append_member(struct slots_accounts *a, enum slots_acct_file f, size_
                 return -EBADMSG;
         if (list_has(m, mlen, user))
                 return 0;
-        /* memcpy, not asprintf: the line is copied once per member added (issue 18). */
+        /*
+         * Appended in place when this function grew the line before (a pool adds
+         * its members one by one), else copied once into room for more: not the
+         * whole line rebuilt with asprintf per member (issue 18).
+         */
         ulen = strlen(user);
-        s = malloc(l->len + 1 + ulen + 1);
-        if (!s)
-                return -ENOMEM;
-        memcpy(s, l->p, l->len);
+        n = l->len + 1 + ulen + 1;
+        if (l->cap && l->own == l->p && n <= l->cap) {
+                s = l->own;
+        } else {
+                size_t cap = n < 128 ? 256 : 2 * n;
+
+                s = malloc(cap);
+                if (!s)
+                        return -ENOMEM;
+                memcpy(s, l->p, l->len);
+                free(l->own);
+                l->own = s;
+                l->p = s;
+                l->cap = cap;
+        }
         n = l->len;
         if (mlen)
                 s[n++] = ',';
         memcpy(s + n, user, ulen + 1);
-        free(l->own);
-        l->own = s;
-        l->p = s;
         l->len = n + ulen;
         a->f[f].changed = true;
         return 0;
