@@ -15,6 +15,7 @@
 #include "config.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "ids.h"
 #include "ldif.h"
 #include "provision.h"
 
@@ -25,6 +26,10 @@ struct run {
         unsigned problems;
         json_t *json;                   /* --json: the report built as the run goes, else NULL */
         unsigned json_lost;             /* entries it could not hold (out of memory) */
+        char **slot_log;                /* per slot: its changes, logged as one line (slot_log_flush) */
+        size_t *slot_log_len;
+        unsigned slots;
+        unsigned last_slot;             /* the slot of the previous change: its line is logged when another begins */
 };
 
 static void usage(FILE *f)
@@ -109,6 +114,97 @@ static void fail(struct run *run, const char *what, const struct slots_error *e)
         json_error(run, what, e);
 }
 
+/* Logs one change, or one slot's changes joined with "; ". */
+static void log_change(const struct run *run, const char *text)
+{
+        if (run->root)
+                cmd_log("%s (under %s)", text, run->root);
+        else
+                cmd_log("%s", text);
+}
+
+/* Logs the changes kept for each slot, one line per slot (issue 18: a line per change cost a third of the run). */
+static void slot_log_flush(struct run *run)
+{
+        for (unsigned i = 0; run->slot_log && i < run->slots; i++) {
+                if (run->slot_log[i])
+                        log_change(run, run->slot_log[i]);
+                free(run->slot_log[i]);
+                run->slot_log[i] = NULL;
+                run->slot_log_len[i] = 0;
+        }
+}
+
+/*
+ * The slot a change line is about: the first word of it (split at spaces, '/',
+ * '(', ')', ':', ',') that is a slot of the pool; 0 for none (the shared group,
+ * parents, files).
+ */
+static unsigned change_slot(const struct run *run, const char *text)
+{
+        char word[16];
+
+        while (*text) {
+                size_t n = strcspn(text, " /():,");
+
+                if (n > 0 && n < sizeof(word)) {
+                        unsigned k;
+
+                        memcpy(word, text, n);
+                        word[n] = '\0';
+                        k = slots_slot_parse(word);
+                        if (k >= 1 && k <= run->slots)
+                                return k;
+                }
+                text += n;
+                if (*text)
+                        text++;
+        }
+        return 0;
+}
+
+/* Keeps a slot's change for its line; logs it at once when it is about no slot or memory is short. */
+static void log_slot_change(struct run *run, const char *text)
+{
+        unsigned k = run->slot_log ? change_slot(run, text) : 0;
+        size_t n = strlen(text), have;
+        char *p;
+
+        if (k == 0) {
+                log_change(run, text);
+                return;
+        }
+        /* A slot's changes come together: its line is logged as soon as another slot's begin,
+         * so a run killed half-way loses at most the line of the slot it was working on. */
+        if (run->last_slot && run->last_slot != k && run->slot_log[run->last_slot - 1]) {
+                log_change(run, run->slot_log[run->last_slot - 1]);
+                free(run->slot_log[run->last_slot - 1]);
+                run->slot_log[run->last_slot - 1] = NULL;
+                run->slot_log_len[run->last_slot - 1] = 0;
+        }
+        run->last_slot = k;
+        have = run->slot_log_len[k - 1];
+        /* syslog lines stay under cmd_log's 1,024 bytes: a long line is logged and a new one begun. */
+        if (have && have + 2 + n > 700) {
+                log_change(run, run->slot_log[k - 1]);
+                free(run->slot_log[k - 1]);
+                run->slot_log[k - 1] = NULL;
+                have = run->slot_log_len[k - 1] = 0;
+        }
+        p = realloc(run->slot_log[k - 1], have + 2 + n + 1);
+        if (!p) {
+                log_change(run, text);
+                return;
+        }
+        if (have) {
+                memcpy(p + have, "; ", 2);
+                have += 2;
+        }
+        memcpy(p + have, text, n + 1);
+        run->slot_log[k - 1] = p;
+        run->slot_log_len[k - 1] = have + n;
+}
+
 static void report(void *arg, const struct slots_prov_msg *m)
 {
         struct run *run = arg;
@@ -123,12 +219,8 @@ static void report(void *arg, const struct slots_prov_msg *m)
                         free(text);
                         fflush(stdout);
                 }
-                if (!run->dry_run) {
-                        if (run->root)
-                                cmd_log("%s (under %s)", m->text, run->root);
-                        else
-                                cmd_log("%s", m->text);
-                }
+                if (!run->dry_run)
+                        log_slot_change(run, m->text);
                 break;
         }
         case SLOTS_PROV_WARNING:
@@ -337,7 +429,19 @@ int main(int argc, char **argv)
         po.lastchg = shadow_today();
         po.report = report;
         po.arg = &run;
+        run.slots = c->slots;
+        run.slot_log = calloc(c->slots ? c->slots : 1, sizeof(*run.slot_log));
+        run.slot_log_len = calloc(c->slots ? c->slots : 1, sizeof(*run.slot_log_len));
+        if (!run.slot_log || !run.slot_log_len) {
+                free(run.slot_log);
+                free(run.slot_log_len);
+                run.slot_log = NULL;    /* every change gets its own line */
+                run.slot_log_len = NULL;
+        }
         r = slots_provision(rootfd, c, &po, &changes, &e);
+        slot_log_flush(&run);
+        free(run.slot_log);
+        free(run.slot_log_len);
         if (r == -EEXIST) {
                 fprintf(stderr, "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run.problems,
                         run.problems == 1 ? "" : "s");

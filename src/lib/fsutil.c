@@ -563,17 +563,24 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
 
         if (changed)
                 *changed = false;
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (!dry_run) {
+                /*
+                 * mkdir first, EEXIST when it is there (issue 18: a stat before every
+                 * mkdir was a tenth of provisioning's system calls).  Created with no
+                 * access at all; owner and mode follow through the fd.  Whatever is
+                 * there is opened with O_NOFOLLOW | O_DIRECTORY, which refuses a
+                 * symlink or a file; only then is it looked at to tell which.
+                 */
+                if (mkdirat(dirfd, name, 0) == 0)
+                        ch = true;
+                else if (errno != EEXIST)
+                        return -errno;
+        } else if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 if (errno != ENOENT)
                         return -errno;
                 if (changed)
                         *changed = true;
-                if (dry_run)
-                        return -ENOENT;
-                /* Created with no access at all; owner and mode follow through the fd. */
-                if (mkdirat(dirfd, name, 0) < 0 && errno != EEXIST)
-                        return -errno;
-                ch = true;
+                return -ENOENT;
         } else if (S_ISLNK(st.st_mode)) {
                 return -ELOOP;
         } else if (!S_ISDIR(st.st_mode)) {
@@ -581,18 +588,25 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
         }
 
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOTDIR ? -ENOTDIR : -errno;
+        if (fd < 0) {
+                int err = errno;
+
+                if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+                if (ch && changed)
+                        *changed = true;
+                return err == ENOTDIR ? -ENOTDIR : -err;
+        }
         if (fstat(fd, &st) < 0)
                 goto fail;
         if (st.st_uid != uid || st.st_gid != gid) {
                 ch = true;
                 if (!dry_run && fchown(fd, uid, gid) < 0)
                         goto fail;
+                /* chown may clear setuid and setgid (nothing else): compare and set the mode after it. */
+                if (!dry_run && (st.st_mode & (S_ISUID | S_ISGID)) && fstat(fd, &st) < 0)
+                        goto fail;
         }
-        /* chown may clear setgid: compare and set the mode after it. */
-        if (!dry_run && fstat(fd, &st) < 0)
-                goto fail;
         if ((st.st_mode & 07777) != mode) {
                 ch = true;
                 if (!dry_run && fchmod(fd, mode) < 0)

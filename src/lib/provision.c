@@ -1149,6 +1149,11 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
                         return -errno;
                 }
                 st.st_mode = 0;
+                if (x->dry) {   /* to be created: no second look needed */
+                        change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
+                               gid_str(x, gid, b2, sizeof(b2)), mode);
+                        return -ENOENT;
+                }
         } else if (S_ISLNK(st.st_mode)) {
                 PROBLEM(x, path, fmt_fix("remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");

@@ -1,6 +1,7 @@
 /* The read-only self-check (slots-admin(8), "check"): every layer of the slot chain, as the slots see it. */
 #include <crypt.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -1944,6 +1945,26 @@ static int password_field(const char *name, char **out, bool *from_shadow)
         }
 }
 
+
+/*
+ * crypt_checksalt() from libcrypt, loaded on first use: this check is its only
+ * user, so assign, release and status do not load the library at every start.
+ * Returns its verdict, or -1 when the library or the function is missing.
+ */
+static int checksalt(const char *hash)
+{
+        static int (*fn)(const char *);
+        static bool tried;
+
+        if (!tried) {
+                void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
+
+                tried = true;
+                if (h)
+                        *(void **) &fn = dlsym(h, "crypt_checksalt");
+        }
+        return fn ? fn(hash) : -1;
+}
 static void check_password(struct ctx *k, const struct slotinfo *s)
 {
         char fix[96], method[16] = "";
@@ -1970,9 +1991,14 @@ static void check_password(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
                          from_shadow ? "shadow" : "passwd", hash[0]);
         } else {
-                int cs = crypt_checksalt(hash);
+                int cs = checksalt(hash);
 
-                if (cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED) {
+                if (cs < 0) {
+                        add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                                 "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
+                                 "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
+                                 from_shadow ? "shadow" : "passwd", s->name);
+                } else if (cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED) {
                         add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
                                  "no usable hash in the %s entry", from_shadow ? "shadow" : "passwd");
                 } else {

@@ -13,6 +13,7 @@
 struct slots_table {
         json_t *root;   /* the whole document: unknown keys ride along on rewrite */
         json_t *slots;  /* borrowed from root */
+        size_t len;     /* the size of the text it was parsed from: the dump's first guess */
 };
 
 struct slots_table *slots_table_new(void)
@@ -73,13 +74,32 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
         return 0;
 }
 
+/* A held slot while the table is checked: its user, its key, its place in the file. */
+struct held {
+        const char *user;
+        const char *slot;
+        size_t at;
+};
+
+static int held_cmp(const void *a, const void *b)
+{
+        const struct held *x = a, *y = b;
+        int c = strcmp(x->user, y->user);
+
+        if (c)
+                return c;
+        return x->at < y->at ? -1 : x->at > y->at;
+}
+
 int slots_table_parse(const char *text, size_t len, const char *file, unsigned pool,
                       struct slots_table **ret, struct slots_error *e)
 {
         const struct slots_jsrc src = { .file = file, .text = text, .len = len };
         struct slots_table *t;
         json_error_t jerr;
-        json_t *root, *slots, *version, *entry, *seen = NULL;
+        json_t *root, *slots, *version, *entry;
+        struct held *seen = NULL;
+        size_t n_seen = 0;
         const char *slot;
         int r;
 
@@ -107,7 +127,8 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                 r = slots_json_fail(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries");
                 goto fail;
         }
-        seen = json_object();   /* user -> slot, to find a user in two slots */
+        /* (user, slot) of every held slot, sorted afterwards to find a user in two slots. */
+        seen = malloc((json_object_size(slots) + 1) * sizeof(*seen));
         if (!seen) {
                 r = -ENOMEM;
                 goto fail;
@@ -115,7 +136,7 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         json_object_foreach(slots, slot, entry) {
                 const struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { .key = "user" } };
                 unsigned n = slots_slot_parse(slot);
-                const char *other;
+                json_t *user;
                 char pooltxt[64];
 
                 if (n == 0 || n > pool) {
@@ -126,23 +147,29 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                 r = check_entry(&src, slot, entry, e);
                 if (r < 0)
                         goto fail;
-                /* A user in two slots: report the later one, naming the earlier. */
-                if (json_object_get(entry, "user")) {
-                        const char *user = json_string_value(json_object_get(entry, "user"));
-
-                        other = json_string_value(json_object_get(seen, user));
-                        if (other) {
-                                r = slots_json_fail(e, &src, p, 3, false, "%s: the same user already holds %s", slot,
-                                        other);
-                                goto fail;
-                        }
-                        if (json_object_set_new(seen, user, json_string(slot)) < 0) {
-                                r = -ENOMEM;
-                                goto fail;
-                        }
+                user = json_object_get(entry, "user");
+                if (user) {
+                        seen[n_seen] = (struct held) { json_string_value(user), slot, n_seen };
+                        n_seen++;
                 }
         }
-        json_decref(seen);
+        /*
+         * A user in two slots: report the later one (in the file's order), naming the
+         * earlier.  A sorted array instead of a user -> slot JSON object (issue 18: the
+         * object cost a tenth of the parse).
+         */
+        qsort(seen, n_seen, sizeof(*seen), held_cmp);
+        for (size_t i = 1; i < n_seen; i++) {
+                if (strcmp(seen[i - 1].user, seen[i].user) == 0) {
+                        const struct slots_jpath p[3] = { { .key = "slots" }, { .key = seen[i].slot },
+                                                          { .key = "user" } };
+
+                        r = slots_json_fail(e, &src, p, 3, false, "%s: the same user already holds %s",
+                                            seen[i].slot, seen[i - 1].slot);
+                        goto fail;
+                }
+        }
+        free(seen);
         t = calloc(1, sizeof(*t));
         if (!t) {
                 json_decref(root);
@@ -150,10 +177,11 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         }
         t->root = root;
         t->slots = slots;
+        t->len = len;
         *ret = t;
         return 0;
 fail:
-        json_decref(seen);
+        free(seen);
         json_decref(root);
         return r;
 }
@@ -197,10 +225,29 @@ unsigned slots_table_find_user(const struct slots_table *t, const char *user)
 
 unsigned slots_table_lowest_free(const struct slots_table *t, unsigned pool)
 {
-        for (unsigned n = 1; n <= pool; n++)
-                if (!entry_of(t, n))
-                        return n;
-        return 0;
+        const char *slot;
+        json_t *entry;
+        unsigned char *used = calloc(pool + 1, 1);
+        unsigned n;
+
+        /* Without memory for the map, one lookup per slot (the way it was done before issue 18). */
+        if (!used) {
+                for (n = 1; n <= pool; n++)
+                        if (!entry_of(t, n))
+                                return n;
+                return 0;
+        }
+        /* One pass over the entries instead of a name and a hash lookup per slot of the pool. */
+        json_object_foreach(t->slots, slot, entry) {
+                unsigned k = slots_slot_parse(slot);
+
+                if (k >= 1 && k <= pool)
+                        used[k] = 1;
+        }
+        for (n = 1; n <= pool && used[n]; n++)
+                ;
+        free(used);
+        return n <= pool ? n : 0;
 }
 
 unsigned slots_table_test_slot(const struct slots_table *t, unsigned pool)
@@ -279,24 +326,50 @@ int slots_table_remove(struct slots_table *t, unsigned n)
         return 0;
 }
 
+struct dumpbuf {
+        char *p;
+        size_t len, size;
+};
+
+static int dump_add(const char *text, size_t n, void *arg)
+{
+        struct dumpbuf *b = arg;
+
+        if (b->len + n + 2 > b->size) {
+                size_t size = b->size ? b->size : 4096;
+                char *p;
+
+                while (b->len + n + 2 > size)
+                        size *= 2;
+                p = realloc(b->p, size);
+                if (!p)
+                        return -1;
+                b->p = p;
+                b->size = size;
+        }
+        memcpy(b->p + b->len, text, n);
+        b->len += n;
+        return 0;
+}
+
 char *slots_table_dump(const struct slots_table *t, size_t *len)
 {
-        char *s = json_dumps(t->root, JSON_SORT_KEYS | JSON_INDENT(2));
-        char *r;
-        size_t n;
+        /*
+         * Straight into one buffer sized after the text the table came from (issue 18:
+         * json_dumps builds a buffer, copies it, and the newline was a third copy).
+         */
+        struct dumpbuf b = { .size = t->len ? t->len + t->len / 8 + 256 : 0 };
 
-        if (!s)
+        if (b.size && !(b.p = malloc(b.size)))
                 return NULL;
-        n = strlen(s);
-        r = realloc(s, n + 2);
-        if (!r) {
-                free(s);
+        if (json_dump_callback(t->root, dump_add, &b, JSON_SORT_KEYS | JSON_INDENT(2)) < 0 ||
+            dump_add("\n", 1, &b) < 0) {
+                free(b.p);
                 return NULL;
         }
-        r[n] = '\n';
-        r[n + 1] = '\0';
-        *len = n + 1;
-        return r;
+        b.p[b.len] = '\0';
+        *len = b.len;
+        return b.p;
 }
 
 const char *slots_now_rfc3339(char buf[static 32])
