@@ -144,7 +144,12 @@ slots_enter_namespace() {
 	# A scratch folder for the test's own files, inside the namespace's /tmp.
 	SLOTS_SCRATCH=$(mktemp -d /tmp/slots-test.XXXXXX)
 	chmod 0755 "$SLOTS_SCRATCH"
-	export SLOTS_SCRATCH
+	# A folder for a test's world outside the temp folders: a release removes what a slot
+	# owns anywhere below /tmp, /var/tmp, /dev/shm and /run/lock, a test's pristine copies
+	# included.  /run is the namespace's own tmpfs.
+	SLOTS_WORLD=$(mktemp -d /run/slots-world.XXXXXX)
+	chmod 0755 "$SLOTS_WORLD"
+	export SLOTS_SCRATCH SLOTS_WORLD
 }
 
 # A throwaway folder in $slots_tmp, removed when the script exits.  Call it directly

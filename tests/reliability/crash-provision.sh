@@ -20,7 +20,7 @@ slots_enter_namespace "$@"
 
 G=$top_srcdir/tests/provision/golden/example-host
 R=$SLOTS_SCRATCH/root
-P=$SLOTS_SCRATCH/p
+P=$SLOTS_WORLD/p
 mkdir -p "$R" "$P"
 # The day written into new shadow lines, fixed as in the golden tests.
 SOURCE_DATE_EPOCH=1767225600

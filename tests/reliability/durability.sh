@@ -11,8 +11,8 @@ slots_need_root
 rel_need_shim
 slots_enter_namespace "$@"
 
-W=$SLOTS_SCRATCH/w
-P=$SLOTS_SCRATCH/p
+W=$SLOTS_WORLD/w
+P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
 rel_admin_world "$W" 4
 rel_table_t0 "$W/s/etc/slots.json"

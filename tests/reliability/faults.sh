@@ -17,8 +17,8 @@ rel_need_shim
 slots_enter_namespace "$@"
 
 ERRNOS="ENOSPC EIO EPERM EDQUOT"
-W=$SLOTS_SCRATCH/w
-P=$SLOTS_SCRATCH/p
+W=$SLOTS_WORLD/w
+P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
 POOL=4
 rel_admin_world "$W" $POOL

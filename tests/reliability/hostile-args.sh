@@ -11,8 +11,8 @@
 slots_need_root
 slots_enter_namespace "$@"
 
-W=$SLOTS_SCRATCH/w
-P=$SLOTS_SCRATCH/p
+W=$SLOTS_WORLD/w
+P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
 rel_admin_world "$W" 4
 TABLE=$W/s/etc/slots.json

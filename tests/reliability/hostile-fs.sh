@@ -13,8 +13,8 @@ slots_need_root
 rel_need_shim
 slots_enter_namespace "$@"
 
-W=$SLOTS_SCRATCH/w
-P=$SLOTS_SCRATCH/p
+W=$SLOTS_WORLD/w
+P=$SLOTS_WORLD/p
 V=$SLOTS_SCRATCH/victims
 mkdir -p "$W" "$P" "$V"
 rel_admin_world "$W" 4
