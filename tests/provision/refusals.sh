@@ -85,7 +85,7 @@ kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 sed 's/^/# /' "$P/err"
 check "the lock is held: exit 1" test "$st" = 1
-check "the message names the lock and who holds it" grep -q "cannot take the account files lock: held by another program" "$P/err"
+check "the message names the lock and who holds it" grep -Eq "the account files lock is held by process [0-9]+ \(python3\); gave up after waiting" "$P/err"
 check "the fix says to wait for the other tool" grep -q "wait for the other account tool" "$P/err"
 check "it waited before giving up (about 15 s, took $((t1 - t0)) s)" test $((t1 - t0)) -ge 10
 snap "$P/r2" >"$P/after"
