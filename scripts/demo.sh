@@ -63,7 +63,11 @@ useradd --system --user-group --home-dir /srv/video-studio --shell /usr/sbin/nol
 rel=/opt/video-studio/releases/2026.11.29
 mkdir -p $rel/bin /opt/video-studio/state /srv/video-studio/docs/assets /srv/video-studio/docs/renders \
 	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
-printf '#!/bin/sh\necho "launcher runs as $(id -un)"\n' >$rel/bin/slot-exec
+# The sandbox launcher: runs what it is given (the self-check's probe), else says who it runs as.
+printf '#!/bin/sh\n[ $# -gt 0 ] && exec "$@"\necho "launcher runs as $(id -un)"\n' >$rel/bin/slot-exec
+# The app's slotctl, the first program of the chain sudo -> slotctl -> launcher (here: it runs it).
+printf '#!/bin/sh\nexec "$@"\n' >$rel/bin/slotctl && chmod 0755 $rel/bin/slotctl
+ln -s releases/2026.11.29 /opt/video-studio/current
 chmod 0700 /opt/video-studio/releases        # the layer that kept slots from the launcher
 chmod 0700 $rel/bin/slot-exec /opt/video-studio/state /srv/video-studio/docs/_private \
 	/var/lib/video-studio/browser-profiles
@@ -86,7 +90,9 @@ run slots-admin assign $BOB
 run slots-admin status
 run ls -ld /srv/video-studio/docs/_users/$ALICE
 if command -v sudo >/dev/null; then
-	run runuser -u video-studio -- sudo -n -u slot01 $rel/bin/slot-exec
+	# The executor's command line: the service runs slotctl and the launcher as the slot.
+	run runuser -u video-studio -- sudo -n -u slot01 --preserve-env=PATH,LANG -- \
+		/opt/video-studio/current/bin/slotctl /opt/video-studio/current/bin/slot-exec
 fi
 
 if slots-admin --help | grep -q '^  check'; then
