@@ -99,10 +99,11 @@ gid_of() {
 
 # Live (not zombie) processes whose real or effective uid is $1.
 procs_of() {
-	# one awk for all of /proc: a fork per process is slow when a fork bomb holds the CPUs
-	awk -v u="$1" 'FNR == 1 { s = ""; r = ""; e = "" } /^State:/ { s = $2 } /^Uid:/ { r = $2; e = $3 }
-		/^Uid:/ { if ((r == u || e == u) && s != "Z" && s != "X") n++ } END { print n + 0 }' \
-		/proc/[0-9]*/status 2>/dev/null
+	# One awk for all of /proc (a fork per process is slow when a fork bomb holds the CPUs).
+	# cat, not awk, opens the files: mawk stops at a file that vanished between the glob and
+	# the open, which a fork bomb makes likely; cat goes on.  Each status file starts "Name:".
+	cat /proc/[0-9]*/status 2>/dev/null | awk -v u="$1" '/^Name:/ { s = "" } /^State:/ { s = $2 }
+		/^Uid:/ { if (($2 == u || $3 == u) && s != "Z" && s != "X") n++ } END { print n + 0 }'
 }
 
 # The table entry of slot $1 as compact JSON, or "null".
