@@ -2420,23 +2420,6 @@ struct chain_job {
 
 #define CHAIN_NO_CWD 123        /* the service cannot enter cwd and the probe does not name it */
 
-/*
- * Local escaping until the shared escaping module lands: a launcher's message goes
- * to a terminal, so every byte outside printable ASCII becomes \ooo.
- */
-static void chain_escape(const char *in, char *out, size_t size)
-{
-        size_t o = 0;
-
-        for (const unsigned char *p = (const unsigned char *) in; *p && o + 5 < size; p++) {
-                if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-                        out[o++] = (char) *p;
-                else
-                        o += (size_t) snprintf(out + o, size - o, "\\%03o", *p);
-        }
-        out[o] = '\0';
-}
-
 static int chain_child(void *arg)
 {
         const struct chain_job *j = arg;
@@ -2617,7 +2600,8 @@ static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launc
         snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
                  "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
                  k->cfg->slotctl ? k->cfg->slotctl : "", k->cfg->slotctl ? " " : "", launcher, shown);
-        chain_escape(err, esc, sizeof(esc));
+        /* Exact here (JSON keeps it); the command escapes it for the terminal. */
+        snprintf(esc, sizeof(esc), "%s", err);
         if (r == -ENOMEM) {
                 k->err = -ENOMEM;
         } else if (r == -ETIMEDOUT) {
@@ -2691,7 +2675,8 @@ static void check_sudo_env(struct ctx *k, const struct slotinfo *s)
                 return;
         }
         r = chain_run(k, s, launcher, cwd, true, out, sizeof(out), err, sizeof(err));
-        chain_escape(err, esc, sizeof(esc));
+        /* Exact here (JSON keeps it); the command escapes it for the terminal. */
+        snprintf(esc, sizeof(esc), "%s", err);
         if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
             strstr(err, "not allowed to preserve"))
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
