@@ -3,7 +3,8 @@
 # trust to be the file meant (issue 19): each row is a config and the result the module must
 # give a slot's session.  The module sets limits inside setuid programs (sudo, su), so a
 # config owned by another user, writable by others, not absolute, not a regular file or
-# missing ends the session with PAM_SESSION_ERR; the same config owned by root passes.
+# missing ends the session with PAM_PERM_DENIED (fatal under sudo too); the same config
+# owned by root passes.
 # Runs as root (the configs get other owners) in a private mount namespace.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
@@ -48,13 +49,13 @@ session "root-owned 0600" PAM_SUCCESS slot01 "config=$C/root-0600.conf"
 session "root-owned, group 4321, 0640" PAM_SUCCESS slot01 "config=$C/root-group-readable.conf"
 session "a slot outside the pool" PAM_IGNORE slot05 "config=$C/good.conf"
 session "not a slot account: no config is read" PAM_IGNORE alice "config=$C/other-owner.conf"
-session "owned by uid 4321" PAM_SESSION_ERR slot01 "config=$C/other-owner.conf"
-session "group-writable" PAM_SESSION_ERR slot01 "config=$C/group-writable.conf"
-session "writable by others" PAM_SESSION_ERR slot01 "config=$C/world-writable.conf"
-session "a relative path" PAM_SESSION_ERR slot01 "config=good.conf"
-session "a folder" PAM_SESSION_ERR slot01 "config=$C/dir.conf"
-session "a FIFO (never blocks)" PAM_SESSION_ERR slot01 "config=$C/fifo.conf"
-session "missing" PAM_SESSION_ERR slot01 "config=$C/missing.conf"
+session "owned by uid 4321" PAM_PERM_DENIED slot01 "config=$C/other-owner.conf"
+session "group-writable" PAM_PERM_DENIED slot01 "config=$C/group-writable.conf"
+session "writable by others" PAM_PERM_DENIED slot01 "config=$C/world-writable.conf"
+session "a relative path" PAM_PERM_DENIED slot01 "config=good.conf"
+session "a folder" PAM_PERM_DENIED slot01 "config=$C/dir.conf"
+session "a FIFO (never blocks)" PAM_PERM_DENIED slot01 "config=$C/fifo.conf"
+session "missing" PAM_PERM_DENIED slot01 "config=$C/missing.conf"
 # Not refused today, and not promised by pam_slots(8): a symlink to a root-owned config, and
 # a config inside a folder anyone can write (its other files could be swapped in).  Left to
 # the PAM module's owners; see RELIABILITY.md, "Issue 19".

@@ -2,7 +2,7 @@
  * Calls pam_slots.so's open_session hook directly, as libpam would, for one user and one
  * module argument line, and prints the PAM result: the driver of pam-config.sh.
  * Usage: pam-open MODULE.so CONFDIR USER [ARG...]   (CONFDIR holds a "slots-open" service
- * file; pam_start needs one).  Prints PAM_SUCCESS, PAM_IGNORE, PAM_SESSION_ERR or the
+ * file; pam_start needs one).  Prints PAM_SUCCESS, PAM_IGNORE, PAM_PERM_DENIED, PAM_SESSION_ERR or the
  * number; exit status 0 when it got that far.
  */
 #include <dlfcn.h>
@@ -48,6 +48,8 @@ int main(int argc, char **argv)
                 printf("PAM_SUCCESS\n");
         else if (r == PAM_IGNORE)
                 printf("PAM_IGNORE\n");
+        else if (r == PAM_PERM_DENIED)
+                printf("PAM_PERM_DENIED\n");
         else if (r == PAM_SESSION_ERR)
                 printf("PAM_SESSION_ERR\n");
         else

@@ -17,6 +17,14 @@ printf 'slot01:x:9001:9001::/nonexistent:/usr/sbin/nologin\nslot02:x:9002:9002::
 printf 'root:x:0:\nsvc:x:4242:\n' >"$T/group"
 printf '{ "service": "svc", "slots": 2, "table": "%s/etc/slots.json" }\n' "$T" >"$T/slots.conf"
 TABLE=$T/etc/slots.json
+# assign hands out a slot only when its home, state and run are as a release leaves them.
+for s in slot01:9001 slot02:9002; do
+	for d in home state run; do
+		mkdir -p "/var/lib/slots/svc/$d/${s%:*}"
+		chown "${s#*:}:${s#*:}" "/var/lib/slots/svc/$d/${s%:*}"
+		chmod 0700 "/var/lib/slots/svc/$d/${s%:*}"
+	done
+done
 admin() {
 	LD_PRELOAD=$NSSW NSS_WRAPPER_PASSWD=$T/passwd NSS_WRAPPER_GROUP=$T/group \
 		"$SLOTS_ADMIN" --config "$T/slots.conf" "$@"
