@@ -19,11 +19,11 @@ for f in $named; do
 	check "README's $f is in the tree" test -e "$f"
 done
 
-# 3. Nothing refers outside the tree: no ../shared, no SPEC.md or SPEC-NOTES.md.
+# 3. Nothing refers outside the tree: no parent-folder brief, no SPEC.md or SPEC-NOTES.md.
 refs=$(grep -rIlE '\.\./shared|SPEC\.md|SPEC-NOTES' . \
 	--exclude-dir=.git --exclude-dir='build*' --exclude-dir=autom4te.cache --exclude-dir=_build \
 	--exclude-dir=_inst --exclude='*.log' --exclude='*.trs' --exclude=docs.sh --exclude=Makefile.in 2>/dev/null)
-check "no file refers to ../shared, SPEC.md or SPEC-NOTES.md${refs:+ (found: $(echo $refs))}" test -z "$refs"
+check "no file refers to a parent-folder brief, SPEC.md or SPEC-NOTES.md${refs:+ (found: $(echo $refs))}" test -z "$refs"
 
 # 4. The man pages lint clean (the reference a user has).
 if command -v mandoc >/dev/null 2>&1; then
