@@ -238,7 +238,11 @@ useradd --system --user-group --home-dir /srv/video-studio --shell /usr/sbin/nol
 rel=/opt/video-studio/releases/2026.11.29
 mkdir -p $rel/bin /opt/video-studio/state /srv/video-studio/docs/assets /srv/video-studio/docs/renders \
 	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
-printf '#!/bin/sh\necho "launcher runs as $(id -un), nofile $(ulimit -n)"\n' >$rel/bin/slot-exec
+# The launcher runs what it is given (check's probes), else says who it runs as; slotctl, the
+# first program of the chain sudo -> slotctl -> launcher, runs it; current names the release.
+printf '#!/bin/sh\n[ $# -gt 0 ] && exec "$@"\necho "launcher runs as $(id -un), nofile $(ulimit -n)"\n' >$rel/bin/slot-exec
+printf '#!/bin/sh\nexec "$@"\n' >$rel/bin/slotctl && chmod 0755 $rel/bin/slotctl
+ln -s releases/2026.11.29 /opt/video-studio/current
 chmod 0700 /opt/video-studio/releases $rel/bin/slot-exec /opt/video-studio/state \
 	/srv/video-studio/docs/_private /var/lib/video-studio/browser-profiles
 echo "SECRET=1" >/opt/video-studio/.env && chmod 0600 /opt/video-studio/.env
@@ -261,7 +265,8 @@ if command -v sudo >/dev/null; then
 	# sudo opens a PAM session for slot01: common-session-noninteractive has pam_slots now,
 	# and the example config gives every slot nofile 4096.
 	expect "the service runs the launcher as slot01 through sudo" 0 \
-		runuser -u video-studio -- sudo -n -u slot01 $rel/bin/slot-exec
+		runuser -u video-studio -- sudo -n -u slot01 --preserve-env=PATH,LANG -- \
+		/opt/video-studio/current/bin/slotctl /opt/video-studio/current/bin/slot-exec
 	grep -q 'runs as slot01, nofile 4096' /tmp/out &&
 		ok "pam_slots set the slot's limits in the sudo session: $(cat /tmp/out)" ||
 		not_ok "pam_slots set the slot's limits in the sudo session: $(cat /tmp/out)"
