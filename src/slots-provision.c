@@ -337,8 +337,12 @@ int main(int argc, char **argv)
                         errno = 0;
                         n = strtol(optarg, &end, 10);
                         if (errno || end == optarg || *end || n < 3 || n > 125) {
+                                /* The argument may hold control bytes: escaped before it reaches the terminal. */
+                                char *shown = slots_escape(optarg);
+
                                 fprintf(stderr, "%s: --changed-exit needs a number from 3 to 125, not '%s'\n",
-                                        cmd_name, optarg);
+                                        cmd_name, shown ? shown : "?");
+                                free(shown);
                                 return EXIT_USAGE;
                         }
                         changed_exit = (int) n;

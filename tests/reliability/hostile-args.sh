@@ -167,6 +167,12 @@ if rel_have_provision; then
 		"$SLOTS_PROVISION" --root "$W/nonexistent" --config "$W/slots.conf" 2>/dev/null
 	n_args=$((n_args + 3))
 fi
+# slots-provision echoes a bad --changed-exit value: escaped, never the raw bytes.
+"$SLOTS_PROVISION" --changed-exit "x${esc}]0;owned$(printf '\a')" >"$P/ce.out" 2>"$P/ce.err"
+check "provision --changed-exit with control bytes: exit 2" test $? = 2
+check "its message shows the value escaped" grep -qF 'not '"'"'x\033]0;owned\a'"'" "$P/ce.err"
+check "no raw ESC reaches the terminal" sh -c "! grep -q '$esc' '$P/ce.err'"
+n_args=$((n_args + 1))
 check "the table is byte-identical at the end" cmp -s "$TABLE" "$P/table.before"
 echo "# hostile-args: $n_args hostile command lines, each refused or handled as slots-admin(8) says"
 slots_done
