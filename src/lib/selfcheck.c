@@ -33,6 +33,7 @@
 #include "nss.h"
 #include "privdrop.h"
 #include "selfcheck.h"
+#include "strbuf.h"
 #include "table.h"
 
 #define SUDO_DEFAULT "/usr/bin/sudo"
@@ -41,73 +42,6 @@
 #define TABLE_MAX ((size_t) 64 << 20)
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 #define FIX_MAX 4096
-
-/* ---- growing strings: every row text is built here; an allocation failure is remembered, not lost ---- */
-
-struct sbuf {
-        char *s;
-        size_t len, cap;
-        bool oom;
-};
-
-static void sb_vaddf(struct sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-
-static void sb_vaddf(struct sbuf *b, const char *fmt, va_list ap)
-{
-        va_list aq;
-        int n;
-
-        if (b->oom)
-                return;
-        va_copy(aq, ap);
-        n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, aq);
-        va_end(aq);
-        if (n < 0) {
-                b->oom = true;
-                return;
-        }
-        if (!b->s || b->len + (size_t) n + 1 > b->cap) {
-                size_t cap = (b->len + (size_t) n + 1) * 2;
-                char *s = realloc(b->s, cap);
-                if (!s) {
-                        b->oom = true;
-                        return;
-                }
-                b->s = s;
-                b->cap = cap;
-                (void) vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        }
-        b->len += (size_t) n;
-}
-
-static void sb_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_addf(struct sbuf *b, const char *fmt, ...)
-{
-        va_list ap;
-
-        va_start(ap, fmt);
-        sb_vaddf(b, fmt, ap);
-        va_end(ap);
-}
-
-/* Appends sep first when the buffer already holds something. */
-static void sb_sep(struct sbuf *b, const char *sep)
-{
-        if (b->len)
-                sb_addf(b, "%s", sep);
-}
-
-static void sb_free(struct sbuf *b)
-{
-        free(b->s);
-        memset(b, 0, sizeof(*b));
-}
-
-static const char *sb_str(const struct sbuf *b)
-{
-        return b->s ? b->s : "";
-}
 
 /* ---- the report ---- */
 
@@ -366,7 +300,7 @@ static const char *name_group(const struct slots_perm_names *nm, gid_t gid, char
 }
 
 /* A path as a shell word; placeholders such as <docs>/<user> are left for the admin to fill in. */
-static void sb_path(struct sbuf *b, const char *path)
+static void sb_path(struct strbuf *b, const char *path)
 {
         bool plain = true;
 
@@ -375,24 +309,24 @@ static void sb_path(struct sbuf *b, const char *path)
                       (*p >= '0' && *p <= '9')))
                         plain = false;
         if (plain) {
-                sb_addf(b, "%s", path);
+                strbuf_addf(b, "%s", path);
                 return;
         }
-        sb_addf(b, "'");
+        strbuf_addf(b, "'");
         for (const char *p = path; *p; p++)
-                sb_addf(b, *p == '\'' ? "'\\''" : "%c", *p);
-        sb_addf(b, "'");
+                strbuf_addf(b, *p == '\'' ? "'\\''" : "%c", *p);
+        strbuf_addf(b, "'");
 }
 
-static int fix_done(struct sbuf *b, char *buf, size_t size, int r)
+static int fix_done(struct strbuf *b, char *buf, size_t size, int r)
 {
         if (b->oom)
                 r = -ENOMEM;
         if (r == 0) {
-                snprintf(buf, size, "%s", sb_str(b));
+                snprintf(buf, size, "%s", strbuf_str(b));
                 r = (int) b->len;
         }
-        sb_free(b);
+        strbuf_free(b);
         return r;
 }
 
@@ -400,7 +334,7 @@ int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_i
                          const char *display, const struct slots_perm_names *names, char *buf, size_t size)
 {
         struct slots_perm_model m = *m0, t;
-        struct sbuf b = { 0 };
+        struct strbuf b = { 0 };
         char p1[4], p2[4], nb[64];
 
         for (int step = 0; step < 4; step++) {
@@ -408,47 +342,47 @@ int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_i
 
                 if (v.allowed)
                         return fix_done(&b, buf, size, 0);
-                sb_sep(&b, " && ");
+                strbuf_sep(&b, " && ");
                 if (v.masked) {
                         /* The entry grants it; only the mask takes it away. */
                         m.mask |= want;
-                        sb_addf(&b, "setfacl -m m::%s ", perm_str(m.mask, p1));
+                        strbuf_addf(&b, "setfacl -m m::%s ", perm_str(m.mask, p1));
                 } else if (v.via == SLOTS_VIA_OWNER) {
                         m.user_obj |= want;
-                        sb_addf(&b, "chmod u+%s ", perm_letters(want, p1));
+                        strbuf_addf(&b, "chmod u+%s ", perm_letters(want, p1));
                 } else if (v.via == SLOTS_VIA_USER) {
                         /* Removing the entry is the smaller change when the rest of the ACL then allows. */
                         t = m;
                         remove_entry(t.users, &t.n_users, v.entry);
                         recompute_mask(&t);
                         if (slots_perm_eval(&t, id, want).allowed) {
-                                sb_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
+                                strbuf_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
                         } else {
                                 t = m;
                                 t.users[v.entry].perm |= want;
                                 recompute_mask(&t);
-                                sb_addf(&b, "setfacl -m u:%s:%s ", name_user(names, id->uid, nb, sizeof(nb)),
+                                strbuf_addf(&b, "setfacl -m u:%s:%s ", name_user(names, id->uid, nb, sizeof(nb)),
                                         perm_str(t.users[v.entry].perm, p2));
                         }
                         m = t;
                 } else if (v.via == SLOTS_VIA_GROUP) {
                         if (!m.extended) {
                                 m.group_obj |= want;
-                                sb_addf(&b, "chmod g+%s ", perm_letters(want, p1));
+                                strbuf_addf(&b, "chmod g+%s ", perm_letters(want, p1));
                         } else if (v.entry < 0) {
                                 m.group_obj |= want;
                                 recompute_mask(&m);
-                                sb_addf(&b, "setfacl -m g::%s ", perm_str(m.group_obj, p1));
+                                strbuf_addf(&b, "setfacl -m g::%s ", perm_str(m.group_obj, p1));
                         } else {
                                 m.groups[v.entry].perm |= want;
                                 recompute_mask(&m);
-                                sb_addf(&b, "setfacl -m g:%s:%s ",
+                                strbuf_addf(&b, "setfacl -m g:%s:%s ",
                                         name_group(names, m.groups[v.entry].id, nb, sizeof(nb)),
                                         perm_str(m.groups[v.entry].perm, p1));
                         }
                 } else {
                         m.other |= want;
-                        sb_addf(&b, "chmod o+%s ", perm_letters(want, p1));
+                        strbuf_addf(&b, "chmod o+%s ", perm_letters(want, p1));
                 }
                 sb_path(&b, display);
         }
@@ -478,7 +412,7 @@ int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_id
                         const struct slots_perm_names *names, char *buf, size_t size)
 {
         struct slots_perm_model m = *m0;
-        struct sbuf b = { 0 };
+        struct strbuf b = { 0 };
         char nb[64];
 
         for (int step = 0; step < 4; step++) {
@@ -486,36 +420,36 @@ int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_id
 
                 if (!perm_any(&m, id, &v))
                         return fix_done(&b, buf, size, 0);
-                sb_sep(&b, " && ");
+                strbuf_sep(&b, " && ");
                 switch (v.via) {
                 case SLOTS_VIA_OWNER:
                         /* The account owns it: only a new owner takes its access away for good. */
                         m.owner = names ? names->new_owner : 0;
-                        sb_addf(&b, "chown %s ", name_user(names, m.owner, nb, sizeof(nb)));
+                        strbuf_addf(&b, "chown %s ", name_user(names, m.owner, nb, sizeof(nb)));
                         break;
                 case SLOTS_VIA_USER:
                         remove_entry(m.users, &m.n_users, v.entry);
                         recompute_mask(&m);
-                        sb_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
+                        strbuf_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
                         break;
                 case SLOTS_VIA_GROUP:
                         if (v.entry >= 0) {
-                                sb_addf(&b, "setfacl -x g:%s ",
+                                strbuf_addf(&b, "setfacl -x g:%s ",
                                         name_group(names, m.groups[v.entry].id, nb, sizeof(nb)));
                                 remove_entry(m.groups, &m.n_groups, v.entry);
                                 recompute_mask(&m);
                         } else if (m.extended) {
                                 m.group_obj = 0;
                                 recompute_mask(&m);
-                                sb_addf(&b, "setfacl -m g::--- ");
+                                strbuf_addf(&b, "setfacl -m g::--- ");
                         } else {
                                 m.group_obj = 0;
-                                sb_addf(&b, "chmod g-rwx ");
+                                strbuf_addf(&b, "chmod g-rwx ");
                         }
                         break;
                 case SLOTS_VIA_OTHER:
                         m.other = 0;
-                        sb_addf(&b, "chmod o-rwx ");
+                        strbuf_addf(&b, "chmod o-rwx ");
                         break;
                 }
                 sb_path(&b, display);
@@ -623,13 +557,13 @@ struct ctx {
 };
 
 static void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
-                    const struct sbuf *detail, const struct sbuf *fix)
+                    const struct strbuf *detail, const struct strbuf *fix)
 {
         if ((detail && detail->oom) || (fix && fix->oom)) {
                 k->err = -ENOMEM;
                 return;
         }
-        if (report_add(k->rep, st, check, slot, detail ? sb_str(detail) : "", fix ? sb_str(fix) : NULL) < 0)
+        if (report_add(k->rep, st, check, slot, detail ? strbuf_str(detail) : "", fix ? strbuf_str(fix) : NULL) < 0)
                 k->err = -ENOMEM;
 }
 
@@ -639,17 +573,17 @@ static void add_rowf(struct ctx *k, enum slots_check_status st, const char *chec
 static void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
                      const char *fix, const char *fmt, ...)
 {
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         va_list ap;
 
         va_start(ap, fmt);
-        sb_vaddf(&d, fmt, ap);
+        strbuf_vaddf(&d, fmt, ap);
         va_end(ap);
         if (fix)
-                sb_addf(&f, "%s", fix);
+                strbuf_addf(&f, "%s", fix);
         add_row(k, st, check, slot, &d, fix ? &f : NULL);
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }
 
 static const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size)
@@ -690,51 +624,51 @@ static struct slots_perm_names names_for(const struct ctx *k)
 }
 
 /* "0750 root:video-studio" (+acl) for a model. */
-static void sb_mode(struct sbuf *b, const struct slots_perm_model *m)
+static void sb_mode(struct strbuf *b, const struct slots_perm_model *m)
 {
         char u[64], g[64];
         unsigned mode = m->user_obj << 6 | (m->has_mask ? m->mask : m->group_obj) << 3 | m->other;
 
-        sb_addf(b, "%04o %s:%s%s", mode, user_name_cb(NULL, m->owner, u, sizeof(u)),
+        strbuf_addf(b, "%04o %s:%s%s", mode, user_name_cb(NULL, m->owner, u, sizeof(u)),
                 group_name_cb(NULL, m->group, g, sizeof(g)), m->extended ? " with an ACL" : "");
 }
 
 /* Why the model gives `who` what it does (v from slots_perm_eval): the bit or ACL entry that decided. */
-static void sb_why(struct sbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
+static void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
                    const char *who, const char *shown, unsigned want)
 {
         char p1[4], p2[4], nb[64];
 
         switch (v->via) {
         case SLOTS_VIA_OWNER:
-                sb_addf(b, "%s is ", shown);
+                strbuf_addf(b, "%s is ", shown);
                 sb_mode(b, m);
-                sb_addf(b, " and %s owns it: the owner has %s", who, perm_str(m->user_obj, p1));
+                strbuf_addf(b, " and %s owns it: the owner has %s", who, perm_str(m->user_obj, p1));
                 return;
         case SLOTS_VIA_USER:
-                sb_addf(b, "the ACL entry user:%s:%s on %s", who, perm_str(m->users[v->entry].perm, p1), shown);
+                strbuf_addf(b, "the ACL entry user:%s:%s on %s", who, perm_str(m->users[v->entry].perm, p1), shown);
                 if (v->masked)
-                        sb_addf(b, " is cut to %s by mask::%s",
+                        strbuf_addf(b, " is cut to %s by mask::%s",
                                 perm_str(m->users[v->entry].perm & m->mask, p2), perm_str(m->mask, p1));
                 return;
         case SLOTS_VIA_GROUP:
                 if (v->entry >= 0)
-                        sb_addf(b, "%s has the ACL entry group:%s:%s", shown,
+                        strbuf_addf(b, "%s has the ACL entry group:%s:%s", shown,
                                 group_name_cb(NULL, m->groups[v->entry].id, nb, sizeof(nb)),
                                 perm_str(m->groups[v->entry].perm, p1));
                 else
-                        sb_addf(b, "%s is group %s with %s", shown, group_name_cb(NULL, m->group, nb, sizeof(nb)),
+                        strbuf_addf(b, "%s is group %s with %s", shown, group_name_cb(NULL, m->group, nb, sizeof(nb)),
                                 perm_str(m->group_obj, p1));
                 if (v->masked)
-                        sb_addf(b, ", cut by mask::%s", perm_str(m->mask, p2));
-                sb_addf(b, " and %s is in that group", who);
+                        strbuf_addf(b, ", cut by mask::%s", perm_str(m->mask, p2));
+                strbuf_addf(b, " and %s is in that group", who);
                 return;
         case SLOTS_VIA_OTHER:
-                sb_addf(b, "%s is ", shown);
+                strbuf_addf(b, "%s is ", shown);
                 sb_mode(b, m);
-                sb_addf(b, ": others have %s", perm_str(m->other, p1));
+                strbuf_addf(b, ": others have %s", perm_str(m->other, p1));
                 if (!v->allowed)
-                        sb_addf(b, ", no %s", perm_letters(want, p2));
+                        strbuf_addf(b, ", no %s", perm_letters(want, p2));
                 return;
         }
 }
@@ -1044,7 +978,7 @@ static const char *probe_failure(int r)
 static bool check_config(struct ctx *k)
 {
         const char *path = k->o->config ? k->o->config : slots_config_default_path();
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         struct slots_error e;
         struct stat st;
         char buf[2 * SLOTS_ERR_TEXT + 64];
@@ -1053,30 +987,30 @@ static bool check_config(struct ctx *k)
         slots_error_clear(&e);
         r = slots_config_load(AT_FDCWD, path, &k->cfg, &e);
         if (r < 0) {
-                sb_addf(&d, "%s", slots_error_format(&e, buf, sizeof(buf)));
+                strbuf_addf(&d, "%s", slots_error_format(&e, buf, sizeof(buf)));
                 if (e.fix[0])
-                        sb_addf(&f, "%s", e.fix);
+                        strbuf_addf(&f, "%s", e.fix);
                 else if (r == -EBADMSG)
-                        sb_addf(&f, "correct %s at the line and column named (see slots.conf(5))", path);
+                        strbuf_addf(&f, "correct %s at the line and column named (see slots.conf(5))", path);
                 else
-                        sb_addf(&f, "make %s a readable regular file (see slots.conf(5)), or name another "
+                        strbuf_addf(&f, "make %s a readable regular file (see slots.conf(5)), or name another "
                                 "with --config or SLOTS_CONFIG", path);
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
         /* The config decides what runs as whom: nobody but root may change it. */
         if (stat(path, &st) == 0 && (st.st_uid != 0 || (st.st_mode & 022))) {
-                sb_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
+                strbuf_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
                         st.st_mode & 07777, (unsigned) st.st_uid);
-                sb_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
+                strbuf_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
-        sb_addf(&d, "%s: service %s, %u slots", path, k->cfg->service, k->cfg->slots);
+        strbuf_addf(&d, "%s: service %s, %u slots", path, k->cfg->service, k->cfg->slots);
         add_row(k, SLOTS_CHECK_PASS, "config", NULL, &d, NULL);
 out:
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
         return k->cfg != NULL;
 }
 
@@ -1119,7 +1053,7 @@ static void resolve_service(struct ctx *k)
  */
 struct reach {
         bool ok;                /* the probe's verdict */
-        struct sbuf why, fix, note;
+        struct strbuf why, fix, note;
 };
 
 static void reach_explain(struct ctx *k, const struct walk *w, const struct probe_res *res, int probe_r,
@@ -1147,18 +1081,18 @@ static void reach_explain(struct ctx *k, const struct walk *w, const struct prob
                 if (v.allowed)
                         continue;
                 model_denies = true;
-                sb_sep(&out->why, "; ");
+                strbuf_sep(&out->why, "; ");
                 sb_why(&out->why, &s->m, &v, who, shown, want);
                 /* The end as another fix leaves it: only what is still missing then. */
                 if (slots_perm_fix_grant(!s->traverse && end_after ? end_after : &s->m, id, want, shown, &nm, fix,
                                          sizeof(fix)) > 0) {
-                        sb_sep(&out->fix, " && ");
-                        sb_addf(&out->fix, "%s", fix);
+                        strbuf_sep(&out->fix, " && ");
+                        strbuf_addf(&out->fix, "%s", fix);
                 }
         }
         if (probe_r < 0) {
                 out->ok = false;
-                sb_addf(&out->note, "%s", probe_failure(probe_r));
+                strbuf_addf(&out->note, "%s", probe_failure(probe_r));
                 return;
         }
         out->ok = probe_fail == SIZE_MAX;
@@ -1166,28 +1100,28 @@ static void reach_explain(struct ctx *k, const struct walk *w, const struct prob
                 const struct step *s = &w->steps[probe_fail];
                 unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
 
-                sb_addf(&out->note, "as %s, %s %s fails: %s", who, s->traverse ? "search of" : "access to",
+                strbuf_addf(&out->note, "as %s, %s %s fails: %s", who, s->traverse ? "search of" : "access to",
                         !s->traverse && end_shown ? end_shown : s->path, strerror(res[probe_fail].err));
                 /* The model has no reason for this refusal: something beyond modes and ACLs made it. */
                 if (s->have_model && slots_perm_eval(&s->m, id, want).allowed) {
-                        sb_sep(&out->why, "; ");
-                        sb_addf(&out->why, "the modes and ACLs of %s allow it, so an LSM (AppArmor, SELinux) or a "
+                        strbuf_sep(&out->why, "; ");
+                        strbuf_addf(&out->why, "the modes and ACLs of %s allow it, so an LSM (AppArmor, SELinux) or a "
                                 "mount option (noexec) refuses it; the probe wins", s->path);
-                        sb_sep(&out->fix, " && ");
-                        sb_addf(&out->fix, "look at the LSM policy (aa-status, getenforce) and at the mount "
+                        strbuf_sep(&out->fix, " && ");
+                        strbuf_addf(&out->fix, "look at the LSM policy (aa-status, getenforce) and at the mount "
                                 "options of %s (findmnt -T %s)", s->path, s->path);
                 }
         } else if (model_denies) {
-                sb_addf(&out->note, "the probe got through although the modes and ACLs say no (%s); the "
-                        "probe wins", sb_str(&out->why));
+                strbuf_addf(&out->note, "the probe got through although the modes and ACLs say no (%s); the "
+                        "probe wins", strbuf_str(&out->why));
         }
 }
 
 static void reach_free(struct reach *r)
 {
-        sb_free(&r->why);
-        sb_free(&r->fix);
-        sb_free(&r->note);
+        strbuf_free(&r->why);
+        strbuf_free(&r->fix);
+        strbuf_free(&r->note);
 }
 
 /* ---- table ---- */
@@ -1195,7 +1129,7 @@ static void reach_free(struct reach *r)
 static void check_table(struct ctx *k)
 {
         const char *path = k->cfg->table, *base;
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         char mode[8];
         struct probe_plan plan = { 0 };
         struct probe_res *res = NULL;
@@ -1209,57 +1143,57 @@ static void check_table(struct ctx *k)
         k->table = NULL;
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
         if (dirfd < 0) {
-                sb_addf(&d, "%s: cannot open its folder: %s", path, strerror(-dirfd));
-                sb_addf(&f, "slots-provision creates it");
+                strbuf_addf(&d, "%s: cannot open its folder: %s", path, strerror(-dirfd));
+                strbuf_addf(&f, "slots-provision creates it");
                 goto fail;
         }
         if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                sb_addf(&d, "%s: %s", path, strerror(errno));
+                strbuf_addf(&d, "%s: %s", path, strerror(errno));
                 if (errno == ENOENT)
-                        sb_addf(&f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
+                        strbuf_addf(&f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
                 else
-                        sb_addf(&f, "make %s readable by root", path);
+                        strbuf_addf(&f, "make %s readable by root", path);
                 goto fail;
         }
         if (S_ISLNK(st.st_mode)) {
-                sb_addf(&d, "%s is a symlink; the table is never read through one", path);
-                sb_addf(&f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
+                strbuf_addf(&d, "%s is a symlink; the table is never read through one", path);
+                strbuf_addf(&f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
                         "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
                 goto fail;
         }
         if (!S_ISREG(st.st_mode)) {
-                sb_addf(&d, "%s is not a regular file", path);
-                sb_addf(&f, "move it away; slots-provision creates an empty table");
+                strbuf_addf(&d, "%s is not a regular file", path);
+                strbuf_addf(&f, "move it away; slots-provision creates an empty table");
                 goto fail;
         }
         snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
         if (st.st_uid != 0) {
                 char u[64];
-                sb_addf(&d, "owner is %s, not root", user_name_cb(NULL, st.st_uid, u, sizeof(u)));
-                sb_addf(&f, "chown root:%s %s", k->group_name, path);
+                strbuf_addf(&d, "owner is %s, not root", user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                strbuf_addf(&f, "chown root:%s %s", k->group_name, path);
         } else if (!k->have_group || st.st_gid != k->group) {
                 char g[64];
-                sb_sep(&d, "; ");
-                sb_addf(&d, "group is %s, not the service group %s", group_name_cb(NULL, st.st_gid, g, sizeof(g)),
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "group is %s, not the service group %s", group_name_cb(NULL, st.st_gid, g, sizeof(g)),
                         k->group_name);
                 if (k->have_group)
-                        sb_addf(&f, "chgrp %s %s", k->group_name, path);
+                        strbuf_addf(&f, "chgrp %s %s", k->group_name, path);
                 else
-                        sb_addf(&f, "create the group %s (slots-provision), then chgrp %s %s", k->group_name,
+                        strbuf_addf(&f, "create the group %s (slots-provision), then chgrp %s %s", k->group_name,
                                 k->group_name, path);
         }
         if ((st.st_mode & 07777) != 0640) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "mode is %s, not 0640", mode);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "chmod 0640 %s", path);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "mode is %s, not 0640", mode);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "chmod 0640 %s", path);
         }
 
         fd = slots_open_regular(dirfd, base, &st);
         r = fd < 0 ? fd : slots_read_all(fd, TABLE_MAX, &text, &len);
         if (r < 0) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "cannot read it as root: %s", strerror(-r));
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "cannot read it as root: %s", strerror(-r));
                 goto fail;
         }
         slots_error_clear(&e);
@@ -1267,24 +1201,24 @@ static void check_table(struct ctx *k)
                                     : slots_table_parse(text, len, path, k->cfg->slots, &k->table, &e);
         if (r < 0) {
                 /* A parser message may quote a token of the file, which may be a user id: show only where. */
-                sb_sep(&d, "; ");
-                sb_addf(&d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
                         strstr(e.reason, "not a slot of the pool") ? "a slot outside the pool" :
                         strstr(e.reason, "invalid user id") ? "an invalid user id" :
                         strstr(e.reason, "same user") ? "a user in two slots" :
                         strstr(e.reason, "version") ? "an unsupported version" : "invalid JSON or entry");
-                sb_sep(&f, " && ");
-                sb_addf(&f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
                         e.line);
                 k->table = NULL;
         }
 
         /* Readable by the service account: as that account, from / down to the file. */
         if (!k->have_svc) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "the service account %s does not exist", k->cfg->service);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "the service account %s does not exist", k->cfg->service);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
                         k->cfg->path);
         } else if (walk_path(path, &w) < 0) {
                 k->err = -ENOMEM;
@@ -1314,13 +1248,13 @@ static void check_table(struct ctx *k)
                         after.group_obj = SLOTS_PERM_R;
                 reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
                 if (!rr.ok) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "the service account %s cannot read it: %s", k->cfg->service, sb_str(&rr.note));
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "the service account %s cannot read it: %s", k->cfg->service, strbuf_str(&rr.note));
                         if (rr.why.len)
-                                sb_addf(&d, "; why: %s", sb_str(&rr.why));
+                                strbuf_addf(&d, "; why: %s", strbuf_str(&rr.why));
                         if (rr.fix.len || !f.len) {
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "%s", rr.fix.len ? sb_str(&rr.fix) : "see the detail");
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
                         }
                 }
                 reach_free(&rr);
@@ -1330,17 +1264,17 @@ static void check_table(struct ctx *k)
         {
                 unsigned assigned, pending;
                 slots_table_count(k->table, &assigned, &pending);
-                sb_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
+                strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
                         assigned, pending, k->cfg->service);
         }
         add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
         k->table_ok = true;
         goto out;
 fail:
-        if (d.len && strncmp(sb_str(&d), path, strlen(path)) != 0) {
-                struct sbuf t = { 0 };
-                sb_addf(&t, "%s: %s", path, sb_str(&d));
-                sb_free(&d);
+        if (d.len && strncmp(strbuf_str(&d), path, strlen(path)) != 0) {
+                struct strbuf t = { 0 };
+                strbuf_addf(&t, "%s: %s", path, strbuf_str(&d));
+                strbuf_free(&d);
                 d = t;
         }
         add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
@@ -1352,8 +1286,8 @@ out:
         free(text);
         slots_close(fd);
         slots_close(dirfd);
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }
 
 /* ---- pending-cleanup ---- */
@@ -1533,7 +1467,7 @@ static void check_slotctl(struct ctx *k)
 {
         const struct slots_config *c = k->cfg;
         const char *path = c->slotctl_config, *base;
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         struct stat st;
         json_error_t jerr;
         json_t *root = NULL, *v;
@@ -1549,41 +1483,41 @@ static void check_slotctl(struct ctx *k)
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
         fd = dirfd < 0 ? dirfd : slots_open_regular(dirfd, base, &st);
         if (fd < 0) {
-                sb_addf(&d, "%s: %s", path,
+                strbuf_addf(&d, "%s: %s", path,
                         fd == -ELOOP ? "is a symlink" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
-                sb_addf(&f, "slots-provision writes it (root:root 0644)");
+                strbuf_addf(&f, "slots-provision writes it (root:root 0644)");
                 goto fail;
         }
         if (st.st_uid != 0 || (st.st_mode & 022) || !(st.st_mode & S_IROTH)) {
-                sb_addf(&d, "%s is %04o owned by uid %u, not root:root 0644", path, st.st_mode & 07777,
+                strbuf_addf(&d, "%s is %04o owned by uid %u, not root:root 0644", path, st.st_mode & 07777,
                         (unsigned) st.st_uid);
-                sb_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
+                strbuf_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
         }
         if (slots_read_all(fd, SLOTCTL_MAX, &text, &len) < 0 ||
             !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "%s does not parse: %s", path, root ? "not a JSON object" : jerr.text);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "slots-provision rewrites it");
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%s does not parse: %s", path, root ? "not a JSON object" : jerr.text);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "slots-provision rewrites it");
                 goto fail;
         }
         if (c->docs_root) {
                 v = json_object_get(root, "docs_root");
                 if (!json_is_string(v) || strcmp(json_string_value(v), c->docs_root) != 0) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "its docs_root is %s%s%s, not %s as in %s", json_is_string(v) ? "\"" : "",
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "its docs_root is %s%s%s, not %s as in %s", json_is_string(v) ? "\"" : "",
                                 json_is_string(v) ? json_string_value(v) : "missing", json_is_string(v) ? "\"" : "",
                                 c->docs_root, c->path);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "slots-provision (it rewrites %s), or set \"docs_root\": \"%s\" there", path,
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or set \"docs_root\": \"%s\" there", path,
                                 c->docs_root);
                 }
                 v = json_object_get(root, "allowed_cwd");
                 if (!json_any(v, cwd_covers, c->docs_root)) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "allowed_cwd does not cover the docs root %s", c->docs_root);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there", path,
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_cwd does not cover the docs root %s", c->docs_root);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there", path,
                                 c->docs_root);
                 }
         }
@@ -1592,26 +1526,26 @@ static void check_slotctl(struct ctx *k)
                 snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
                 for (size_t i = 0; i < k->n_launchers; i++)
                         if (!json_any(v, exec_names, k->launchers[i].path)) {
-                                sb_sep(&d, "; ");
-                                sb_addf(&d, "allowed_exec does not name the launcher %s", k->launchers[i].path);
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" "
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "allowed_exec does not name the launcher %s", k->launchers[i].path);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" "
                                         "there", path, pattern);
                                 break;
                         }
                 if (k->n_launchers == 0 && !json_any(v, exec_names, pattern)) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "allowed_exec does not name %s", pattern);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" there",
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_exec does not name %s", pattern);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" there",
                                 path, pattern);
                 }
         }
         if (d.len)
                 goto fail;
-        sb_addf(&d, "%s: docs_root and allowed_cwd match %s", path, c->path);
+        strbuf_addf(&d, "%s: docs_root and allowed_cwd match %s", path, c->path);
         if (c->app_root && c->launcher)
-                sb_addf(&d, "; allowed_exec names the launcher in use (%s)",
+                strbuf_addf(&d, "; allowed_exec names the launcher in use (%s)",
                         k->release_note ? k->release_note : "");
         add_row(k, SLOTS_CHECK_PASS, "slotctl-config", NULL, &d, NULL);
         goto out;
@@ -1622,8 +1556,8 @@ out:
         free(text);
         slots_close(fd != dirfd ? fd : -1);
         slots_close(dirfd);
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }
 
 /* ---- the slots to look at: every assigned slot and the test slot ---- */
@@ -1754,7 +1688,7 @@ static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
 static void check_account(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         struct slots_gr gr = { 0 }, shared = { 0 };
         char *home = NULL, *shared_name = NULL;
         uid_t min = 0, max = 0;
@@ -1775,8 +1709,8 @@ static void check_account(struct ctx *k, const struct slotinfo *s)
         }
         r = slots_nss_gid(s->pw.gid, &gr);
         if (r <= 0 || strcmp(gr.name, s->name) != 0) {
-                sb_addf(&d, "primary group is %s, not %s", r > 0 ? gr.name : "a gid without a group", s->name);
-                sb_addf(&f, "usermod -g %s %s", s->name, s->name);
+                strbuf_addf(&d, "primary group is %s, not %s", r > 0 ? gr.name : "a gid without a group", s->name);
+                strbuf_addf(&f, "usermod -g %s %s", s->name, s->name);
         }
         if (asprintf(&shared_name, "%sshared", c->prefix) < 0) {
                 k->err = -ENOMEM;
@@ -1784,76 +1718,76 @@ static void check_account(struct ctx *k, const struct slotinfo *s)
         }
         r = slots_nss_group(shared_name, &shared);
         if (r <= 0) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "the group %s does not exist", shared_name);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "slots-provision creates it");
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "the group %s does not exist", shared_name);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "slots-provision creates it");
         } else if (!s->have_id || !in_group(&s->id, shared.gid)) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "not a member of %s", shared_name);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "not a member of %s", shared_name);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
         }
         uid_range(k, &min, &max, &range_ok);
         if (c->uid_base) {
                 /* uid_base fixes the id: the same slot has the same uid on every host. */
                 range_ok = true;
                 if (s->pw.uid != c->uid_base + s->n) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
                                 (unsigned) (c->uid_base + s->n), s->n);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "run slots-provision, which prints the fix");
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "run slots-provision, which prints the fix");
                 }
         } else if (range_ok && (s->pw.uid < min || s->pw.uid > max)) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "widen uid_min/uid_max in %s, or recreate %s inside the range", c->path, s->name);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "widen uid_min/uid_max in %s, or recreate %s inside the range", c->path, s->name);
         }
         if (asprintf(&home, "%s/home/%s", c->slots_root, s->name) < 0) {
                 k->err = -ENOMEM;
                 goto out;
         }
         if (strcmp(s->pw.dir, home) != 0) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "home is %s, not %s", s->pw.dir, home);
-                sb_sep(&f, " && ");
-                sb_addf(&f, "usermod -d %s %s", home, s->name);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home is %s, not %s", s->pw.dir, home);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "usermod -d %s %s", home, s->name);
         }
         fd = open(s->pw.dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat(fd, &st) < 0) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "home %s: %s", s->pw.dir, strerror(errno));
-                sb_sep(&f, " && ");
-                sb_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, s->pw.dir);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home %s: %s", s->pw.dir, strerror(errno));
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, s->pw.dir);
         } else if (!S_ISDIR(st.st_mode)) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "home %s is %s, not a folder", s->pw.dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
-                sb_sep(&f, " && ");
-                sb_addf(&f, "move %s away; slots-provision creates the folder", s->pw.dir);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home %s is %s, not a folder", s->pw.dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "move %s away; slots-provision creates the folder", s->pw.dir);
         } else {
                 if (st.st_uid != s->pw.uid) {
                         char u[64];
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "home %s is owned by %s", s->pw.dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "chown %s:%s %s", s->name, s->name, s->pw.dir);
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "home %s is owned by %s", s->pw.dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, s->pw.dir);
                 }
                 if ((st.st_mode & 07777) != 0700) {
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "home %s is %04o, not 0700", s->pw.dir, st.st_mode & 07777);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "chmod 0700 %s", s->pw.dir);
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "home %s is %04o, not 0700", s->pw.dir, st.st_mode & 07777);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "chmod 0700 %s", s->pw.dir);
                 }
         }
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
         } else {
-                sb_addf(&d, "uid %u, group %s, in %s, home %s 0700", (unsigned) s->pw.uid, s->name, shared_name,
+                strbuf_addf(&d, "uid %u, group %s, in %s, home %s 0700", (unsigned) s->pw.uid, s->name, shared_name,
                         s->pw.dir);
                 if (!range_ok)
-                        sb_addf(&d, " (uid range unknown: login.defs unreadable)");
+                        strbuf_addf(&d, " (uid range unknown: login.defs unreadable)");
                 add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
         }
 out:
@@ -1862,8 +1796,8 @@ out:
         slots_gr_clear(&shared);
         free(shared_name);
         free(home);
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }
 
 /*
@@ -2023,7 +1957,7 @@ static void check_password(struct ctx *k, const struct slotinfo *s)
 static void check_runner(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
-        struct sbuf d = { 0 }, f = { 0 }, pass = { 0 };
+        struct strbuf d = { 0 }, f = { 0 }, pass = { 0 };
         bool failed = false;
 
         if (!s->have_id) {
@@ -2036,76 +1970,76 @@ static void check_runner(struct ctx *k, const struct slotinfo *s)
 
                 if (l->walk.err) {
                         failed = true;
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "the launcher %s cannot be reached even as root: %s: %s", l->path,
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "the launcher %s cannot be reached even as root: %s: %s", l->path,
                                 l->walk.err_path, strerror(l->walk.err));
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "deploy the release %s with its launcher bin/%s", l->release, c->launcher);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "deploy the release %s with its launcher bin/%s", l->release, c->launcher);
                         continue;
                 }
                 reach_explain(k, &l->walk, &s->res[l->first], s->probe_r, &s->id, s->name,
                               SLOTS_PERM_R | SLOTS_PERM_X, NULL, NULL, &rr);
                 if (!rr.ok) {
                         failed = true;
-                        sb_sep(&d, "; ");
-                        sb_addf(&d, "%s cannot run %s: %s", s->name, l->path, sb_str(&rr.note));
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "%s cannot run %s: %s", s->name, l->path, strbuf_str(&rr.note));
                         if (rr.why.len)
-                                sb_addf(&d, "; why: %s", sb_str(&rr.why));
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "%s", rr.fix.len ? sb_str(&rr.fix) : "see the detail");
+                                strbuf_addf(&d, "; why: %s", strbuf_str(&rr.why));
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
                 } else {
-                        sb_sep(&pass, "; ");
-                        sb_addf(&pass, "%s (%zu folders searched, launcher executable and readable)", l->path,
+                        strbuf_sep(&pass, "; ");
+                        strbuf_addf(&pass, "%s (%zu folders searched, launcher executable and readable)", l->path,
                                 l->walk.n - 1);
                         if (rr.note.len)
-                                sb_addf(&pass, "; %s", sb_str(&rr.note));
+                                strbuf_addf(&pass, "; %s", strbuf_str(&rr.note));
                 }
                 reach_free(&rr);
         }
         if (failed) {
                 add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
         } else {
-                struct sbuf t = { 0 };
-                sb_addf(&t, "reaches %s", sb_str(&pass));
+                struct strbuf t = { 0 };
+                strbuf_addf(&t, "reaches %s", strbuf_str(&pass));
                 add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
-                sb_free(&t);
+                strbuf_free(&t);
         }
-        sb_free(&d);
-        sb_free(&f);
-        sb_free(&pass);
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&pass);
 }
 
 /* ---- private-unreachable ---- */
 
-static void sb_got(struct sbuf *b, unsigned got)
+static void sb_got(struct strbuf *b, unsigned got)
 {
-        struct sbuf t = { 0 };
+        struct strbuf t = { 0 };
 
         if (got & GOT_OPEN)
-                sb_addf(&t, "open");
+                strbuf_addf(&t, "open");
         if (got & GOT_LIST) {
-                sb_sep(&t, ", ");
-                sb_addf(&t, "list");
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "list");
         }
         if (got & GOT_WRITE) {
-                sb_sep(&t, ", ");
-                sb_addf(&t, "write");
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "write");
         }
         if (got & GOT_SEARCH) {
-                sb_sep(&t, ", ");
-                sb_addf(&t, "enter");
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "enter");
         }
-        sb_addf(b, "%s", sb_str(&t));
+        strbuf_addf(b, "%s", strbuf_str(&t));
         if (t.oom)
                 b->oom = true;
-        sb_free(&t);
+        strbuf_free(&t);
 }
 
 static void check_private(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
         struct slots_perm_names nm = names_for(k);
-        struct sbuf d = { 0 }, f = { 0 }, notes = { 0 };
+        struct strbuf d = { 0 }, f = { 0 }, notes = { 0 };
         unsigned refused = 0, absent = 0;
         char fix[FIX_MAX];
 
@@ -2137,43 +2071,43 @@ static void check_private(struct ctx *k, const struct slotinfo *s)
                         refused++;
                         /* Refused only because a folder above keeps the slot out: fragile, say so. */
                         if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
-                                sb_sep(&notes, "; ");
-                                sb_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
+                                strbuf_sep(&notes, "; ");
+                                strbuf_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
                                         s->name);
                         }
                         continue;
                 }
-                sb_sep(&d, "; ");
-                sb_addf(&d, "as %s, %s can be reached (", s->name, p);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s, %s can be reached (", s->name, p);
                 sb_got(&d, res->got);
-                sb_addf(&d, ")");
+                strbuf_addf(&d, ")");
                 if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
-                        sb_addf(&d, ": ");
+                        strbuf_addf(&d, ": ");
                         sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
                         if (slots_perm_fix_deny(&end->m, &s->id, p, &nm, fix, sizeof(fix)) > 0) {
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "%s", fix);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "%s", fix);
                         }
                 } else {
-                        sb_addf(&d, ": the modes and ACLs of %s refuse it, yet the probe got through; the probe wins",
+                        strbuf_addf(&d, ": the modes and ACLs of %s refuse it, yet the probe got through; the probe wins",
                                 p);
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "look at how %s is reached (bind mounts, LSM policy, capabilities)", p);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "look at how %s is reached (bind mounts, LSM policy, capabilities)", p);
                 }
         }
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, &d, &f);
         } else {
-                sb_addf(&d, "%u private path%s refuse open, list, write and search", refused, refused == 1 ? "" : "s");
+                strbuf_addf(&d, "%u private path%s refuse open, list, write and search", refused, refused == 1 ? "" : "s");
                 if (absent)
-                        sb_addf(&d, "; %u do%s not exist", absent, absent == 1 ? "es" : "");
+                        strbuf_addf(&d, "; %u do%s not exist", absent, absent == 1 ? "es" : "");
                 if (notes.len)
-                        sb_addf(&d, "; %s", sb_str(&notes));
+                        strbuf_addf(&d, "; %s", strbuf_str(&notes));
                 add_row(k, SLOTS_CHECK_PASS, "private-unreachable", s->name, &d, NULL);
         }
-        sb_free(&d);
-        sb_free(&f);
-        sb_free(&notes);
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&notes);
 }
 
 /* ---- user-tree ---- */
@@ -2181,7 +2115,7 @@ static void check_private(struct ctx *k, const struct slotinfo *s)
 static void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
-        struct sbuf d = { 0 }, f = { 0 };
+        struct strbuf d = { 0 }, f = { 0 };
         const struct step *end;
         unsigned others = 0;
         size_t item = k->tree_first;
@@ -2204,56 +2138,56 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
                 slots_close(fd);
                 end = walk_end(&s->tree_walk);
                 if (have_st && S_ISLNK(st.st_mode)) {
-                        sb_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
-                        sb_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
+                        strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
+                        strbuf_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
                                 "%s)", s->name, shown, s->name);
                 } else if (!end || !have_st) {
-                        sb_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
+                        strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
                                 strerror(s->tree_walk.err ? s->tree_walk.err : ENOENT));
-                        sb_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
+                        strbuf_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
                                 s->name);
                 } else if (!S_ISDIR(st.st_mode)) {
-                        sb_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
-                        sb_addf(&f, "move it away, then install -d -m 2770 -g %s %s (<user>: slots-admin status %s)",
+                        strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
+                        strbuf_addf(&f, "move it away, then install -d -m 2770 -g %s %s (<user>: slots-admin status %s)",
                                 s->name, shown, s->name);
                 } else {
                         const struct slots_perm_model *m = &end->m;
 
                         if (m->group != s->pw.gid) {
                                 char g[64];
-                                sb_addf(&d, "%s is group %s, not %s", shown,
+                                strbuf_addf(&d, "%s is group %s, not %s", shown,
                                         group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
-                                sb_addf(&f, "chgrp %s %s", s->name, shown);
+                                strbuf_addf(&f, "chgrp %s %s", s->name, shown);
                         }
                         /* The setgid bit from the fstat: the model keeps permission bits only. */
                         if (!(st.st_mode & S_ISGID)) {
-                                sb_sep(&d, "; ");
-                                sb_addf(&d, "%s is not setgid: new files would not get group %s", shown, s->name);
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "chmod g+s %s", shown);
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s is not setgid: new files would not get group %s", shown, s->name);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod g+s %s", shown);
                         }
                         if ((m->group_obj & 7) != 7 || (m->has_mask && (m->mask & 7) != 7)) {
-                                sb_sep(&d, "; ");
-                                sb_addf(&d, "%s does not give its group rwx", shown);
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "chmod g+rwx %s", shown);
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s does not give its group rwx", shown);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod g+rwx %s", shown);
                         }
                         if (m->other) {
                                 char p[4];
-                                sb_sep(&d, "; ");
-                                sb_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
-                                sb_sep(&f, " && ");
-                                sb_addf(&f, "chmod o-rwx %s", shown);
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod o-rwx %s", shown);
                         }
                         if (d.len)
-                                sb_addf(&f, " (<user>: slots-admin status %s)", s->name);
+                                strbuf_addf(&f, " (<user>: slots-admin status %s)", s->name);
                 }
         }
         if (s->probe_r < 0) {
-                sb_sep(&d, "; ");
-                sb_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));
-                sb_sep(&f, " && ");
-                sb_addf(&f, "run the check again; see the detail");
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "run the check again; see the detail");
         }
         for (size_t i = 0; i < k->n_slots && s->probe_r == 0; i++) {
                 const struct slotinfo *o = &k->slots[i];
@@ -2265,30 +2199,30 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
                 if (o == s) {
                         if (res->err) {
                                 const struct step *own = walk_end(&s->tree_walk);
-                                sb_sep(&d, "; ");
-                                sb_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
                                         strerror(res->err));
-                                sb_sep(&f, " && ");
+                                strbuf_sep(&f, " && ");
                                 if (own && slots_perm_fix_grant(&own->m, &s->id, SLOTS_PERM_R | SLOTS_PERM_X,
                                                                 s->tree_shown, &nm, fix, sizeof(fix)) > 0)
-                                        sb_addf(&f, "%s", fix);
+                                        strbuf_addf(&f, "%s", fix);
                                 else
-                                        sb_addf(&f, "give %s x on every folder above %s", s->name, s->tree_shown);
+                                        strbuf_addf(&f, "give %s x on every folder above %s", s->name, s->tree_shown);
                         }
                         continue;
                 }
                 others++;
                 if (!(res->got & GOT_LIST))
                         continue;
-                sb_sep(&d, "; ");
-                sb_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
                 end = walk_end(&o->tree_walk);
                 if (end && slots_perm_fix_deny(&end->m, &s->id, o->tree_shown, &nm, fix, sizeof(fix)) > 0) {
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
                 } else {
-                        sb_sep(&f, " && ");
-                        sb_addf(&f, "look at how %s reaches %s (bind mounts, LSM policy)", s->name, o->tree_shown);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "look at how %s reaches %s (bind mounts, LSM policy)", s->name, o->tree_shown);
                 }
         }
         if (d.len) {
@@ -2298,12 +2232,12 @@ static void check_tree(struct ctx *k, const struct slotinfo *s)
                          "no user is assigned: no tree to keep out of");
         } else {
                 if (s->user)
-                        sb_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
-                sb_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
+                        strbuf_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
+                strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
                 add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
         }
-        sb_free(&d);
-        sb_free(&f);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }
 
 /* ---- sudo-preflight ---- */
@@ -2507,22 +2441,22 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
                 j.argv[a++] = k->cfg->slotctl;
         for (size_t i = 0; i < k->cfg->n_probe && i < PROBE_MAX_ARGS; i++) {
                 const char *t = k->cfg->probe[i];
-                struct sbuf b = { 0 };
+                struct strbuf b = { 0 };
 
                 for (const char *p = t; *p;) {
                         if (strncmp(p, "{launcher}", 10) == 0) {
-                                sb_addf(&b, "%s", launcher);
+                                strbuf_addf(&b, "%s", launcher);
                                 p += 10;
                         } else if (strncmp(p, "{cwd}", 5) == 0) {
-                                sb_addf(&b, "%s", cwd);
+                                strbuf_addf(&b, "%s", cwd);
                                 j.cwd_in_argv = true;
                                 p += 5;
                         } else {
-                                sb_addf(&b, "%c", *p++);
+                                strbuf_addf(&b, "%c", *p++);
                         }
                 }
                 if (b.oom || !b.s) {
-                        sb_free(&b);
+                        strbuf_free(&b);
                         r = -ENOMEM;
                         goto out;
                 }
