@@ -1,0 +1,571 @@
+/* check's host-wide rows: config, table, service-apart, slotctl-config, pending-cleanup, releases. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-int.h"
+#include "error.h"
+#include "fsutil.h"
+
+#define TABLE_MAX ((size_t) 64 << 20)
+#define SLOTCTL_MAX ((size_t) 1 << 20)
+
+/* ---- config ---- */
+
+bool check_config(struct ctx *k)
+{
+        const char *path = k->o->config ? k->o->config : slots_config_default_path();
+        struct strbuf d = { 0 }, f = { 0 };
+        struct slots_error e;
+        struct stat st;
+        char buf[2 * SLOTS_ERR_TEXT + 64];
+        int r;
+
+        slots_error_clear(&e);
+        r = slots_config_load(AT_FDCWD, path, &k->cfg, &e);
+        if (r < 0) {
+                strbuf_addf(&d, "%s", slots_error_format(&e, buf, sizeof(buf)));
+                if (e.fix[0])
+                        strbuf_addf(&f, "%s", e.fix);
+                else if (r == -EBADMSG)
+                        strbuf_addf(&f, "correct %s at the line and column named (see slots.conf(5))", path);
+                else
+                        strbuf_addf(&f, "make %s a readable regular file (see slots.conf(5)), or name another "
+                                "with --config or SLOTS_CONFIG", path);
+                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
+                goto out;
+        }
+        /* The config decides what runs as whom: nobody but root may change it. */
+        if (stat(path, &st) == 0 && (st.st_uid != 0 || (st.st_mode & 022))) {
+                strbuf_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
+                        st.st_mode & 07777, (unsigned) st.st_uid);
+                strbuf_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
+                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
+                goto out;
+        }
+        strbuf_addf(&d, "%s: service %s, %u slots", path, k->cfg->service, k->cfg->slots);
+        add_row(k, SLOTS_CHECK_PASS, "config", NULL, &d, NULL);
+out:
+        strbuf_free(&d);
+        strbuf_free(&f);
+        return k->cfg != NULL;
+}
+
+/* ---- the service account and group ---- */
+
+void resolve_service(struct ctx *k)
+{
+        struct slots_gr gr = { 0 };
+
+        k->svc_found = slots_nss_user(k->cfg->service, &k->svc_pw);
+        if (k->svc_found > 0 && slots_ident_of(k->cfg->service, &k->svc, &k->svc_groups) == 0)
+                k->have_svc = true;
+        if (k->cfg->service_group) {
+                if (slots_nss_group(k->cfg->service_group, &gr) > 0) {
+                        k->group = gr.gid;
+                        k->have_group = true;
+                }
+                k->group_name = strdup(k->cfg->service_group);
+        } else if (k->svc_found > 0) {
+                k->group = k->svc_pw.gid;
+                k->have_group = true;
+                if (slots_nss_gid(k->group, &gr) > 0)
+                        k->group_name = strdup(gr.name);
+                else if (asprintf(&k->group_name, "%u", (unsigned) k->group) < 0)
+                        k->group_name = NULL;
+        } else {
+                k->group_name = strdup(k->cfg->service);
+        }
+        slots_gr_clear(&gr);
+        if (!k->group_name)
+                k->err = -ENOMEM;
+}
+
+/* ---- table ---- */
+
+void check_table(struct ctx *k)
+{
+        const char *path = k->cfg->table, *base;
+        struct strbuf d = { 0 }, f = { 0 };
+        char mode[8];
+        struct probe_plan plan = { 0 };
+        struct probe_res *res = NULL;
+        struct walk w = { 0 };
+        struct slots_error e;
+        struct stat st;
+        char *text = NULL;
+        size_t len;
+        int dirfd, fd = -1, r;
+
+        k->table = NULL;
+        dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
+        if (dirfd < 0) {
+                strbuf_addf(&d, "%s: cannot open its folder: %s", path, strerror(-dirfd));
+                strbuf_addf(&f, "slots-provision creates it");
+                goto fail;
+        }
+        if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                strbuf_addf(&d, "%s: %s", path, strerror(errno));
+                if (errno == ENOENT)
+                        strbuf_addf(&f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
+                else
+                        strbuf_addf(&f, "make %s readable by root", path);
+                goto fail;
+        }
+        if (S_ISLNK(st.st_mode)) {
+                strbuf_addf(&d, "%s is a symlink; the table is never read through one", path);
+                strbuf_addf(&f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
+                        "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
+                goto fail;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                strbuf_addf(&d, "%s is not a regular file", path);
+                strbuf_addf(&f, "move it away; slots-provision creates an empty table");
+                goto fail;
+        }
+        snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
+        if (st.st_uid != 0) {
+                char u[64];
+                strbuf_addf(&d, "owner is %s, not root", user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                strbuf_addf(&f, "chown root:%s %s", k->group_name, path);
+        } else if (!k->have_group || st.st_gid != k->group) {
+                char g[64];
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "group is %s, not the service group %s", group_name_cb(NULL, st.st_gid, g, sizeof(g)),
+                        k->group_name);
+                if (k->have_group)
+                        strbuf_addf(&f, "chgrp %s %s", k->group_name, path);
+                else
+                        strbuf_addf(&f, "create the group %s (slots-provision), then chgrp %s %s", k->group_name,
+                                k->group_name, path);
+        }
+        if ((st.st_mode & 07777) != 0640) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "mode is %s, not 0640", mode);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "chmod 0640 %s", path);
+        }
+
+        fd = slots_open_regular(dirfd, base, &st);
+        r = fd < 0 ? fd : slots_read_all(fd, TABLE_MAX, &text, &len);
+        if (r < 0) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "cannot read it as root: %s", strerror(-r));
+                goto fail;
+        }
+        slots_error_clear(&e);
+        r = memchr(text, '\0', len) ? slots_error_set(&e, -EBADMSG, path, "contains a NUL byte")
+                                    : slots_table_parse(text, len, path, k->cfg->slots, &k->table, &e);
+        if (r < 0) {
+                /* A parser message may quote a token of the file, which may be a user id: show only where. */
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
+                        strstr(e.reason, "not a slot of the pool") ? "a slot outside the pool" :
+                        strstr(e.reason, "invalid user id") ? "an invalid user id" :
+                        strstr(e.reason, "same user") ? "a user in two slots" :
+                        strstr(e.reason, "version") ? "an unsupported version" : "invalid JSON or entry");
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
+                        e.line);
+                k->table = NULL;
+        }
+
+        /* Readable by the service account: as that account, from / down to the file. */
+        if (!k->have_svc) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "the service account %s does not exist", k->cfg->service);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
+                        k->cfg->path);
+        } else if (walk_path(path, &w) < 0) {
+                k->err = -ENOMEM;
+        } else if (!w.err) {
+                struct slots_perm_model after;
+                struct reach rr;
+
+                for (size_t i = 0; i < w.n; i++)
+                        if (plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ) < 0)
+                                k->err = -ENOMEM;
+                res = calloc(w.n, sizeof(*res));
+                if (!res || k->err) {
+                        k->err = -ENOMEM;
+                        goto fail;
+                }
+                r = run_probes(&k->svc, &plan, 0, plan.n, res, probe_timeout(k));
+                /* The file as the owner, group and mode fixes above leave it: root:<group> 0640. */
+                after = w.steps[w.n - 1].m;
+                after.owner = 0;
+                if (k->have_group)
+                        after.group = k->group;
+                after.user_obj = SLOTS_PERM_R | SLOTS_PERM_W;
+                after.other = 0;
+                if (after.extended)
+                        after.mask = SLOTS_PERM_R;      /* chmod sets the mask of a file with an ACL */
+                else
+                        after.group_obj = SLOTS_PERM_R;
+                reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
+                if (!rr.ok) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "the service account %s cannot read it: %s", k->cfg->service, strbuf_str(&rr.note));
+                        if (rr.why.len)
+                                strbuf_addf(&d, "; why: %s", strbuf_str(&rr.why));
+                        if (rr.fix.len || !f.len) {
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
+                        }
+                }
+                reach_free(&rr);
+        }
+        if (d.len)
+                goto fail;
+        {
+                unsigned assigned, pending;
+                slots_table_count(k->table, &assigned, &pending);
+                strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
+                        assigned, pending, k->cfg->service);
+        }
+        add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
+        k->table_ok = true;
+        goto out;
+fail:
+        if (d.len && strncmp(strbuf_str(&d), path, strlen(path)) != 0) {
+                struct strbuf t = { 0 };
+                strbuf_addf(&t, "%s: %s", path, strbuf_str(&d));
+                strbuf_free(&d);
+                d = t;
+        }
+        add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
+out:
+        walk_free(&w);
+        free(res);
+        free(plan.paths);
+        free(plan.ops);
+        free(text);
+        slots_close(fd);
+        slots_close(dirfd);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/* ---- pending-cleanup ---- */
+
+void check_pending(struct ctx *k)
+{
+        unsigned n_pending = 0;
+
+        if (!k->table) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "pending-cleanup", NULL, NULL, "the table could not be read");
+                return;
+        }
+        for (unsigned n = 1; n <= k->cfg->slots; n++) {
+                const char *released;
+                char name[SLOTS_NAME_MAX], fix[96];
+
+                if (slots_table_get(k->table, n, NULL, NULL, &released) != SLOTS_SLOT_PENDING)
+                        continue;
+                n_pending++;
+                slots_slot_name(n, name);
+                snprintf(fix, sizeof(fix), "slots-admin release --slot %s", name);
+                add_rowf(k, SLOTS_CHECK_FAIL, "pending-cleanup", name, fix,
+                         "the release of %s did not finish (\"cleanup\": \"pending\" since %s); the slot is "
+                         "out of the pool", name, released ? released : "an unknown time");
+        }
+        if (n_pending == 0)
+                add_rowf(k, SLOTS_CHECK_PASS, "pending-cleanup", NULL, NULL,
+                         "no slot is left \"cleanup\": \"pending\"");
+}
+
+/* ---- the releases in use and the slotctl config ---- */
+
+static char *path_join(const char *dir, const char *name)
+{
+        char *p;
+
+        if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
+                return NULL;
+        return p;
+}
+
+/*
+ * The release in use: the one <app_root>/current points at when it is a
+ * symlink to a folder of <app_root>/releases; else every folder there (any of
+ * them may be the one a deploy switches to next).
+ */
+void find_releases(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        char target[4096], *rel = NULL, *cur = NULL;
+        struct dirent **list = NULL;
+        ssize_t n;
+        int count = 0;
+
+        if (asprintf(&rel, "%s/releases", c->app_root) < 0 || asprintf(&cur, "%s/current", c->app_root) < 0) {
+                k->err = -ENOMEM;
+                goto out;
+        }
+        n = readlink(cur, target, sizeof(target) - 1);
+        if (n > 0) {
+                const char *name;
+                size_t rl = strlen(rel);
+
+                target[n] = '\0';
+                while (n > 1 && target[n - 1] == '/')
+                        target[--n] = '\0';
+                if (target[0] == '/' && strncmp(target, rel, rl) == 0 && target[rl] == '/')
+                        name = target + rl + 1;
+                else if (strncmp(target, "releases/", 9) == 0)
+                        name = target + 9;
+                else
+                        name = NULL;
+                if (name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..")) {
+                        k->launchers = calloc(1, sizeof(*k->launchers));
+                        if (!k->launchers || !(k->launchers[0].release = strdup(name)) ||
+                            asprintf(&k->launchers[0].path, "%s/%s/bin/%s", rel, name, c->launcher) < 0 ||
+                            asprintf(&k->release_note, "release %s, which %s points at", name, cur) < 0) {
+                                k->err = -ENOMEM;
+                                goto out;
+                        }
+                        k->n_launchers = 1;
+                        goto out;
+                }
+                if (asprintf(&k->release_note, "every release: %s points outside %s", cur, rel) < 0)
+                        k->release_note = NULL;
+        }
+        count = scandir(rel, &list, NULL, alphasort);
+        if (count < 0) {
+                k->releases_missing = true;
+                goto out;
+        }
+        k->launchers = calloc((size_t) count + 1, sizeof(*k->launchers));
+        if (!k->launchers) {
+                k->err = -ENOMEM;
+                goto out;
+        }
+        for (int i = 0; i < count; i++) {
+                struct launcher *l = &k->launchers[k->n_launchers];
+                struct stat st;
+
+                if (list[i]->d_name[0] == '.')
+                        continue;
+                {
+                        char *dir = path_join(rel, list[i]->d_name);
+                        bool is_dir = dir && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+                        free(dir);
+                        if (!is_dir)
+                                continue;
+                }
+                if (!(l->release = strdup(list[i]->d_name)) ||
+                    asprintf(&l->path, "%s/%s/bin/%s", rel, list[i]->d_name, c->launcher) < 0) {
+                        k->err = -ENOMEM;
+                        break;
+                }
+                k->n_launchers++;
+        }
+        if (!k->release_note &&
+            asprintf(&k->release_note, "every release: %s is not a symlink into %s", cur, rel) < 0)
+                k->release_note = NULL;
+out:
+        for (int i = 0; list && i < count; i++)
+                free(list[i]);
+        free(list);
+        free(rel);
+        free(cur);
+}
+
+/* true when path is base or below it */
+static bool path_under(const char *path, const char *base)
+{
+        size_t n = strlen(base);
+
+        while (n > 1 && base[n - 1] == '/')
+                n--;
+        if (n == 1 && base[0] == '/')
+                return true;
+        return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A slotctl list entry covers docs_root: the same folder or one above it, or a glob that matches it. */
+static bool cwd_covers(const char *entry, const char *docs)
+{
+        return path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
+}
+
+/*
+ * An entry names the launcher: literally or as a glob, by the configured path or
+ * with its symlinks resolved (app_root behind a link), or as another path to the
+ * same file (<app_root>/current/bin/<launcher>).
+ */
+static bool exec_names(const char *entry, const char *launcher)
+{
+        char *real, *other;
+        bool same;
+
+        if (strcmp(entry, launcher) == 0 || fnmatch(entry, launcher, FNM_PATHNAME) == 0)
+                return true;
+        real = realpath(launcher, NULL);
+        if (!real)
+                return false;
+        same = strcmp(entry, real) == 0 || fnmatch(entry, real, FNM_PATHNAME) == 0;
+        if (!same && entry[0] == '/' && !strpbrk(entry, "*?[")) {
+                other = realpath(entry, NULL);
+                same = other && strcmp(other, real) == 0;
+                free(other);
+        }
+        free(real);
+        return same;
+}
+
+/* A string or an array of strings: calls fn for each until it returns true. */
+static bool json_any(json_t *v, bool (*fn)(const char *entry, const char *arg), const char *arg)
+{
+        size_t i;
+        json_t *item;
+
+        if (json_is_string(v))
+                return fn(json_string_value(v), arg);
+        json_array_foreach(v, i, item)
+                if (json_is_string(item) && fn(json_string_value(item), arg))
+                        return true;
+        return false;
+}
+
+void check_slotctl(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        const char *path = c->slotctl_config, *base;
+        struct strbuf d = { 0 }, f = { 0 };
+        struct stat st;
+        json_error_t jerr;
+        json_t *root = NULL, *v;
+        char *text = NULL, pattern[4096];
+        size_t len;
+        int dirfd, fd = -1;
+
+        if (!c->docs_root && !(c->app_root && c->launcher)) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "slotctl-config", NULL, NULL,
+                         "%s sets neither docs_root nor app_root and launcher", c->path);
+                return;
+        }
+        dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
+        fd = dirfd < 0 ? dirfd : slots_open_regular(dirfd, base, &st);
+        if (fd < 0) {
+                strbuf_addf(&d, "%s: %s", path,
+                        fd == -ELOOP ? "is a symlink" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+                strbuf_addf(&f, "slots-provision writes it (root:root 0644)");
+                goto fail;
+        }
+        if (st.st_uid != 0 || (st.st_mode & 022) || !(st.st_mode & S_IROTH)) {
+                strbuf_addf(&d, "%s is %04o owned by uid %u, not root:root 0644", path, st.st_mode & 07777,
+                        (unsigned) st.st_uid);
+                strbuf_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
+        }
+        if (slots_read_all(fd, SLOTCTL_MAX, &text, &len) < 0 ||
+            !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%s does not parse: %s", path, root ? "not a JSON object" : jerr.text);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "slots-provision rewrites it");
+                goto fail;
+        }
+        if (c->docs_root) {
+                v = json_object_get(root, "docs_root");
+                if (!json_is_string(v) || strcmp(json_string_value(v), c->docs_root) != 0) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "its docs_root is %s%s%s, not %s as in %s", json_is_string(v) ? "\"" : "",
+                                json_is_string(v) ? json_string_value(v) : "missing", json_is_string(v) ? "\"" : "",
+                                c->docs_root, c->path);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or set \"docs_root\": \"%s\" there", path,
+                                c->docs_root);
+                }
+                v = json_object_get(root, "allowed_cwd");
+                if (!json_any(v, cwd_covers, c->docs_root)) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_cwd does not cover the docs root %s", c->docs_root);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there", path,
+                                c->docs_root);
+                }
+        }
+        if (c->app_root && c->launcher) {
+                v = json_object_get(root, "allowed_exec");
+                snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
+                for (size_t i = 0; i < k->n_launchers; i++)
+                        if (!json_any(v, exec_names, k->launchers[i].path)) {
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "allowed_exec does not name the launcher %s", k->launchers[i].path);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" "
+                                        "there", path, pattern);
+                                break;
+                        }
+                if (k->n_launchers == 0 && !json_any(v, exec_names, pattern)) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_exec does not name %s", pattern);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" there",
+                                path, pattern);
+                }
+        }
+        if (d.len)
+                goto fail;
+        strbuf_addf(&d, "%s: docs_root and allowed_cwd match %s", path, c->path);
+        if (c->app_root && c->launcher)
+                strbuf_addf(&d, "; allowed_exec names the launcher in use (%s)",
+                        k->release_note ? k->release_note : "");
+        add_row(k, SLOTS_CHECK_PASS, "slotctl-config", NULL, &d, NULL);
+        goto out;
+fail:
+        add_row(k, SLOTS_CHECK_FAIL, "slotctl-config", NULL, &d, &f);
+out:
+        json_decref(root);
+        free(text);
+        slots_close(fd != dirfd ? fd : -1);
+        slots_close(dirfd);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/* ---- service-apart: the service account is never a slot ---- */
+
+/* The service's groups (from NSS) must hold no slot's group of the pool and not <prefix>shared. */
+void check_service_apart(struct ctx *k)
+{
+        char shared[64];
+
+        if (!k->have_svc) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "service-apart", NULL, NULL, "no service account %s", k->cfg->service);
+                return;
+        }
+        snprintf(shared, sizeof(shared), "%sshared", k->cfg->prefix);
+        for (int i = 0; i < k->svc.n_groups; i++) {
+                struct slots_gr gr;
+                unsigned n;
+                bool bad;
+
+                if (slots_nss_gid(k->svc.groups[i], &gr) <= 0)
+                        continue;
+                n = slots_slot_parse(gr.name);
+                bad = (n >= 1 && n <= k->cfg->slots) || strcmp(gr.name, shared) == 0;
+                if (bad) {
+                        char fix[200];
+
+                        snprintf(fix, sizeof(fix), "gpasswd -d %s %s", k->cfg->service, gr.name);
+                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, fix,
+                                 "the service account %s is in group %s: the service is never a slot",
+                                 k->cfg->service, gr.name);
+                }
+                slots_gr_clear(&gr);
+                if (bad)
+                        return;
+        }
+        add_rowf(k, SLOTS_CHECK_PASS, "service-apart", NULL, NULL, "%s is in no slot's group and not in %s",
+                 k->cfg->service, shared);
+}

@@ -1,0 +1,125 @@
+/* What the files of the self-check share: the context of one run, its rows, and the checks they call. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "ids.h"
+#include "nss.h"
+#include "perm.h"
+#include "probe.h"
+#include "selfcheck.h"
+#include "strbuf.h"
+#include "table.h"
+
+#define SUDO_DEFAULT "/usr/bin/sudo"
+#define FIX_MAX 4096
+
+struct slotinfo {
+        unsigned n;
+        char name[SLOTS_NAME_MAX];
+        const char *user;       /* the assigned user: used to build paths, never printed */
+        int found;              /* slots_nss_user: 1, 0 (no such account) or -errno */
+        struct slots_pw pw;
+        struct slots_ident id;
+        gid_t *groups;
+        bool have_id;
+        char *tree;             /* docs_root/<user_tree of user> */
+        char *tree_shown;       /* the same as printed: <docs>/.../<user> */
+        struct walk tree_walk;
+        int probe_r;            /* slots_run_as result of this slot's probe */
+        struct probe_res *res;  /* one per plan item */
+};
+
+struct launcher {
+        char *path;
+        char *release;
+        struct walk walk;
+        size_t first;           /* its first plan item */
+};
+
+struct ctx {
+        const struct slots_check_opts *o;
+        struct slots_check_report *rep;
+        int err;                /* -ENOMEM once an allocation failed */
+        struct slots_config *cfg;
+        int rootfd;
+
+        int svc_found;
+        struct slots_pw svc_pw;
+        struct slots_ident svc;
+        gid_t *svc_groups;
+        bool have_svc;
+        gid_t group;
+        char *group_name;
+        bool have_group;
+
+        struct slots_table *table;
+        bool table_ok;
+        unsigned test;
+
+        struct slotinfo *slots;
+        size_t n_slots;
+        struct launcher *launchers;
+        size_t n_launchers;
+        bool releases_missing;  /* app_root/releases could not be read */
+        char *release_note;     /* how the release in use was chosen */
+        struct walk *private_walks;
+        struct probe_plan plan;
+        size_t private_first, tree_first;
+};
+
+
+void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
+             const struct strbuf *detail, const struct strbuf *fix);
+void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
+              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* How fix lines name accounts; a file the slot must not own goes to the service. */
+struct slots_perm_names names_for(const struct ctx *k);
+
+/* Runs fn as the service account (see run_as_id). */
+int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms);
+int probe_timeout(const struct ctx *k);
+
+/* Reachability: the walk explains, the probe decides. */
+/*
+ * For a path the account must reach: the first probe refusal, the steps the
+ * model denies (with why and the fix), and the verdict.  res holds one result
+ * per walk step (a search per folder, then the end).
+ */
+struct reach {
+        bool ok;                /* the probe's verdict */
+        struct strbuf why, fix, note;
+};
+
+
+void reach_explain(struct ctx *k, const struct walk *w, const struct probe_res *res, int probe_r,
+                   const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
+                   const struct slots_perm_model *end_after, struct reach *out);
+void reach_free(struct reach *r);
+
+/* Host-wide rows (check-host.c), in the order the run calls them. */
+bool check_config(struct ctx *k);
+void resolve_service(struct ctx *k);
+void check_table(struct ctx *k);
+void check_service_apart(struct ctx *k);
+void find_releases(struct ctx *k);
+void check_slotctl(struct ctx *k);
+void check_pending(struct ctx *k);
+
+/* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
+void check_account(struct ctx *k, const struct slotinfo *s);
+void check_folders(struct ctx *k, const struct slotinfo *s);
+void check_password(struct ctx *k, const struct slotinfo *s);
+void check_runner(struct ctx *k, const struct slotinfo *s);
+void check_private(struct ctx *k, const struct slotinfo *s);
+void check_tree(struct ctx *k, const struct slotinfo *s);
+void check_sudo(struct ctx *k, const struct slotinfo *s);
+void check_sudo_env(struct ctx *k, const struct slotinfo *s);
+void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
+void check_chain(struct ctx *k, const struct slotinfo *s);
+
+/* The accounts of the pool's other slots: FAIL rows for the broken, one PASS row for the rest. */
+void check_other_accounts(struct ctx *k);

@@ -1,0 +1,629 @@
+/*
+ * check's per-slot rows about the account and what it reaches: account, slot-folders,
+ * password-locked, runner-reachable, private-unreachable, user-tree.
+ */
+#include <crypt.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <shadow.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check-int.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fsutil.h"
+#include "logindefs.h"
+
+/* ---- account and password-locked ---- */
+
+static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
+{
+        struct slots_error e;
+
+        *ok = true;
+        if (k->cfg->uid_range_set) {
+                *min = k->cfg->uid_min;
+                *max = k->cfg->uid_max;
+                return;
+        }
+        if (slots_logindefs_uid_range(k->rootfd, min, max, &e) < 0)
+                *ok = false;
+}
+
+void check_account(struct ctx *k, const struct slotinfo *s)
+{
+        const struct slots_config *c = k->cfg;
+        struct strbuf d = { 0 }, f = { 0 };
+        struct slots_gr gr = { 0 }, shared = { 0 };
+        char *home = NULL, *shared_name = NULL;
+        uid_t min = 0, max = 0;
+        struct stat st;
+        bool range_ok;
+        int fd = -1, r;
+
+        if (s->found == 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
+                         "no account %s (looked up through NSS)", s->name);
+                return;
+        }
+        if (s->found < 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name,
+                         "repair the name service (nsswitch.conf, sssd, LDAP) so that getent passwd works",
+                         "the lookup of %s failed: %s", s->name, strerror(-s->found));
+                return;
+        }
+        r = slots_nss_gid(s->pw.gid, &gr);
+        if (r <= 0 || strcmp(gr.name, s->name) != 0) {
+                strbuf_addf(&d, "primary group is %s, not %s", r > 0 ? gr.name : "a gid without a group", s->name);
+                strbuf_addf(&f, "usermod -g %s %s", s->name, s->name);
+        }
+        if (asprintf(&shared_name, "%sshared", c->prefix) < 0) {
+                k->err = -ENOMEM;
+                goto out;
+        }
+        r = slots_nss_group(shared_name, &shared);
+        if (r <= 0) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "the group %s does not exist", shared_name);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "slots-provision creates it");
+        } else if (!s->have_id || !in_group(&s->id, shared.gid)) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "not a member of %s", shared_name);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
+        }
+        uid_range(k, &min, &max, &range_ok);
+        if (c->uid_base) {
+                /* uid_base fixes the id: the same slot has the same uid on every host. */
+                range_ok = true;
+                if (s->pw.uid != c->uid_base + s->n) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
+                                (unsigned) (c->uid_base + s->n), s->n);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "run slots-provision, which prints the fix");
+                }
+        } else if (range_ok && (s->pw.uid < min || s->pw.uid > max)) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "widen uid_min/uid_max in %s, or recreate %s inside the range", c->path, s->name);
+        }
+        if (asprintf(&home, "%s/home/%s", c->slots_root, s->name) < 0) {
+                k->err = -ENOMEM;
+                goto out;
+        }
+        if (strcmp(s->pw.dir, home) != 0) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home is %s, not %s", s->pw.dir, home);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "usermod -d %s %s", home, s->name);
+        }
+        fd = open(s->pw.dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home %s: %s", s->pw.dir, strerror(errno));
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, s->pw.dir);
+        } else if (!S_ISDIR(st.st_mode)) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "home %s is %s, not a folder", s->pw.dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "move %s away; slots-provision creates the folder", s->pw.dir);
+        } else {
+                if (st.st_uid != s->pw.uid) {
+                        char u[64];
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "home %s is owned by %s", s->pw.dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, s->pw.dir);
+                }
+                if ((st.st_mode & 07777) != 0700) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "home %s is %04o, not 0700", s->pw.dir, st.st_mode & 07777);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "chmod 0700 %s", s->pw.dir);
+                }
+        }
+        if (d.len) {
+                add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
+        } else {
+                strbuf_addf(&d, "uid %u, group %s, in %s, home %s 0700", (unsigned) s->pw.uid, s->name, shared_name,
+                        s->pw.dir);
+                if (!range_ok)
+                        strbuf_addf(&d, " (uid range unknown: login.defs unreadable)");
+                add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
+        }
+out:
+        slots_close(fd);
+        slots_gr_clear(&gr);
+        slots_gr_clear(&shared);
+        free(shared_name);
+        free(home);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/*
+ * The slot's home, state and run folders: exactly slotNN:slotNN 0700, and for a
+ * free slot also empty, without ACL or xattr (what release leaves, assign checks).
+ */
+void check_folders(struct ctx *k, const struct slotinfo *s)
+{
+        struct slots_gr gr = { 0 };
+        struct slots_error e;
+        gid_t gid;
+        int r;
+
+        if (s->found <= 0)
+                return;         /* the account row says why */
+        if (geteuid() != 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "slot-folders", s->name, NULL,
+                         "needs root: home, state and run are the slot's own, 0700");
+                return;
+        }
+        r = slots_nss_group(s->name, &gr);
+        gid = r > 0 ? gr.gid : s->pw.gid;
+        slots_gr_clear(&gr);
+        slots_error_clear(&e);
+        r = slots_check_folders(k->rootfd, k->cfg, s->name, s->pw.uid, gid, s->user != NULL, &e);
+        if (r < 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "slot-folders", s->name, e.fix[0] ? e.fix : NULL, "%s: %s", e.object,
+                         e.reason);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "slot-folders", s->name, NULL, "home, state and run %s:%s 0700%s",
+                         s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
+}
+
+/* The hash field of name: the shadow entry, else the passwd field.  *out is malloc'ed. */
+static int password_field(const char *name, char **out, bool *from_shadow)
+{
+        size_t size = 1024;
+
+        for (;;) {
+                struct spwd sp, *sres = NULL;
+                struct passwd pw, *pres = NULL;
+                char *buf = malloc(size);
+                int r;
+
+                if (!buf)
+                        return -ENOMEM;
+                r = getspnam_r(name, &sp, buf, size, &sres);
+                if (r == ERANGE && size < (1u << 20)) {
+                        free(buf);
+                        size *= 2;
+                        continue;
+                }
+                if (sres) {
+                        *out = strdup(sres->sp_pwdp ? sres->sp_pwdp : "");
+                        *from_shadow = true;
+                        explicit_bzero(buf, size);
+                        free(buf);
+                        return *out ? 0 : -ENOMEM;
+                }
+                if (r != 0 && r != ENOENT) {
+                        free(buf);
+                        return -r;
+                }
+                r = getpwnam_r(name, &pw, buf, size, &pres);
+                if (r == ERANGE && size < (1u << 20)) {
+                        free(buf);
+                        size *= 2;
+                        continue;
+                }
+                if (!pres) {
+                        free(buf);
+                        return r ? -r : -ENOENT;
+                }
+                *out = strdup(pres->pw_passwd ? pres->pw_passwd : "");
+                *from_shadow = false;
+                explicit_bzero(buf, size);
+                free(buf);
+                return *out ? 0 : -ENOMEM;
+        }
+}
+
+
+/*
+ * crypt_checksalt() from libcrypt, loaded on first use: this check is its only
+ * user, so assign, release and status do not load the library at every start.
+ * Returns its verdict, or -1 when the library or the function is missing.
+ */
+static int checksalt(const char *hash)
+{
+        static int (*fn)(const char *);
+        static bool tried;
+
+        if (!tried) {
+                void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
+
+                tried = true;
+                if (h)
+                        *(void **) &fn = dlsym(h, "crypt_checksalt");
+        }
+        return fn ? fn(hash) : -1;
+}
+void check_password(struct ctx *k, const struct slotinfo *s)
+{
+        char fix[96], method[16] = "";
+        char *hash = NULL;
+        bool from_shadow = false;
+        int r;
+
+        if (s->found <= 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        r = password_field(s->name, &hash, &from_shadow);
+        snprintf(fix, sizeof(fix), "usermod -L %s", s->name);
+        if (r < 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                         "run the check as root; repair /etc/shadow or the name service",
+                         "cannot read the shadow entry of %s: %s", s->name, strerror(-r));
+                return;
+        }
+        if (hash[0] == '\0') {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, fix,
+                         "%s has an empty password field: it needs no password at all", s->name);
+        } else if (hash[0] == '!' || hash[0] == '*') {
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
+                         from_shadow ? "shadow" : "passwd", hash[0]);
+        } else {
+                int cs = checksalt(hash);
+
+                if (cs < 0) {
+                        add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                                 "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
+                                 "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
+                                 from_shadow ? "shadow" : "passwd", s->name);
+                } else if (cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED) {
+                        add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
+                                 "no usable hash in the %s entry", from_shadow ? "shadow" : "passwd");
+                } else {
+                        /* Name the method, never print the hash. */
+                        if (hash[0] == '$') {
+                                size_t n = strcspn(hash + 1, "$");
+                                snprintf(method, sizeof(method), "$%.*s$", n < 8 ? (int) n : 8, hash + 1);
+                        } else {
+                                snprintf(method, sizeof(method), "DES");
+                        }
+                        add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, fix,
+                                 "%s has a usable password hash (%s) in its %s entry: it could log in with a password",
+                                 s->name, method, from_shadow ? "shadow" : "passwd");
+                }
+        }
+        explicit_bzero(hash, strlen(hash));
+        free(hash);
+}
+
+/* ---- runner-reachable ---- */
+
+void check_runner(struct ctx *k, const struct slotinfo *s)
+{
+        const struct slots_config *c = k->cfg;
+        struct strbuf d = { 0 }, f = { 0 }, pass = { 0 };
+        bool failed = false;
+
+        if (!s->have_id) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        for (size_t i = 0; i < k->n_launchers; i++) {
+                const struct launcher *l = &k->launchers[i];
+                struct reach rr;
+
+                if (l->walk.err) {
+                        failed = true;
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "the launcher %s cannot be reached even as root: %s: %s", l->path,
+                                l->walk.err_path, strerror(l->walk.err));
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "deploy the release %s with its launcher bin/%s", l->release, c->launcher);
+                        continue;
+                }
+                reach_explain(k, &l->walk, &s->res[l->first], s->probe_r, &s->id, s->name,
+                              SLOTS_PERM_R | SLOTS_PERM_X, NULL, NULL, &rr);
+                if (!rr.ok) {
+                        failed = true;
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "%s cannot run %s: %s", s->name, l->path, strbuf_str(&rr.note));
+                        if (rr.why.len)
+                                strbuf_addf(&d, "; why: %s", strbuf_str(&rr.why));
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
+                } else {
+                        strbuf_sep(&pass, "; ");
+                        strbuf_addf(&pass, "%s (%zu folders searched, launcher executable and readable)", l->path,
+                                l->walk.n - 1);
+                        if (rr.note.len)
+                                strbuf_addf(&pass, "; %s", strbuf_str(&rr.note));
+                }
+                reach_free(&rr);
+        }
+        if (failed) {
+                add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
+        } else {
+                struct strbuf t = { 0 };
+                strbuf_addf(&t, "reaches %s", strbuf_str(&pass));
+                add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
+                strbuf_free(&t);
+        }
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&pass);
+}
+
+/* ---- private-unreachable ---- */
+
+static void sb_got(struct strbuf *b, unsigned got)
+{
+        struct strbuf t = { 0 };
+
+        if (got & GOT_OPEN)
+                strbuf_addf(&t, "open");
+        if (got & GOT_LIST) {
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "list");
+        }
+        if (got & GOT_WRITE) {
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "write");
+        }
+        if (got & GOT_SEARCH) {
+                strbuf_sep(&t, ", ");
+                strbuf_addf(&t, "enter");
+        }
+        strbuf_addf(b, "%s", strbuf_str(&t));
+        if (t.oom)
+                b->oom = true;
+        strbuf_free(&t);
+}
+
+void check_private(struct ctx *k, const struct slotinfo *s)
+{
+        const struct slots_config *c = k->cfg;
+        struct slots_perm_names nm = names_for(k);
+        struct strbuf d = { 0 }, f = { 0 }, notes = { 0 };
+        unsigned refused = 0, absent = 0;
+        char fix[FIX_MAX];
+
+        if (c->n_private_paths == 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "%s lists no private_paths",
+                         c->path);
+                return;
+        }
+        if (!s->have_id) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        if (s->probe_r < 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, "run the check again; see the detail",
+                         "as %s: %s", s->name, probe_failure(s->probe_r));
+                return;
+        }
+        for (size_t i = 0; i < c->n_private_paths; i++) {
+                const char *p = c->private_paths[i];
+                const struct probe_res *res = &s->res[k->private_first + i];
+                const struct step *end = walk_end(&k->private_walks[i]);
+                struct slots_perm_verdict v;
+
+                if (k->private_walks[i].err == ENOENT) {
+                        absent++;
+                        continue;
+                }
+                if (!(res->got & GOT_DONE) || !(res->got & ~GOT_DONE)) {
+                        refused++;
+                        /* Refused only because a folder above keeps the slot out: fragile, say so. */
+                        if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                                strbuf_sep(&notes, "; ");
+                                strbuf_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
+                                        s->name);
+                        }
+                        continue;
+                }
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s, %s can be reached (", s->name, p);
+                sb_got(&d, res->got);
+                strbuf_addf(&d, ")");
+                if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                        strbuf_addf(&d, ": ");
+                        sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
+                        if (slots_perm_fix_deny(&end->m, &s->id, p, &nm, fix, sizeof(fix)) > 0) {
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "%s", fix);
+                        }
+                } else {
+                        strbuf_addf(&d, ": the modes and ACLs of %s refuse it, yet the probe got through; the probe wins",
+                                p);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "look at how %s is reached (bind mounts, LSM policy, capabilities)", p);
+                }
+        }
+        if (d.len) {
+                add_row(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, &d, &f);
+        } else {
+                strbuf_addf(&d, "%u private path%s refuse open, list, write and search", refused, refused == 1 ? "" : "s");
+                if (absent)
+                        strbuf_addf(&d, "; %u do%s not exist", absent, absent == 1 ? "es" : "");
+                if (notes.len)
+                        strbuf_addf(&d, "; %s", strbuf_str(&notes));
+                add_row(k, SLOTS_CHECK_PASS, "private-unreachable", s->name, &d, NULL);
+        }
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&notes);
+}
+
+/* ---- user-tree ---- */
+
+void check_tree(struct ctx *k, const struct slotinfo *s)
+{
+        struct slots_perm_names nm = names_for(k);
+        struct strbuf d = { 0 }, f = { 0 };
+        const struct step *end;
+        unsigned others = 0;
+        size_t item = k->tree_first;
+        char fix[FIX_MAX];
+
+        if (!k->cfg->docs_root) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "%s sets no docs_root", k->cfg->path);
+                return;
+        }
+        if (!s->have_id) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        if (s->user) {
+                const char *shown = s->tree_shown;
+                struct stat st;
+                int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                bool have_st = fd >= 0 && fstat(fd, &st) == 0;
+
+                slots_close(fd);
+                end = walk_end(&s->tree_walk);
+                if (have_st && S_ISLNK(st.st_mode)) {
+                        strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
+                        strbuf_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
+                                "%s)", s->name, shown, s->name);
+                } else if (!end || !have_st) {
+                        strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
+                                strerror(s->tree_walk.err ? s->tree_walk.err : ENOENT));
+                        strbuf_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
+                                s->name);
+                } else if (!S_ISDIR(st.st_mode)) {
+                        strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
+                        strbuf_addf(&f, "move it away, then install -d -m 2770 -g %s %s (<user>: slots-admin status %s)",
+                                s->name, shown, s->name);
+                } else {
+                        const struct slots_perm_model *m = &end->m;
+
+                        if (m->group != s->pw.gid) {
+                                char g[64];
+                                strbuf_addf(&d, "%s is group %s, not %s", shown,
+                                        group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
+                                strbuf_addf(&f, "chgrp %s %s", s->name, shown);
+                        }
+                        /* The setgid bit from the fstat: the model keeps permission bits only. */
+                        if (!(st.st_mode & S_ISGID)) {
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s is not setgid: new files would not get group %s", shown, s->name);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod g+s %s", shown);
+                        }
+                        if ((m->group_obj & 7) != 7 || (m->has_mask && (m->mask & 7) != 7)) {
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s does not give its group rwx", shown);
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod g+rwx %s", shown);
+                        }
+                        if (m->other) {
+                                char p[4];
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
+                                strbuf_sep(&f, " && ");
+                                strbuf_addf(&f, "chmod o-rwx %s", shown);
+                        }
+                        if (d.len)
+                                strbuf_addf(&f, " (<user>: slots-admin status %s)", s->name);
+                }
+        }
+        if (s->probe_r < 0) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "run the check again; see the detail");
+        }
+        for (size_t i = 0; i < k->n_slots && s->probe_r == 0; i++) {
+                const struct slotinfo *o = &k->slots[i];
+                const struct probe_res *res;
+
+                if (!o->tree)
+                        continue;
+                res = &s->res[item++];
+                if (o == s) {
+                        if (res->err) {
+                                const struct step *own = walk_end(&s->tree_walk);
+                                strbuf_sep(&d, "; ");
+                                strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
+                                        strerror(res->err));
+                                strbuf_sep(&f, " && ");
+                                if (own && slots_perm_fix_grant(&own->m, &s->id, SLOTS_PERM_R | SLOTS_PERM_X,
+                                                                s->tree_shown, &nm, fix, sizeof(fix)) > 0)
+                                        strbuf_addf(&f, "%s", fix);
+                                else
+                                        strbuf_addf(&f, "give %s x on every folder above %s", s->name, s->tree_shown);
+                        }
+                        continue;
+                }
+                others++;
+                if (!(res->got & GOT_LIST))
+                        continue;
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
+                end = walk_end(&o->tree_walk);
+                if (end && slots_perm_fix_deny(&end->m, &s->id, o->tree_shown, &nm, fix, sizeof(fix)) > 0) {
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
+                } else {
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "look at how %s reaches %s (bind mounts, LSM policy)", s->name, o->tree_shown);
+                }
+        }
+        if (d.len) {
+                add_row(k, SLOTS_CHECK_FAIL, "user-tree", s->name, &d, &f);
+        } else if (!s->user && others == 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL,
+                         "no user is assigned: no tree to keep out of");
+        } else {
+                if (s->user)
+                        strbuf_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
+                strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
+                add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
+        }
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+
+/*
+ * The accounts of the other slots of the pool (free or pending, not the test slot): a
+ * missing or changed one is a FAIL row, as for the slots checked above (the next assign
+ * would hand it out); the ones as planned make one PASS row, not one each.
+ */
+void check_other_accounts(struct ctx *k)
+{
+        unsigned fine = 0;
+
+        for (unsigned n = 1; n <= k->cfg->slots && !k->err; n++) {
+                struct slotinfo s = { .n = n };
+                size_t i, rows = k->rep->n;
+
+                for (i = 0; i < k->n_slots && k->slots[i].n != n; i++)
+                        ;
+                if (i < k->n_slots)
+                        continue;
+                slots_slot_name(n, s.name);
+                s.found = slots_nss_user(s.name, &s.pw);
+                s.have_id = s.found > 0 && slots_ident_of(s.name, &s.id, &s.groups) == 0;
+                check_account(k, &s);
+                if (k->rep->n == rows + 1 && k->rep->rows[rows].status == SLOTS_CHECK_PASS) {
+                        free(k->rep->rows[rows].detail);
+                        k->rep->n--;
+                        k->rep->passed--;
+                        fine++;
+                }
+                slots_pw_clear(&s.pw);
+                free(s.groups);
+        }
+        if (fine)
+                add_rowf(k, SLOTS_CHECK_PASS, "account", NULL, NULL,
+                         "%u other slot%s of the pool (free or pending): accounts as planned", fine,
+                         fine == 1 ? "" : "s");
+}

@@ -1,0 +1,534 @@
+/*
+ * The kernel's permission model as data: mode bits and POSIX ACL evaluated like
+ * generic_permission(), the fix lines derived from it, and the model of each step of a path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+#include <acl/libacl.h>
+#include <sys/acl.h>
+
+#include "error.h"
+#include "fsutil.h"
+#include "nss.h"
+#include "perm.h"
+#include "strbuf.h"
+
+static unsigned permset_bits(acl_permset_t ps)
+{
+        unsigned p = 0;
+
+        if (acl_get_perm(ps, ACL_READ) == 1)
+                p |= SLOTS_PERM_R;
+        if (acl_get_perm(ps, ACL_WRITE) == 1)
+                p |= SLOTS_PERM_W;
+        if (acl_get_perm(ps, ACL_EXECUTE) == 1)
+                p |= SLOTS_PERM_X;
+        return p;
+}
+
+void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, acl_t acl)
+{
+        acl_entry_t e;
+        int r;
+
+        memset(m, 0, sizeof(*m));
+        m->owner = st->st_uid;
+        m->group = st->st_gid;
+        m->dir = S_ISDIR(st->st_mode);
+        m->user_obj = (st->st_mode >> 6) & 7;
+        m->group_obj = (st->st_mode >> 3) & 7;
+        m->other = st->st_mode & 7;
+        if (!acl)
+                return;
+        for (r = acl_get_entry(acl, ACL_FIRST_ENTRY, &e); r == 1; r = acl_get_entry(acl, ACL_NEXT_ENTRY, &e)) {
+                struct slots_perm_entry *list;
+                acl_permset_t ps;
+                acl_tag_t tag;
+                size_t *n;
+                unsigned p;
+                void *q;
+
+                if (acl_get_tag_type(e, &tag) < 0 || acl_get_permset(e, &ps) < 0)
+                        continue;
+                p = permset_bits(ps);
+                switch (tag) {
+                case ACL_USER_OBJ:
+                        m->user_obj = p;
+                        break;
+                case ACL_GROUP_OBJ:
+                        m->group_obj = p;
+                        break;
+                case ACL_OTHER:
+                        m->other = p;
+                        break;
+                case ACL_MASK:
+                        m->mask = p;
+                        m->has_mask = m->extended = true;
+                        break;
+                case ACL_USER:
+                case ACL_GROUP:
+                        q = acl_get_qualifier(e);
+                        if (!q)
+                                break;
+                        list = tag == ACL_USER ? m->users : m->groups;
+                        n = tag == ACL_USER ? &m->n_users : &m->n_groups;
+                        m->extended = true;
+                        if (*n == SLOTS_PERM_ENTRIES)
+                                m->truncated = true;
+                        else
+                                list[(*n)++] = (struct slots_perm_entry){
+                                        .id = tag == ACL_USER ? (unsigned) *(uid_t *) q : (unsigned) *(gid_t *) q,
+                                        .perm = p,
+                                };
+                        acl_free(q);
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
+bool in_group(const struct slots_ident *id, gid_t gid)
+{
+        if (id->gid == gid)
+                return true;
+        for (int i = 0; i < id->n_groups; i++)
+                if (id->groups[i] == gid)
+                        return true;
+        return false;
+}
+
+/* posix_acl_permission(): owner, named user, group class (masked), other, in that order. */
+struct slots_perm_verdict slots_perm_eval(const struct slots_perm_model *m, const struct slots_ident *id,
+                                          unsigned want)
+{
+        struct slots_perm_verdict v = { .entry = -1 };
+        unsigned mask = m->has_mask ? m->mask : 7;
+        bool found = false;
+
+        if (id->uid == m->owner) {
+                v.via = SLOTS_VIA_OWNER;
+                v.allowed = (m->user_obj & want) == want;
+                return v;
+        }
+        for (size_t i = 0; i < m->n_users; i++)
+                if (m->users[i].id == id->uid) {
+                        v.via = SLOTS_VIA_USER;
+                        v.entry = (int) i;
+                        v.allowed = (m->users[i].perm & mask & want) == want;
+                        v.masked = !v.allowed && (m->users[i].perm & want) == want;
+                        return v;
+                }
+        v.via = SLOTS_VIA_GROUP;
+        if (in_group(id, m->group)) {
+                found = true;
+                if ((m->group_obj & want) == want)
+                        goto masked;
+        }
+        for (size_t i = 0; i < m->n_groups; i++)
+                if (in_group(id, m->groups[i].id)) {
+                        if (!found)
+                                v.entry = (int) i;
+                        found = true;
+                        if ((m->groups[i].perm & want) == want) {
+                                v.entry = (int) i;
+                                goto masked;
+                        }
+                }
+        if (found)
+                return v;
+        v.via = SLOTS_VIA_OTHER;
+        v.allowed = (m->other & want) == want;
+        return v;
+masked:
+        v.allowed = (mask & want) == want;
+        v.masked = !v.allowed;
+        return v;
+}
+
+const char *perm_str(unsigned p, char buf[static 4])
+{
+        buf[0] = p & SLOTS_PERM_R ? 'r' : '-';
+        buf[1] = p & SLOTS_PERM_W ? 'w' : '-';
+        buf[2] = p & SLOTS_PERM_X ? 'x' : '-';
+        buf[3] = '\0';
+        return buf;
+}
+
+/* chmod's letters for a set of bits: "rx", "x". */
+const char *perm_letters(unsigned p, char buf[static 4])
+{
+        char *o = buf;
+
+        if (p & SLOTS_PERM_R)
+                *o++ = 'r';
+        if (p & SLOTS_PERM_W)
+                *o++ = 'w';
+        if (p & SLOTS_PERM_X)
+                *o++ = 'x';
+        *o = '\0';
+        return buf;
+}
+
+/* What setfacl does after -m or -x unless told otherwise: the mask becomes the union of the group class. */
+static void recompute_mask(struct slots_perm_model *m)
+{
+        unsigned u = m->group_obj;
+
+        if (!m->extended)
+                return;
+        for (size_t i = 0; i < m->n_users; i++)
+                u |= m->users[i].perm;
+        for (size_t i = 0; i < m->n_groups; i++)
+                u |= m->groups[i].perm;
+        m->mask = u;
+        m->has_mask = true;
+}
+
+static void remove_entry(struct slots_perm_entry *list, size_t *n, int i)
+{
+        memmove(&list[i], &list[i + 1], (*n - (size_t) i - 1) * sizeof(*list));
+        (*n)--;
+}
+
+static const char *name_user(const struct slots_perm_names *nm, uid_t uid, char *buf, size_t size)
+{
+        if (nm && nm->user)
+                return nm->user(nm->arg, uid, buf, size);
+        snprintf(buf, size, "%u", (unsigned) uid);
+        return buf;
+}
+
+static const char *name_group(const struct slots_perm_names *nm, gid_t gid, char *buf, size_t size)
+{
+        if (nm && nm->group)
+                return nm->group(nm->arg, gid, buf, size);
+        snprintf(buf, size, "%u", (unsigned) gid);
+        return buf;
+}
+
+/* A path as a shell word; placeholders such as <docs>/<user> are left for the admin to fill in. */
+static void sb_path(struct strbuf *b, const char *path)
+{
+        bool plain = true;
+
+        for (const char *p = path; *p; p++)
+                if (!(strchr("/._-+:@,=%<>", *p) || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                      (*p >= '0' && *p <= '9')))
+                        plain = false;
+        if (plain) {
+                strbuf_addf(b, "%s", path);
+                return;
+        }
+        strbuf_addf(b, "'");
+        for (const char *p = path; *p; p++)
+                strbuf_addf(b, *p == '\'' ? "'\\''" : "%c", *p);
+        strbuf_addf(b, "'");
+}
+
+static int fix_done(struct strbuf *b, char *buf, size_t size, int r)
+{
+        if (b->oom)
+                r = -ENOMEM;
+        if (r == 0) {
+                snprintf(buf, size, "%s", strbuf_str(b));
+                r = (int) b->len;
+        }
+        strbuf_free(b);
+        return r;
+}
+
+int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_ident *id, unsigned want,
+                         const char *display, const struct slots_perm_names *names, char *buf, size_t size)
+{
+        struct slots_perm_model m = *m0, t;
+        struct strbuf b = { 0 };
+        char p1[4], p2[4], nb[64];
+
+        for (int step = 0; step < 4; step++) {
+                struct slots_perm_verdict v = slots_perm_eval(&m, id, want);
+
+                if (v.allowed)
+                        return fix_done(&b, buf, size, 0);
+                strbuf_sep(&b, " && ");
+                if (v.masked) {
+                        /* The entry grants it; only the mask takes it away. */
+                        m.mask |= want;
+                        strbuf_addf(&b, "setfacl -m m::%s ", perm_str(m.mask, p1));
+                } else if (v.via == SLOTS_VIA_OWNER) {
+                        m.user_obj |= want;
+                        strbuf_addf(&b, "chmod u+%s ", perm_letters(want, p1));
+                } else if (v.via == SLOTS_VIA_USER) {
+                        /* Removing the entry is the smaller change when the rest of the ACL then allows. */
+                        t = m;
+                        remove_entry(t.users, &t.n_users, v.entry);
+                        recompute_mask(&t);
+                        if (slots_perm_eval(&t, id, want).allowed) {
+                                strbuf_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
+                        } else {
+                                t = m;
+                                t.users[v.entry].perm |= want;
+                                recompute_mask(&t);
+                                strbuf_addf(&b, "setfacl -m u:%s:%s ", name_user(names, id->uid, nb, sizeof(nb)),
+                                        perm_str(t.users[v.entry].perm, p2));
+                        }
+                        m = t;
+                } else if (v.via == SLOTS_VIA_GROUP) {
+                        if (!m.extended) {
+                                m.group_obj |= want;
+                                strbuf_addf(&b, "chmod g+%s ", perm_letters(want, p1));
+                        } else if (v.entry < 0) {
+                                m.group_obj |= want;
+                                recompute_mask(&m);
+                                strbuf_addf(&b, "setfacl -m g::%s ", perm_str(m.group_obj, p1));
+                        } else {
+                                m.groups[v.entry].perm |= want;
+                                recompute_mask(&m);
+                                strbuf_addf(&b, "setfacl -m g:%s:%s ",
+                                        name_group(names, m.groups[v.entry].id, nb, sizeof(nb)),
+                                        perm_str(m.groups[v.entry].perm, p1));
+                        }
+                } else {
+                        m.other |= want;
+                        strbuf_addf(&b, "chmod o+%s ", perm_letters(want, p1));
+                }
+                sb_path(&b, display);
+        }
+        return fix_done(&b, buf, size, -E2BIG);
+}
+
+/* Which of r, w, x (x only for a folder) id still gets; the verdict of the first one it gets. */
+bool perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out)
+{
+        static const unsigned wants[] = { SLOTS_PERM_R, SLOTS_PERM_W, SLOTS_PERM_X };
+
+        for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+                struct slots_perm_verdict v;
+
+                if (wants[i] == SLOTS_PERM_X && !m->dir)
+                        continue;
+                v = slots_perm_eval(m, id, wants[i]);
+                if (v.allowed) {
+                        *out = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_ident *id, const char *display,
+                        const struct slots_perm_names *names, char *buf, size_t size)
+{
+        struct slots_perm_model m = *m0;
+        struct strbuf b = { 0 };
+        char nb[64];
+
+        for (int step = 0; step < 4; step++) {
+                struct slots_perm_verdict v;
+
+                if (!perm_any(&m, id, &v))
+                        return fix_done(&b, buf, size, 0);
+                strbuf_sep(&b, " && ");
+                switch (v.via) {
+                case SLOTS_VIA_OWNER:
+                        /* The account owns it: only a new owner takes its access away for good. */
+                        m.owner = names ? names->new_owner : 0;
+                        strbuf_addf(&b, "chown %s ", name_user(names, m.owner, nb, sizeof(nb)));
+                        break;
+                case SLOTS_VIA_USER:
+                        remove_entry(m.users, &m.n_users, v.entry);
+                        recompute_mask(&m);
+                        strbuf_addf(&b, "setfacl -x u:%s ", name_user(names, id->uid, nb, sizeof(nb)));
+                        break;
+                case SLOTS_VIA_GROUP:
+                        if (v.entry >= 0) {
+                                strbuf_addf(&b, "setfacl -x g:%s ",
+                                        name_group(names, m.groups[v.entry].id, nb, sizeof(nb)));
+                                remove_entry(m.groups, &m.n_groups, v.entry);
+                                recompute_mask(&m);
+                        } else if (m.extended) {
+                                m.group_obj = 0;
+                                recompute_mask(&m);
+                                strbuf_addf(&b, "setfacl -m g::--- ");
+                        } else {
+                                m.group_obj = 0;
+                                strbuf_addf(&b, "chmod g-rwx ");
+                        }
+                        break;
+                case SLOTS_VIA_OTHER:
+                        m.other = 0;
+                        strbuf_addf(&b, "chmod o-rwx ");
+                        break;
+                }
+                sb_path(&b, display);
+        }
+        return fix_done(&b, buf, size, -E2BIG);
+}
+
+
+const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size)
+{
+        struct slots_pw pw;
+
+        (void) arg;
+        if (slots_nss_uid(uid, &pw) > 0) {
+                snprintf(buf, size, "%s", pw.name);
+                slots_pw_clear(&pw);
+        } else {
+                snprintf(buf, size, "%u", (unsigned) uid);
+        }
+        return buf;
+}
+
+const char *group_name_cb(void *arg, gid_t gid, char *buf, size_t size)
+{
+        struct slots_gr gr;
+
+        (void) arg;
+        if (slots_nss_gid(gid, &gr) > 0) {
+                snprintf(buf, size, "%s", gr.name);
+                slots_gr_clear(&gr);
+        } else {
+                snprintf(buf, size, "%u", (unsigned) gid);
+        }
+        return buf;
+}
+
+/* "0750 root:video-studio" (+acl) for a model. */
+void sb_mode(struct strbuf *b, const struct slots_perm_model *m)
+{
+        char u[64], g[64];
+        unsigned mode = m->user_obj << 6 | (m->has_mask ? m->mask : m->group_obj) << 3 | m->other;
+
+        strbuf_addf(b, "%04o %s:%s%s", mode, user_name_cb(NULL, m->owner, u, sizeof(u)),
+                group_name_cb(NULL, m->group, g, sizeof(g)), m->extended ? " with an ACL" : "");
+}
+
+/* Why the model gives `who` what it does (v from slots_perm_eval): the bit or ACL entry that decided. */
+void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
+            const char *who, const char *shown, unsigned want)
+{
+        char p1[4], p2[4], nb[64];
+
+        switch (v->via) {
+        case SLOTS_VIA_OWNER:
+                strbuf_addf(b, "%s is ", shown);
+                sb_mode(b, m);
+                strbuf_addf(b, " and %s owns it: the owner has %s", who, perm_str(m->user_obj, p1));
+                return;
+        case SLOTS_VIA_USER:
+                strbuf_addf(b, "the ACL entry user:%s:%s on %s", who, perm_str(m->users[v->entry].perm, p1), shown);
+                if (v->masked)
+                        strbuf_addf(b, " is cut to %s by mask::%s",
+                                perm_str(m->users[v->entry].perm & m->mask, p2), perm_str(m->mask, p1));
+                return;
+        case SLOTS_VIA_GROUP:
+                if (v->entry >= 0)
+                        strbuf_addf(b, "%s has the ACL entry group:%s:%s", shown,
+                                group_name_cb(NULL, m->groups[v->entry].id, nb, sizeof(nb)),
+                         perm_str(m->groups[v->entry].perm, p1));
+         else
+                 strbuf_addf(b, "%s is group %s with %s", shown, group_name_cb(NULL, m->group, nb, sizeof(nb)),
+                         perm_str(m->group_obj, p1));
+         if (v->masked)
+                 strbuf_addf(b, ", cut by mask::%s", perm_str(m->mask, p2));
+         strbuf_addf(b, " and %s is in that group", who);
+         return;
+ case SLOTS_VIA_OTHER:
+         strbuf_addf(b, "%s is ", shown);
+         sb_mode(b, m);
+         strbuf_addf(b, ": others have %s", perm_str(m->other, p1));
+         if (!v->allowed)
+                 strbuf_addf(b, ", no %s", perm_letters(want, p2));
+         return;
+ }
+}
+
+/* ---- walking a path as the kernel resolves it: every folder passed and the object at the end ---- */
+
+void walk_free(struct walk *w)
+{
+        for (size_t i = 0; i < w->n; i++)
+                free(w->steps[i].path);
+        free(w->steps);
+        free(w->err_path);
+        memset(w, 0, sizeof(*w));
+}
+
+static int model_of_fd(int fd, struct slots_perm_model *m)
+{
+        char proc[64];
+        struct stat st;
+        acl_t acl;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        /* An O_PATH fd carries no xattrs; its /proc link reaches the same inode without a path lookup. */
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        acl = S_ISLNK(st.st_mode) ? NULL : acl_get_file(proc, ACL_TYPE_ACCESS);
+        slots_perm_from_stat(m, &st, acl);
+        if (acl)
+                acl_free(acl);
+        return 0;
+}
+
+static int walk_add(struct walk *w, const char *path, bool traverse, int fd)
+{
+        struct step *s = realloc(w->steps, (w->n + 1) * sizeof(*s));
+
+        if (!s)
+                return -ENOMEM;
+        w->steps = s;
+        s = &w->steps[w->n];
+        memset(s, 0, sizeof(*s));
+        s->path = strdup(path);
+        if (!s->path)
+                return -ENOMEM;
+        s->traverse = traverse;
+        s->have_model = model_of_fd(fd, &s->m) == 0;
+        w->n++;
+        return 0;
+}
+
+static int walk_step(void *data, const struct slots_chase_step *s)
+{
+        return walk_add(data, s->path, !s->last, s->fd);
+}
+
+/*
+ * Follows path from "/" as the kernel would (the resolver, symlinks followed)
+ * and records each folder it passes and the object at the end with its owner,
+ * mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that cannot be
+ * followed sets w->err and w->err_path.
+ */
+int walk_path(const char *path, struct walk *w)
+{
+        struct slots_chase how = { .open_flags = O_PATH, .step = walk_step, .data = w };
+        struct slots_error e;
+        int fd;
+
+        memset(w, 0, sizeof(*w));
+        slots_error_clear(&e);
+        fd = slots_chase(AT_FDCWD, path, &how, NULL, &e);
+        if (fd >= 0) {
+                close(fd);
+                return 0;
+        }
+        if (fd == -ENOMEM)
+                return fd;
+        w->err = -fd;
+        w->err_path = strdup(e.object[0] ? e.object : path);
+        return w->err_path ? 0 : -ENOMEM;
+}
+
+const struct step *walk_end(const struct walk *w)
+{
+        return !w->err && w->n ? &w->steps[w->n - 1] : NULL;
+}

@@ -1,0 +1,135 @@
+/* The kernel's permission model as data: owner, group, mode and ACL of each step of a path, evaluated and fixed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/acl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "privdrop.h"
+#include "strbuf.h"
+
+/*
+ * The permission model of one file: owner, group, mode and POSIX ACL, as the
+ * kernel evaluates them (posix_acl_permission, generic_permission).  Exposed
+ * so the unit tests can check the evaluation and the fixes it derives.
+ */
+#define SLOTS_PERM_R 4u
+#define SLOTS_PERM_W 2u
+#define SLOTS_PERM_X 1u
+#define SLOTS_PERM_ENTRIES 64
+
+struct slots_perm_entry {
+        unsigned id;                    /* uid or gid */
+        unsigned perm;                  /* SLOTS_PERM_* bits */
+};
+
+struct slots_perm_model {
+        uid_t owner;
+        gid_t group;
+        bool dir;
+        bool extended;                  /* has an ACL beyond the mode bits */
+        bool truncated;                 /* more named entries than SLOTS_PERM_ENTRIES */
+        unsigned user_obj, group_obj, other, mask;
+        bool has_mask;
+        size_t n_users, n_groups;
+        struct slots_perm_entry users[SLOTS_PERM_ENTRIES];
+        struct slots_perm_entry groups[SLOTS_PERM_ENTRIES];
+};
+
+enum slots_perm_via {
+        SLOTS_VIA_OWNER,                /* the owner bits (user::) decided */
+        SLOTS_VIA_USER,                 /* a named user entry (user:NAME:) decided */
+        SLOTS_VIA_GROUP,                /* the group class (group::, group:NAME:, with the mask) decided */
+        SLOTS_VIA_OTHER,                /* the other bits decided */
+};
+
+struct slots_perm_verdict {
+        bool allowed;
+        enum slots_perm_via via;
+        int entry;                      /* index into users/groups; -1 for group:: */
+        bool masked;                    /* the entry grants it but the mask takes it away */
+};
+
+/* Fills m from a stat and the access ACL of the file (acl may be NULL: mode bits only). */
+void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, acl_t acl);
+
+/* Whether the account id (uid, primary gid, groups) gets all of `want` (SLOTS_PERM_* bits). */
+struct slots_perm_verdict slots_perm_eval(const struct slots_perm_model *m, const struct slots_ident *id,
+                                          unsigned want);
+
+/* How to name accounts and groups in fix lines; NULL members give numeric ids. */
+struct slots_perm_names {
+        const char *(*user)(void *arg, uid_t uid, char *buf, size_t size);
+        const char *(*group)(void *arg, gid_t gid, char *buf, size_t size);
+        void *arg;
+        uid_t new_owner;                /* the owner a fix gives to a file the account must not own */
+};
+
+/*
+ * Shell commands that give id all of `want` on path (shown as `display`), in
+ * the kernel's terms: chmod for owner, group and other bits of a file without
+ * an ACL, setfacl for ACL entries and the mask.  Each candidate is applied to
+ * a copy of the model and re-evaluated until it allows; "" when it already
+ * does.  Returns the length written (truncated at size), -E2BIG when no fix was
+ * found in a few steps.
+ */
+int slots_perm_fix_grant(const struct slots_perm_model *m, const struct slots_ident *id, unsigned want,
+                         const char *display, const struct slots_perm_names *names, char *buf, size_t size);
+
+/*
+ * Shell commands that take every one of r, w and x (x only on a folder) on
+ * path away from id, the same way.  "" when id gets none already.
+ */
+int slots_perm_fix_deny(const struct slots_perm_model *m, const struct slots_ident *id, const char *display,
+                        const struct slots_perm_names *names, char *buf, size_t size);
+
+/* Whether id (primary gid or a supplementary group) is in gid. */
+bool in_group(const struct slots_ident *id, gid_t gid);
+
+/* Which of r, w, x (x only for a folder) id still gets; the verdict of the first one it gets. */
+bool perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out);
+
+/* "rwx" / "r-x" and "rx" for SLOTS_PERM_* bits. */
+const char *perm_str(unsigned p, char buf[static 4]);
+const char *perm_letters(unsigned p, char buf[static 4]);
+
+/* Account and group names through NSS, the number when there is none (slots_perm_names callbacks). */
+const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size);
+const char *group_name_cb(void *arg, gid_t gid, char *buf, size_t size);
+
+/* "0750 root:video-studio" (+acl) for a model. */
+void sb_mode(struct strbuf *b, const struct slots_perm_model *m);
+
+/* Why the model gives `who` what it does (v from slots_perm_eval): the bit or ACL entry that decided. */
+void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v, const char *who,
+            const char *shown, unsigned want);
+
+/* A path as the kernel resolves it: every folder passed and the object at the end, with their models. */
+struct step {
+        char *path;             /* where the walk found it, symlinks resolved */
+        bool traverse;          /* a folder passed through (needs x), or the end of the path */
+        bool have_model;
+        struct slots_perm_model m;
+};
+
+struct walk {
+        struct step *steps;
+        size_t n;
+        int err;                /* 0, or why the path could not be followed (as root) */
+        char *err_path;
+};
+
+
+/*
+ * Follows path from "/" as the kernel would (the resolver, symlinks followed)
+ * and records each folder it passes and the object at the end with its owner,
+ * mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that cannot be
+ * followed sets w->err and w->err_path.
+ */
+int walk_path(const char *path, struct walk *w);
+void walk_free(struct walk *w);
+
+/* The object at the end; NULL when the walk did not reach it. */
+const struct step *walk_end(const struct walk *w);

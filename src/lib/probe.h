@@ -1,0 +1,56 @@
+/* Probes run as another account: forked children that drop to it, try, and report by a deadline. */
+#pragma once
+
+#include <stddef.h>
+
+#include "privdrop.h"
+
+enum probe_op {
+        PROBE_SEARCH,           /* faccessat X_OK on a folder */
+        PROBE_EXEC,             /* faccessat X_OK and open O_RDONLY on the launcher */
+        PROBE_READ,             /* open and read one byte */
+        PROBE_PRIVATE,          /* open, list, write access, search: all must be refused */
+        PROBE_LIST,             /* opendir */
+};
+
+enum {
+        GOT_OPEN = 1 << 0,
+        GOT_LIST = 1 << 1,
+        GOT_WRITE = 1 << 2,
+        GOT_SEARCH = 1 << 3,
+        GOT_EXEC = 1 << 4,
+        GOT_READ = 1 << 5,
+        GOT_DONE = 1 << 6,      /* the child reached this item */
+};
+
+struct probe_res {
+        int err;                /* errno of the first refused attempt, 0 when none was refused */
+        unsigned got;           /* GOT_* bits for what succeeded */
+};
+
+struct probe_plan {
+        const char **paths;
+        enum probe_op *ops;
+        size_t n, cap;
+};
+
+
+/* Appends one item; path is borrowed and must outlive the plan. */
+int plan_add(struct probe_plan *p, const char *path, enum probe_op op);
+
+/*
+ * Runs fn in a child as id: dropped from root, or as is when check already runs
+ * as that account (the service; it cannot set its groups then).  -EPERM otherwise.
+ */
+int run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms);
+
+/*
+ * Runs plan items [first, first+n) as id.  out[i] gets each result; an item
+ * the child never reached keeps got == 0 (no GOT_DONE).  Returns the
+ * slots_run_as result: 0, or -errno (-ETIMEDOUT, -EPERM: the drop failed).
+ */
+int run_probes(const struct slots_ident *id, const struct probe_plan *plan, size_t first, size_t n,
+               struct probe_res *out, int timeout_ms);
+
+/* A probe's failure (a run_probes result < 0) in words. */
+const char *probe_failure(int r);
