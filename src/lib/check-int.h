@@ -28,8 +28,11 @@ struct slotinfo {
         char *tree;             /* docs_root/<user_tree of user> */
         char *tree_shown;       /* the same as printed: <docs>/.../<user> */
         struct walk tree_walk;
+        struct probe_plan plan; /* the run's plan, then the trees this slot probes (plan_tree_probes) */
+        size_t *tree_slot;      /* plan item k->plan.n + t probes the tree of slots[tree_slot[t]] */
+        size_t n_tree;
         int probe_r;            /* slots_run_as result of this slot's probe */
-        struct probe_res *res;  /* one per plan item */
+        struct probe_res *res;  /* one per item of plan, in the run's shared memory */
 };
 
 struct launcher {
@@ -67,7 +70,10 @@ struct ctx {
         char *release_note;     /* how the release in use was chosen */
         struct walk *private_walks;
         struct probe_plan plan;
-        size_t private_first, tree_first;
+        size_t private_first;
+        struct probe_res *res_mem;      /* every slot's probe results (probe_shared) */
+        size_t res_size;
+        char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per slot (selfcheck.c) */
 };
 
 
@@ -120,6 +126,9 @@ void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
+
+/* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
+int plan_tree_probes(struct ctx *k, struct slotinfo *s);
 
 /* The accounts of the pool's other slots: FAIL rows for the broken, one PASS row for the rest. */
 void check_other_accounts(struct ctx *k);

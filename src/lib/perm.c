@@ -532,3 +532,18 @@ const struct step *walk_end(const struct walk *w)
 {
         return !w->err && w->n ? &w->steps[w->n - 1] : NULL;
 }
+
+bool walk_denies(const struct walk *w, const struct slots_ident *id, unsigned want_end)
+{
+        if (w->err)
+                return false;
+        /* From the end: a user's tree keeps the others out at its own folder. */
+        for (size_t i = w->n; i-- > 0;) {
+                const struct step *s = &w->steps[i];
+
+                if (s->have_model && !s->m.truncated &&
+                    !slots_perm_eval(&s->m, id, s->traverse ? SLOTS_PERM_X : want_end).allowed)
+                        return true;
+        }
+        return false;
+}

@@ -131,5 +131,12 @@ struct walk {
 int walk_path(const char *path, struct walk *w);
 void walk_free(struct walk *w);
 
+/*
+ * True when the model of some step surely refuses id: x on a folder passed,
+ * want_end at the end.  False when every step allows it or the walk cannot tell
+ * (a step it could not follow or whose ACL it could not hold).
+ */
+bool walk_denies(const struct walk *w, const struct slots_ident *id, unsigned want_end);
+
 /* The object at the end; NULL when the walk did not reach it. */
 const struct step *walk_end(const struct walk *w);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "childexit.h"
 #include "privdrop.h"
 #include "probe.h"
 
@@ -213,4 +214,106 @@ const char *probe_failure(int r)
         default:
                 return strerror(-r);
         }
+}
+
+void *probe_shared(size_t size)
+{
+        void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+        return p == MAP_FAILED ? NULL : p;
+}
+
+void probe_shared_free(void *p, size_t size)
+{
+        if (p)
+                munmap(p, size ? size : 1);
+}
+
+unsigned probe_pool_width(void)
+{
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+        /* Most of a probe's time is waiting (sudo, PAM, a slow mount): a few children per core. */
+        return n < 2 ? 4 : n > 8 ? 16 : (unsigned) n * 2;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (t.tv_sec - t0->tv_sec) * 1000L + (t.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
+struct pool_child {
+        pid_t pid;
+        size_t i;
+        struct timespec t0;
+};
+
+int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status)
+{
+        struct pool_child *run;
+        size_t next = 0, running = 0;
+        int err = 0;
+
+        if (width == 0)
+                width = 1;
+        run = calloc(width, sizeof(*run));
+        if (!run)
+                return -ENOMEM;
+        while (next < n || running) {
+                bool reaped = false;
+
+                while (next < n && running < width && !err) {
+                        pid_t pid = fork();
+
+                        if (pid < 0) {
+                                err = -errno;
+                                break;
+                        }
+                        if (pid == 0) {
+                                /* Its own process group: a child past its deadline goes with what it started. */
+                                (void) setpgid(0, 0);
+                                int r = fn(arg, next);
+                                slots_exit_child(r < 0 ? 125 : r > 125 ? 125 : r);
+                        }
+                        (void) setpgid(pid, pid);
+                        run[running].pid = pid;
+                        run[running].i = next;
+                        clock_gettime(CLOCK_MONOTONIC, &run[running].t0);
+                        running++;
+                        next++;
+                }
+                if (err && running == 0) {
+                        /* Tasks never started keep what the caller gave them. */
+                        for (size_t i = next; i < n; i++)
+                                status[i] = err;
+                        break;
+                }
+                for (size_t c = 0; c < running;) {
+                        int st;
+                        pid_t w = waitpid(run[c].pid, &st, WNOHANG);
+
+                        if (w == 0 && deadline_ms > 0 && ms_since(&run[c].t0) >= deadline_ms) {
+                                (void) kill(-run[c].pid, SIGKILL);
+                                (void) kill(run[c].pid, SIGKILL);
+                                (void) waitpid(run[c].pid, &st, 0);
+                                status[run[c].i] = -ETIMEDOUT;
+                        } else if (w == run[c].pid) {
+                                status[run[c].i] = WIFEXITED(st) ? WEXITSTATUS(st) : -ECHILD;
+                        } else if (w < 0 && errno != EINTR) {
+                                status[run[c].i] = -errno;
+                        } else {
+                                c++;
+                                continue;
+                        }
+                        run[c] = run[--running];
+                        reaped = true;
+                }
+                if (!reaped && running)
+                        (void) poll(NULL, 0, 1);
+        }
+        free(run);
+        return err;
 }

@@ -1,6 +1,7 @@
 /* Probes run as another account: forked children that drop to it, try, and report by a deadline. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "privdrop.h"
@@ -54,3 +55,21 @@ int run_probes(const struct slots_ident *id, const struct probe_plan *plan, size
 
 /* A probe's failure (a run_probes result < 0) in words. */
 const char *probe_failure(int r);
+
+/* Memory a forked child writes and the caller reads: MAP_SHARED, zeroed.  NULL when it cannot be had. */
+void *probe_shared(size_t size);
+void probe_shared_free(void *p, size_t size);
+
+/* How many children probe_pool runs at once on this machine. */
+unsigned probe_pool_width(void);
+
+/*
+ * Runs fn(arg, i) for each i in [0, n), each in a forked child of the caller
+ * (which keeps the caller's ids; fn drops them itself, e.g. with run_probes),
+ * at most width at a time.  What a child finds it leaves in memory from
+ * probe_shared().  A child still running after deadline_ms (<= 0: no limit) is
+ * killed with its process group.  status[i] gets fn's result (0..125), or
+ * -ETIMEDOUT, -ECHILD (killed by a signal).  Returns 0, or -errno when a fork
+ * failed (the tasks not started then get that in status).
+ */
+int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status);

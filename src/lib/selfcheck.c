@@ -13,6 +13,7 @@
 #include "fsutil.h"
 
 #define PROBE_TIMEOUT_MS 10000
+#define SUDO_ROWS_MAX ((size_t) 64 << 10)   /* the rows one slot's sudo checks hand back */
 
 /* ---- the report ---- */
 
@@ -246,7 +247,7 @@ static int collect_slots(struct ctx *k)
         return 0;
 }
 
-/* One plan for all slots: the folders to each launcher, the private paths, the users' trees. */
+/* One plan for all slots: the folders to each launcher, the private paths (the trees: plan_tree_probes). */
 static int build_plan(struct ctx *k)
 {
         const struct slots_config *c = k->cfg;
@@ -276,29 +277,72 @@ static int build_plan(struct ctx *k)
                     plan_add(&k->plan, c->private_paths[i], PROBE_PRIVATE) < 0)
                         return -ENOMEM;
         }
-        k->tree_first = k->plan.n;
-        for (size_t i = 0; i < k->n_slots; i++)
-                if (k->slots[i].tree && plan_add(&k->plan, k->slots[i].tree, PROBE_LIST) < 0)
-                        return -ENOMEM;
         return 0;
 }
 
+/* One pool task: slot i's plan, as the slot; the result lands after every slot's results. */
+static int slot_probe_task(void *arg, size_t i)
+{
+        struct ctx *k = arg;
+        struct slotinfo *s = &k->slots[i];
+        int *probe_r = (int *) (k->res_mem + k->res_size / sizeof(*k->res_mem));
+
+        if (s->have_id)
+                probe_r[i] = run_probes(&s->id, &s->plan, 0, s->plan.n, s->res, probe_timeout(k));
+        return 0;
+}
+
+/*
+ * Each slot's probes, in a pool of children (probe_pool_width() at once, each
+ * with its deadline): the run's plan and the trees plan_tree_probes picks.
+ */
 static void run_slot_probes(struct ctx *k)
 {
+        size_t total = 0, off = 0;
+        int *status = NULL, *probe_r;
+
         for (size_t i = 0; i < k->n_slots; i++) {
                 struct slotinfo *s = &k->slots[i];
 
-                s->res = calloc(k->plan.n + 1, sizeof(*s->res));
-                if (!s->res) {
-                        k->err = -ENOMEM;
-                        return;
-                }
                 if (!s->have_id) {
                         s->probe_r = -ENOENT;
                         continue;
                 }
-                s->probe_r = run_probes(&s->id, &k->plan, 0, k->plan.n, s->res, probe_timeout(k));
+                for (size_t j = 0; j < k->plan.n; j++)
+                        if (plan_add(&s->plan, k->plan.paths[j], k->plan.ops[j]) < 0)
+                                goto nomem;
+                if (plan_tree_probes(k, s) < 0)
+                        goto nomem;
+                total += s->plan.n;
         }
+        /* The results, then one probe_r per slot (res_size counts the results only). */
+        k->res_size = total * sizeof(*k->res_mem);
+        k->res_mem = probe_shared(k->res_size + (k->n_slots + 1) * sizeof(int));
+        status = calloc(k->n_slots + 1, sizeof(*status));
+        if (!k->res_mem || !status)
+                goto nomem;
+        probe_r = (int *) (k->res_mem + total);
+        for (size_t i = 0; i < k->n_slots; i++) {
+                struct slotinfo *s = &k->slots[i];
+
+                s->res = k->res_mem + off;
+                off += s->plan.n;
+                /* A slot without an account has nothing to run: its child only returns. */
+                probe_r[i] = -ENOENT;
+                status[i] = 0;
+        }
+        (void) probe_pool(k->n_slots, probe_pool_width(), probe_timeout(k) + 5000, slot_probe_task, k, status);
+        for (size_t i = 0; i < k->n_slots; i++) {
+                struct slotinfo *s = &k->slots[i];
+
+                if (s->have_id)
+                        s->probe_r = status[i] < 0 ? status[i] : probe_r[i];
+        }
+        free(status);
+        return;
+nomem:
+        free(status);
+        k->err = -ENOMEM;
 }
 
 /* ---- the run ---- */
@@ -312,7 +356,9 @@ static void ctx_free(struct ctx *k)
                 free(s->tree);
                 free(s->tree_shown);
                 walk_free(&s->tree_walk);
-                free(s->res);
+                free(s->plan.paths);
+                free(s->plan.ops);
+                free(s->tree_slot);
         }
         free(k->slots);
         for (size_t i = 0; i < k->n_launchers; i++) {
@@ -327,6 +373,9 @@ static void ctx_free(struct ctx *k)
         free(k->private_walks);
         free(k->plan.paths);
         free(k->plan.ops);
+        probe_shared_free(k->sudo_mem, k->n_slots * SUDO_ROWS_MAX);
+        if (k->res_mem)
+                probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
@@ -341,7 +390,7 @@ enum {
         NEEDS_ROOT = 1 << 0,            /* run as the service, each slot gets a SKIP row with root_why */
         NEEDS_PROBE = 1 << 1,           /* reads the slot's probe results (run_slot_probes as root) */
         NEEDS_RELEASE = 1 << 2,         /* app_root, launcher and a release: else one host-wide row */
-        NEEDS_SUDO = 1 << 3,            /* runs sudo as the service */
+        NEEDS_SUDO = 1 << 3,            /* runs sudo as the service: in a pool of children (run_sudo_rows) */
 };
 
 static const struct slot_check {
@@ -361,6 +410,144 @@ static const struct slot_check {
         { "sudo-kill", check_sudo_kill, NEEDS_SUDO, NULL },
         { "chain", check_chain, NEEDS_SUDO, NULL },
 };
+
+/*
+ * The rows of the NEEDS_SUDO checks are made ahead, in a pool of children (one
+ * per slot, probe_pool_width() at once; each sudo run inside keeps its own
+ * deadline), and handed back through shared memory: a record per row, in the
+ * order the child made them.  The run then adds them where the table puts
+ * them, so the report reads as if they ran one after another.  A slot whose
+ * child did not finish, or whose rows did not fit, runs those checks again in
+ * the run itself.
+ */
+struct row_rec {
+        unsigned check;         /* index into per_slot */
+        unsigned status;
+        const char *name;       /* the row's check: a static string, at the same address in the child */
+        size_t detail_len, fix_len;     /* fix_len: SIZE_MAX for no fix */
+};
+
+struct sudo_rows {
+        int err;                /* the child's k->err */
+        bool done, overflow;
+        size_t len;
+        char data[];
+};
+
+static struct sudo_rows *sudo_rows_of(const struct ctx *k, size_t i)
+{
+        return (struct sudo_rows *) (k->sudo_mem + i * SUDO_ROWS_MAX);
+}
+
+static bool runs_in_pool(const struct slot_check *c, bool root)
+{
+        return (c->needs & NEEDS_SUDO) && !(c->needs & NEEDS_RELEASE) && (root || !(c->needs & NEEDS_ROOT));
+}
+
+static void rows_put(struct sudo_rows *b, const void *p, size_t n)
+{
+        if (b->overflow || n > SUDO_ROWS_MAX - sizeof(*b) - b->len) {
+                b->overflow = true;
+                return;
+        }
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+}
+
+static int sudo_task(void *arg, size_t i)
+{
+        struct ctx *k = arg;
+        struct sudo_rows *b = sudo_rows_of(k, i);
+        struct slots_check_report rep = { 0 };
+        bool root = geteuid() == 0;
+
+        /* The child's own report: its rows go to the caller as records. */
+        k->rep = &rep;
+        k->err = 0;
+        for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
+                size_t from = rep.n;
+
+                if (!runs_in_pool(&per_slot[c], root))
+                        continue;
+                per_slot[c].fn(k, &k->slots[i]);
+                for (size_t r = from; r < rep.n; r++) {
+                        const struct slots_check_row *row = &rep.rows[r];
+                        struct row_rec h = {
+                                .check = (unsigned) c,
+                                .status = row->status,
+                                .name = row->check,
+                                .detail_len = strlen(row->detail),
+                                .fix_len = row->fix ? strlen(row->fix) : SIZE_MAX,
+                        };
+
+                        rows_put(b, &h, sizeof(h));
+                        rows_put(b, row->detail, h.detail_len);
+                        if (row->fix)
+                                rows_put(b, row->fix, h.fix_len);
+                }
+        }
+        b->err = k->err;
+        b->done = true;
+        return 0;
+}
+
+/* Every slot's NEEDS_SUDO rows, made ahead in the pool.  Without shared memory the run makes them itself. */
+static void run_sudo_rows(struct ctx *k, bool root)
+{
+        int *status;
+        bool any = false;
+
+        for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
+                any |= runs_in_pool(&per_slot[c], root);
+        if (!any || k->n_slots == 0)
+                return;
+        status = calloc(k->n_slots, sizeof(*status));
+        k->sudo_mem = probe_shared(k->n_slots * SUDO_ROWS_MAX);
+        if (!status || !k->sudo_mem) {
+                probe_shared_free(k->sudo_mem, k->n_slots * SUDO_ROWS_MAX);
+                k->sudo_mem = NULL;
+                free(status);
+                return;
+        }
+        (void) probe_pool(k->n_slots, probe_pool_width(), 0, sudo_task, k, status);
+        free(status);
+}
+
+/* Adds slot i's rows of check c from the pool; false when the run must make them itself. */
+static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
+{
+        const struct sudo_rows *b;
+        size_t off = 0;
+
+        if (!k->sudo_mem)
+                return false;
+        b = sudo_rows_of(k, i);
+        if (!b->done || b->overflow)
+                return false;
+        if (b->err)
+                k->err = b->err;
+        while (off + sizeof(struct row_rec) <= b->len) {
+                struct row_rec h;
+                char *detail, *fix = NULL;
+
+                memcpy(&h, b->data + off, sizeof(h));
+                off += sizeof(h);
+                detail = strndup(b->data + off, h.detail_len);
+                off += h.detail_len;
+                if (h.fix_len != SIZE_MAX) {
+                        fix = strndup(b->data + off, h.fix_len);
+                        off += h.fix_len;
+                }
+                if (!detail || (h.fix_len != SIZE_MAX && !fix))
+                        k->err = -ENOMEM;
+                else if (h.check == c &&
+                         report_add(k->rep, h.status, h.name, k->slots[i].name, detail, fix) < 0)
+                        k->err = -ENOMEM;
+                free(detail);
+                free(fix);
+        }
+        return true;
+}
 
 /* A check that cannot run for any slot: its rows say why (true), or it runs (false). */
 static bool slot_check_skipped(struct ctx *k, const struct slot_check *c, bool root)
@@ -420,12 +607,14 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 run_slot_probes(&k);
         if (k.err)
                 goto out;
+        run_sudo_rows(&k, root);
 
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
                 if (slot_check_skipped(&k, &per_slot[c], root))
                         continue;
                 for (size_t i = 0; i < k.n_slots; i++)
-                        per_slot[c].fn(&k, &k.slots[i]);
+                        if (!runs_in_pool(&per_slot[c], root) || !sudo_rows_add(&k, c, i))
+                                per_slot[c].fn(&k, &k.slots[i]);
         }
         check_other_accounts(&k);
         if (k.n_slots == 0)
