@@ -30,11 +30,11 @@ void cmd_report(const char *what, const struct slots_error *e, const char *fix)
         free(how);
 }
 
-int cmd_exit_for(int r)
+int cmd_exit_for(int r, const struct slots_error *e)
 {
         if (r >= 0)
                 return EXIT_DONE;
-        return r == -EBADMSG || r == -EINVAL ? EXIT_USAGE : EXIT_REFUSED;
+        return e->kind == SLOTS_ERR_INVALID ? EXIT_USAGE : EXIT_REFUSED;
 }
 
 void cmd_log(const char *fmt, ...)
@@ -112,9 +112,10 @@ int cmd_load_config(const char *path, struct slots_config **c)
         struct slots_error e;
         int r;
 
+        slots_error_clear(&e);
         r = slots_config_load(AT_FDCWD, path ? path : slots_config_default_path(), c, &e);
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid config" : "cannot read the config", &e, NULL);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e, NULL);
                 return EXIT_USAGE;
         }
         return EXIT_DONE;

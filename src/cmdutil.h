@@ -25,8 +25,8 @@ extern const char *cmd_name;
  */
 void cmd_report(const char *what, const struct slots_error *e, const char *fix);
 
-/* Exit status for a library result: -EBADMSG and -EINVAL are 2, other errors 1. */
-int cmd_exit_for(int r);
+/* Exit status for a library result r and its error e: 0 done, 2 invalid, 1 failed or refused. */
+int cmd_exit_for(int r, const struct slots_error *e);
 
 /* Logs a change to syslog (LOG_AUTHPRIV) with the invoking admin (SUDO_USER or the uid). */
 void cmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -100,10 +100,11 @@ static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsig
                 cmd_report(what, &e, NULL);
                 return EXIT_REFUSED;
         }
+        slots_error_clear(&e);
         r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, flags, &e);
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
-                return cmd_exit_for(r);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
+                return cmd_exit_for(r, &e);
         }
         x->store_open = true;
         return EXIT_DONE;
@@ -123,7 +124,7 @@ static int refuse(const char *what, const char *object, const char *reason, cons
 {
         struct slots_error e;
 
-        slots_error_set(&e, -EPERM, object, "%s", reason);
+        slots_error_refuse(&e, -EPERM, object, "%s", reason);
         cmd_report(what, &e, fix);
         return EXIT_REFUSED;
 }
@@ -456,8 +457,8 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         if (rep.marked)
                 cmd_log("released %s from user %s (cleanup pending)", name, rep.user);
         if (r < 0 && !rep.step) {
-                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
-                r = cmd_exit_for(r);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
+                r = cmd_exit_for(r, &e);
                 goto out;
         }
         if (r < 0) {

@@ -883,7 +883,7 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 slots_close(fd);
-                return slots_error_set(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
+                return slots_error_refuse(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
         }
         /* lckpwdf's protocol: a POSIX write lock on the whole file, given up after 15 seconds. */
         for (;;) {

@@ -183,7 +183,7 @@ int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const s
         va_start(ap, fmt);
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        slots_error_set(e, -EBADMSG, src->file, "%s", text);
+        slots_error_invalid(e, -EBADMSG, src->file, "%s", text);
         (void) slots_json_locate(src, path, n, want_key, &line, &col);
         slots_error_at(e, line, col);
         return -EBADMSG;

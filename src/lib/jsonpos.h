@@ -32,7 +32,7 @@ int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *pa
                       bool want_key, unsigned *line, unsigned *column);
 
 /*
- * Sets e to an -EBADMSG error about the element at path (n steps) in src (its
+ * Sets e to an invalid-content error (-EBADMSG) about the element at path (n steps) in src (its
  * key with want_key), with file, line and column; returns -EBADMSG.
  */
 int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *path,

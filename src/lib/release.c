@@ -26,14 +26,14 @@ int slots_release_lock(int dirfd, const char *table_name, unsigned n, bool wait,
         snprintf(name, sizeof(name), "%s%s", table_name, SLOTS_LOCK_SUFFIX);
         /* Never open what is not a regular file: opening a device node can act on the device. */
         if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-                return slots_error_set(e, -EPERM, name, "the lock file is not a regular file");
+                return slots_error_refuse(e, -EPERM, name, "the lock file is not a regular file");
         fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
         if (fd < 0)
                 return slots_error_set(e, -errno, name, "cannot open the lock file: %s",
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
                 close(fd);
-                return slots_error_set(e, -EPERM, name, "the lock file is not a plain file");
+                return slots_error_refuse(e, -EPERM, name, "the lock file is not a plain file");
         }
         /*
          * Byte n of the table's lock file, as an open-file-description lock: independent of the
@@ -227,7 +227,7 @@ static int resolve(const struct slots_store *s, const char *user, unsigned n, un
                 return 0;
         }
         if (n == 0 || n > s->pool) {
-                slots_error_set(e, -EPERM, s->path, "the slot is outside the pool of %u slots", s->pool);
+                slots_error_refuse(e, -EPERM, s->path, "the slot is outside the pool of %u slots", s->pool);
                 return -EPERM;
         }
         *out = n;

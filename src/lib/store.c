@@ -20,19 +20,19 @@ static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_e
                 return slots_error_set(e, -errno, path, "cannot stat its directory: %s", strerror(errno));
         /* Anyone else who can write the directory could swap the table between our checks and the rename. */
         if ((st.st_mode & S_IWOTH) && (flags & SLOTS_STORE_WRITE)) {
-                slots_error_set(e, -EPERM, path, "its directory is writable by others (mode %04o)",
+                slots_error_refuse(e, -EPERM, path, "its directory is writable by others (mode %04o)",
                                 st.st_mode & 07777);
                 slots_error_fix(e, "chmod o-w the directory that holds the table");
                 return -EPERM;
         }
         if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && (flags & SLOTS_STORE_WRITE)) {
-                slots_error_set(e, -EPERM, path, "its directory is writable by group %u (mode %04o)",
+                slots_error_refuse(e, -EPERM, path, "its directory is writable by group %u (mode %04o)",
                                 (unsigned) st.st_gid, st.st_mode & 07777);
                 slots_error_fix(e, "chmod g-w the directory that holds the table");
                 return -EPERM;
         }
         if ((flags & SLOTS_STORE_WRITE) && st.st_uid != 0 && st.st_uid != geteuid()) {
-                slots_error_set(e, -EPERM, path, "its directory is owned by uid %u, not root",
+                slots_error_refuse(e, -EPERM, path, "its directory is owned by uid %u, not root",
                                 (unsigned) st.st_uid);
                 slots_error_fix(e, "chown root the directory that holds the table");
                 return -EPERM;
@@ -102,12 +102,11 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
         if (fd < 0) {
                 r = fd;
                 if (r == -ELOOP) {
-                        slots_error_set(e, r, path, "is a symlink; refusing to follow it");
+                        slots_error_refuse(e, r, path, "is a symlink; refusing to follow it");
                         slots_error_fix(e, "replace the link with the table file itself");
                 } else if (r == -EINVAL) {
                         /* Refused (exit 1) like a symlink, not a malformed table (exit 2). */
-                        r = -EPERM;
-                        slots_error_set(e, r, path, "is not a regular file");
+                        slots_error_refuse(e, r, path, "is not a regular file");
                         slots_error_fix(e, "move it away; slots-provision creates an empty table");
                 } else {
                         slots_error_set(e, r, path, "cannot open: %s", strerror(-r));
@@ -123,7 +122,7 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
         }
         if (memchr(text, '\0', len)) {
-                r = slots_error_set(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
+                r = slots_error_invalid(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
                 goto fail;
         }
         r = slots_table_parse(text, len, path, pool, &s->table, e);

@@ -28,8 +28,8 @@ enum {
  * Opens the table at path inside rootfd, takes the lock when writing, and loads
  * it (a missing table loads as empty).  group is the service group, used when
  * the table is created.  Refuses a table that is a symlink or not a regular
- * file, and a directory writable by others.  Returns 0, -EBADMSG for invalid
- * content, another -errno otherwise.
+ * file, and a directory writable by others (e's kind says refused), and
+ * invalid content (e's kind says invalid).  Returns 0 or a -errno.
  */
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e);
