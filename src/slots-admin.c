@@ -12,6 +12,7 @@
 #include <sys/acl.h>
 #include <unistd.h>
 
+#include "assign.h"
 #include "cleanup.h"
 #include "check.h"
 #include "cmdutil.h"
@@ -306,13 +307,29 @@ static int check_slot_folders(struct ctx *x, const char *name, const struct slot
         return EXIT_REFUSED;
 }
 
+/*
+ * Prints the slot name, the one line a caller reads from assign.  A write that
+ * fails (a closed or full stdout) is a failure: the caller would get no slot.
+ */
+static int print_slot(const char *name)
+{
+        if (printf("%s\n", name) < 0 || fclose(stdout) != 0) {
+                fprintf(stderr, "%s: cannot print the slot name (the assignment stands; assign again prints it): "
+                        "standard output: %s\n", cmd_name, strerror(errno));
+                return EXIT_REFUSED;
+        }
+        return EXIT_DONE;
+}
+
 static int cmd_assign(const struct opts *o, int argc, char **argv)
 {
-        const char *user, *holder;
-        char what[64], name[SLOTS_NAME_MAX], reason[256], fix[256], since[32];
+        const char *user;
+        char what[64], name[SLOTS_NAME_MAX], reason[256], since[32];
+        enum slots_assign_verdict v;
         struct slots_pw pw = { 0 };
+        struct slots_error e;
         struct ctx x = { 0 };
-        unsigned n = 0, held;
+        unsigned n = 0;
         int r;
 
         if (argc < 1 || argc > 2)
@@ -331,53 +348,25 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         if (r != EXIT_DONE)
                 goto out;
 
-        held = slots_table_find_user(x.store.table, user);
-        if (held && (n == 0 || held == n)) {
+        v = slots_assign_choose(x.store.table, x.cfg->slots, user, n, &n);
+        if (v == SLOTS_ASSIGN_AGAIN) {
                 /* The same assignment again is done already; the tree is prepared again (a repair). */
-                r = prepare_tree(&x, user, held);
+                r = prepare_tree(&x, user, n);
                 if (r == EXIT_DONE)
-                        printf("%s\n", slots_slot_name(held, name));
+                        r = print_slot(slots_slot_name(n, name));
                 warn_unreadable_table(&x);
                 goto out;
         }
-        if (held) {
-                snprintf(reason, sizeof(reason), "the user already holds %s", slots_slot_name(held, name));
-                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, reason, fix);
+        if (v == SLOTS_ASSIGN_TAKEN || v == SLOTS_ASSIGN_PENDING)
+                snprintf(what, sizeof(what), "cannot assign %s", slots_slot_name(n, name));
+        if (v != SLOTS_ASSIGN_GIVE) {
+                slots_assign_refusal(v, n, x.cfg, &e);
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
                 goto out;
-        }
-        if (n > x.cfg->slots) {
-                snprintf(reason, sizeof(reason), "%s is outside the pool of %u slots", argv[1], x.cfg->slots);
-                snprintf(fix, sizeof(fix), "choose slot01 to %s, or raise \"slots\" in %s and run slots-provision",
-                         slots_slot_name(x.cfg->slots, name), x.cfg->path);
-                r = refuse(what, x.cfg->table, reason, fix);
-                goto out;
-        }
-        if (n == 0) {
-                n = slots_table_lowest_free(x.store.table, x.cfg->slots);
-                if (n == 0) {
-                        snprintf(reason, sizeof(reason), "the pool is full: all %u slots are held or pending",
-                                 x.cfg->slots);
-                        snprintf(fix, sizeof(fix),
-                                 "release a slot, or raise \"slots\" in %s and run slots-provision", x.cfg->path);
-                        r = refuse("cannot assign a slot", x.cfg->table, reason, fix);
-                        goto out;
-                }
         }
         slots_slot_name(n, name);
         snprintf(what, sizeof(what), "cannot assign %s", name);
-        switch (slots_table_get(x.store.table, n, &holder, NULL, NULL)) {
-        case SLOTS_SLOT_ASSIGNED:
-                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, "the slot is held by another user", fix);
-                goto out;
-        case SLOTS_SLOT_PENDING:
-                snprintf(fix, sizeof(fix), "finish the release: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, "the slot's last release did not finish (cleanup pending)", fix);
-                goto out;
-        case SLOTS_SLOT_FREE:
-                break;
-        }
         r = slots_nss_user(name, &pw);
         if (r == 0) {
                 r = refuse(what, name, "the slot account does not exist", "create it: slots-provision");
@@ -386,6 +375,12 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         if (r < 0) {
                 snprintf(reason, sizeof(reason), "the account lookup failed: %s", strerror(-r));
                 r = refuse(what, name, reason, NULL);
+                goto out;
+        }
+        slots_error_clear(&e);
+        if (slots_assign_service_apart(x.cfg, name, &e) < 0) {
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
                 goto out;
         }
 
@@ -404,7 +399,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         /* The slot name goes to stdout only once the tree is ready too. */
         r = prepare_tree(&x, user, n);
         if (r == EXIT_DONE)
-                printf("%s\n", name);
+                r = print_slot(name);
         warn_unreadable_table(&x);
 out:
         slots_pw_clear(&pw);
