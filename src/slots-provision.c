@@ -283,7 +283,7 @@ static char *absolute(const char *path)
 
         if (path[0] == '/')
                 return strdup(path);
-        /* <limits.h> is shadowed by src/lib/limits.h here, so no PATH_MAX buffer. */
+        /* The current folder at any length: no PATH_MAX buffer. */
         cwd = get_current_dir_name();
         if (!cwd)
                 return NULL;

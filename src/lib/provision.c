@@ -985,11 +985,6 @@ static bool dry_seen(struct ctx *x, const char *path)
 }
 
 /*
- * Opens the absolute folder path inside the root, creating missing components
- * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
- * does not exist yet.  Existing components are the admin's and stay as they are.
- */
-/*
  * A configured root (app_root, docs_root, slots_root, /etc/sudoers.d) through
  * the resolver: no symlink in any component, owned by root (or, with
  * service_may_own, the service) all the way and writable by nobody else.  A
@@ -1047,6 +1042,11 @@ static void finish_dirs(struct ctx *x, const char *path)
         free(p);
 }
 
+/*
+ * Opens the absolute folder path inside the root, creating missing components
+ * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
+ * does not exist yet.  Existing components are the admin's and stay as they are.
+ */
 static int open_dirs(struct ctx *x, const char *path)
 {
         char *p = strdup(path), *cut;
