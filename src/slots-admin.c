@@ -23,6 +23,7 @@
 #include "privdrop.h"
 #include "selfcheck.h"
 #include "release.h"
+#include "service.h"
 #include "store.h"
 #include "tree.h"
 
@@ -96,7 +97,7 @@ static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsig
         r = cmd_load_config(o->config, &x->cfg);
         if (r != EXIT_DONE)
                 return r;
-        r = cmd_service_group(x->cfg, &x->group, &x->group_name, &e);
+        r = slots_service_group(x->cfg, &x->group, &x->group_name, &e);
         if (r < 0) {
                 cmd_report(what, &e, NULL);
                 return EXIT_REFUSED;
@@ -155,24 +156,6 @@ static int slot_group(const char *name, const struct slots_pw *slot, gid_t *gid,
         return 0;
 }
 
-/* The service account's uid (the owner of new folders in a user's tree). */
-static int service_uid(const struct slots_config *c, uid_t *uid, struct slots_error *e)
-{
-        struct slots_pw svc = { 0 };
-        int r = slots_nss_user(c->service, &svc);
-
-        if (r == 0) {
-                slots_error_set(e, -ENOENT, c->service, "the service account does not exist");
-                slots_error_fix(e, "create the service account, or fix \"service\" in %s", c->path);
-                return -ENOENT;
-        }
-        if (r < 0)
-                return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
-        *uid = svc.uid;
-        slots_pw_clear(&svc);
-        return 0;
-}
-
 /* A tree walk's note (an entry left alone): a warning on stderr, escaped; the first 20 of them. */
 static void tree_note(void *data, const char *path, const char *why)
 {
@@ -202,7 +185,7 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         char what[96], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
         unsigned long notes = 0;
         struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
-        struct slots_pw slot = { 0 };
+        struct slots_pw slot = { 0 }, svc = { 0 };
         struct slots_error e;
         uid_t svc_uid = 0;
         gid_t slot_gid = 0;
@@ -218,8 +201,9 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
                            : slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
         else
                 r = slot_group(name, &slot, &slot_gid, &e);
-        if (r == 0)
-                r = service_uid(x->cfg, &svc_uid, &e);
+        if (r == 0 && (r = slots_service_user(x->cfg, &svc, &e)) == 0)
+                svc_uid = svc.uid;
+        slots_pw_clear(&svc);
         if (r == 0)
                 r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
         slots_pw_clear(&slot);
@@ -237,9 +221,6 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
         return EXIT_REFUSED;
 }
-
-static const char *owner_name(uid_t uid, char *buf, size_t size);
-static const char *group_name(gid_t gid, char *buf, size_t size);
 
 /*
  * After assign: the write kept the table's owner, group, mode and ACL.  When the
@@ -268,8 +249,8 @@ static void warn_unreadable_table(const struct ctx *x)
                 if (!slots_perm_eval(&m, &id, SLOTS_PERM_R).allowed) {
                         fprintf(stderr, "%s: warning: %s is %s:%s %04o: the service account %s cannot read it, so "
                                 "the service refuses every user's command\n", cmd_name, x->cfg->table,
-                                owner_name(st.st_uid, owner, sizeof(owner)),
-                                group_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
+                                slots_uid_name(st.st_uid, owner, sizeof(owner)),
+                                slots_gid_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
                                 x->cfg->service);
                         fprintf(stderr, "%s: fix: chown root:%s %s && chmod 0640 %s\n", cmd_name, x->group_name,
                                 x->cfg->table, x->cfg->table);
@@ -438,7 +419,7 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         if (r != EXIT_DONE)
                 return r;
         slots_error_clear(&e);
-        if (cmd_service_group(cfg, &group, &group_name, &e) < 0) {
+        if (slots_service_group(cfg, &group, &group_name, &e) < 0) {
                 cmd_report(what, &e, NULL);
                 r = EXIT_REFUSED;
                 goto out;
@@ -518,28 +499,6 @@ static int pool_uids(unsigned pool, long *uids)
         return r;
 }
 
-static const char *owner_name(uid_t uid, char *buf, size_t size)
-{
-        struct passwd *pw = getpwuid(uid);
-
-        if (pw)
-                snprintf(buf, size, "%s", pw->pw_name);
-        else
-                snprintf(buf, size, "%u", (unsigned) uid);
-        return buf;
-}
-
-static const char *group_name(gid_t gid, char *buf, size_t size)
-{
-        struct group *gr = getgrgid(gid);
-
-        if (gr)
-                snprintf(buf, size, "%s", gr->gr_name);
-        else
-                snprintf(buf, size, "%u", (unsigned) gid);
-        return buf;
-}
-
 static int cmd_status(const struct opts *o, int argc, char **argv)
 {
         char owner[64] = "", group[64] = "", mode[8] = "", name[SLOTS_NAME_MAX];
@@ -576,12 +535,11 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                         cmd_name);
 
         if (x.store.exists) {
-                owner_name(x.store.st.st_uid, owner, sizeof(owner));
-                group_name(x.store.st.st_gid, group, sizeof(group));
+                slots_uid_name(x.store.st.st_uid, owner, sizeof(owner));
+                slots_gid_name(x.store.st.st_gid, group, sizeof(group));
                 snprintf(mode, sizeof(mode), "%04o", x.store.st.st_mode & 07777);
         }
-        ok = x.store.exists && x.store.st.st_uid == 0 && x.store.st.st_gid == x.group &&
-             (x.store.st.st_mode & 07777) == 0640;
+        ok = x.store.exists && slots_store_policy_ok(&x.store.st, x.group);
         slots_table_count(x.store.table, &assigned, &pending);
         test = slots_table_test_slot(x.store.table, x.cfg->slots);
 

@@ -1752,7 +1752,7 @@ static int table_step(struct ctx *x)
                 return r;
         }
         slots_close(dfd);
-        if (st.st_uid == 0 && st.st_gid == x->table_gid && (st.st_mode & 07777) == 0640)
+        if (slots_store_policy_ok(&st, x->table_gid))
                 return 0;
         if (!S_ISREG(st.st_mode))
                 return slots_error_refuse(x->e, -EINVAL, path, "is not a regular file");
@@ -1774,7 +1774,7 @@ static int table_step(struct ctx *x)
          * a reader sees the old file or the repaired one, never a half-repaired mode that
          * would lock the service out if the run were killed in between.
          */
-        r = slots_read_all(fd, (size_t) 64 << 20, &text, &len);
+        r = slots_read_all(fd, SLOTS_TABLE_MAX, &text, &len);
         slots_close(fd);
         if (r < 0) {
                 slots_error_set(x->e, r, path, "cannot read: %s", strerror(-r));

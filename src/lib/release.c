@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "release.h"
+#include "service.h"
 #include "store.h"
 
 /* ---- the slot's own lock ---- */
@@ -74,14 +75,9 @@ int slots_release_accounts(struct slots_release_job *j, const char *slot, struct
                 return slots_error_set(e, r, slot, "group lookup failed: %s", strerror(-r));
         j->slot_gid = r > 0 ? gr.gid : j->slot.gid;
         slots_gr_clear(&gr);
-        r = slots_nss_user(j->cfg->service, &svc);
-        if (r == 0) {
-                slots_error_set(e, -ENOENT, j->cfg->service, "the service account does not exist");
-                slots_error_fix(e, "create the service account, or fix \"service\" in %s", j->cfg->path);
-                return -ENOENT;
-        }
+        r = slots_service_user(j->cfg, &svc, e);
         if (r < 0)
-                return slots_error_set(e, r, j->cfg->service, "account lookup failed: %s", strerror(-r));
+                return r;
         j->svc_uid = svc.uid;
         slots_pw_clear(&svc);
         if (j->slot.uid == 0 || j->slot_gid == 0 || j->slot.gid == 0 || j->slot.uid == j->svc_uid ||

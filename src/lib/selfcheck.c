@@ -39,7 +39,7 @@
 #define SUDO_DEFAULT "/usr/bin/sudo"
 #define SUDO_TIMEOUT_MS 5000
 #define PROBE_TIMEOUT_MS 10000
-#define TABLE_MAX ((size_t) 64 << 20)
+#define TABLE_MAX SLOTS_TABLE_MAX
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 #define FIX_MAX 4096
 

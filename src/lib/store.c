@@ -10,8 +10,6 @@
 #include "replace.h"
 #include "store.h"
 
-#define TABLE_MAX ((size_t) 64 << 20)
-
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
 {
         struct stat st;
@@ -116,7 +114,7 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
         }
         s->exists = true;
-        r = slots_read_all(fd, TABLE_MAX, &text, &len);
+        r = slots_read_all(fd, SLOTS_TABLE_MAX, &text, &len);
         if (r < 0) {
                 slots_error_set(e, r, path, "cannot read: %s", strerror(-r));
                 goto fail;
@@ -143,7 +141,7 @@ fail:
 
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
-        const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = 0640 };
+        const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
         size_t len;
         char *text = slots_table_dump(s->table, &len);
         int r;
@@ -166,4 +164,9 @@ void slots_store_close(struct slots_store *s)
         s->lockfd = s->dirfd = -1;
         free(s->path);
         s->path = NULL;
+}
+
+bool slots_store_policy_ok(const struct stat *st, gid_t group)
+{
+        return st->st_uid == 0 && st->st_gid == group && (st->st_mode & 07777) == SLOTS_TABLE_MODE;
 }

@@ -40,5 +40,9 @@ int slots_store_save(struct slots_store *s, struct slots_error *e);
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
 
+/* The table's policy: root:<service group> 0640, so the service reads it and only root writes it. */
+#define SLOTS_TABLE_MODE 0640
+bool slots_store_policy_ok(const struct stat *st, gid_t group);
+
 /* The lock file's name for a table named `name`: "<name>.lock" in the same directory. */
 #define SLOTS_LOCK_SUFFIX ".lock"

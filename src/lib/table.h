@@ -14,6 +14,9 @@ enum slots_slot_state {
         SLOTS_SLOT_PENDING,     /* release did not finish: "cleanup": "pending" */
 };
 
+/* The largest table text read (a pool of 9999 slots is far below it). */
+#define SLOTS_TABLE_MAX ((size_t) 64 << 20)
+
 /* What is wrong with a table text that does not parse. */
 enum slots_table_problem {
         SLOTS_TABLE_OK,
