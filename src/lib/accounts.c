@@ -184,11 +184,6 @@ struct slots_accounts {
 
 static const char *const file_names[SLOTS_ACCT_NFILES] = { "passwd", "group", "shadow", "gshadow" };
 
-const char *slots_acct_file_name(enum slots_acct_file f)
-{
-        return file_names[f];
-}
-
 struct slots_accounts *slots_accounts_new(void)
 {
         return calloc(1, sizeof(struct slots_accounts));

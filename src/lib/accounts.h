@@ -41,9 +41,6 @@ struct slots_acct_group {
 
 struct slots_accounts;
 
-/* The file's name under /etc ("passwd", ...). */
-const char *slots_acct_file_name(enum slots_acct_file f);
-
 /* An empty set of four files (none of them exists yet); NULL on ENOMEM. */
 struct slots_accounts *slots_accounts_new(void);
 
