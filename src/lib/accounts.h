@@ -134,4 +134,4 @@ void slots_accounts_flush_caches(void);
  * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
  * from a signal, -ENOENT when it cannot be run).
  */
-int slots_run_program(char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);
+int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);

@@ -1991,7 +1991,7 @@ oom:
 /* Runs visudo -c on fd; 0 when it accepts, else a refusal (-EBADMSG) with its words in e. */
 static int visudo_check(struct ctx *x, int fd, const char *display)
 {
-        char *const argv[] = { VISUDO, "-c", "-f", "-", NULL };
+        const char *const argv[] = { VISUDO, "-c", "-f", "-", NULL };
         char out[1024];
         int r = slots_run_program(argv, fd, 30000, out, sizeof(out));
 

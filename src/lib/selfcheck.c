@@ -36,6 +36,14 @@
 #include "strbuf.h"
 #include "table.h"
 
+/*
+ * Its argv and envp arrays of string literals are still char *: with -Wwrite-strings they
+ * want const (and a cast at execve), left to the split of this file.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+#endif
+
 #define SUDO_DEFAULT "/usr/bin/sudo"
 #define SUDO_TIMEOUT_MS 5000
 #define PROBE_TIMEOUT_MS 10000
