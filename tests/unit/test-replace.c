@@ -29,9 +29,7 @@
 #include "fsutil.h"
 #include "replace.h"
 #include "store.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
+#include "unit.h"
 
 /* ---- failure injection: "the Nth call of fn fails with err" ---- */
 

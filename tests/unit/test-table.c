@@ -16,9 +16,8 @@
 
 #include "ids.h"
 #include "table.h"
+#include "unit.h"
 
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
 #define FILE_NAME "slots.json"
 #define U1 "aa73da63e26b40a1bb701c2b4c024870"
 #define C16 "0123456789abcdef"
