@@ -109,7 +109,7 @@ static int load_config(const char *path, struct slots_config **cfg, struct slots
                 goto out;
         }
         if (memchr(text, '\0', len))
-                r = slots_error_set(e, -EBADMSG, path, "the config contains a NUL byte");
+                r = slots_error_invalid(e, -EBADMSG, path, "the config contains a NUL byte");
         else
                 r = slots_config_parse(text, len, path, cfg, e);
 out:

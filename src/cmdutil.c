@@ -1,5 +1,4 @@
-/* What both commands do at their boundary: report errors, log changes, resolve the service group,
- * make JSON strings. */
+/* What both commands do at their boundary: report errors, log changes, make JSON strings. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -12,7 +11,6 @@
 
 #include "cmdutil.h"
 #include "escape.h"
-#include "nss.h"
 
 const char *cmd_name = "slots";
 
@@ -30,11 +28,11 @@ void cmd_report(const char *what, const struct slots_error *e, const char *fix)
         free(how);
 }
 
-int cmd_exit_for(int r)
+int cmd_exit_for(int r, const struct slots_error *e)
 {
         if (r >= 0)
                 return EXIT_DONE;
-        return r == -EBADMSG || r == -EINVAL ? EXIT_USAGE : EXIT_REFUSED;
+        return e->kind == SLOTS_ERR_INVALID ? EXIT_USAGE : EXIT_REFUSED;
 }
 
 void cmd_log(const char *fmt, ...)
@@ -61,60 +59,15 @@ void cmd_log(const char *fmt, ...)
         syslog(LOG_NOTICE, "%s; by %s", slots_escape_buf(msg, shown, sizeof(shown)), who);
 }
 
-int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e)
-{
-        struct slots_pw pw = { 0 };
-        struct slots_gr gr = { 0 };
-        int r;
-
-        if (c->service_group) {
-                r = slots_nss_group(c->service_group, &gr);
-                if (r == 0) {
-                        slots_error_set(e, -ENOENT, c->service_group, "the service group does not exist");
-                        slots_error_fix(e, "create it, or fix \"service_group\" in %s", c->path);
-                        return -ENOENT;
-                }
-                if (r < 0)
-                        return slots_error_set(e, r, c->service_group, "group lookup failed: %s",
-                                               strerror(-r));
-                *gid = gr.gid;
-                *name = gr.name;
-                gr.name = NULL;
-                slots_gr_clear(&gr);
-                return 0;
-        }
-        r = slots_nss_user(c->service, &pw);
-        if (r == 0) {
-                slots_error_set(e, -ENOENT, c->service, "the service account does not exist");
-                slots_error_fix(e, "create the service account, or fix \"service\" in %s", c->path);
-                return -ENOENT;
-        }
-        if (r < 0)
-                return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
-        *gid = pw.gid;
-        slots_pw_clear(&pw);
-        r = slots_nss_gid(*gid, &gr);
-        if (r < 0)
-                return slots_error_set(e, r, c->service, "group lookup failed: %s", strerror(-r));
-        if (r == 0) {
-                if (asprintf(name, "%u", (unsigned) *gid) < 0)
-                        return -ENOMEM;
-                return 0;
-        }
-        *name = gr.name;
-        gr.name = NULL;
-        slots_gr_clear(&gr);
-        return 0;
-}
-
 int cmd_load_config(const char *path, struct slots_config **c)
 {
         struct slots_error e;
         int r;
 
+        slots_error_clear(&e);
         r = slots_config_load(AT_FDCWD, path ? path : slots_config_default_path(), c, &e);
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid config" : "cannot read the config", &e, NULL);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e, NULL);
                 return EXIT_USAGE;
         }
         return EXIT_DONE;

@@ -1,4 +1,4 @@
-/* What both commands do at their boundary: report errors, log changes, resolve the service group. */
+/* What both commands do at their boundary: report errors, log changes, make JSON strings. */
 #pragma once
 
 #include <stdbool.h>
@@ -25,17 +25,11 @@ extern const char *cmd_name;
  */
 void cmd_report(const char *what, const struct slots_error *e, const char *fix);
 
-/* Exit status for a library result: -EBADMSG and -EINVAL are 2, other errors 1. */
-int cmd_exit_for(int r);
+/* Exit status for a library result r and its error e: 0 done, 2 invalid, 1 failed or refused. */
+int cmd_exit_for(int r, const struct slots_error *e);
 
 /* Logs a change to syslog (LOG_AUTHPRIV) with the invoking admin (SUDO_USER or the uid). */
 void cmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/*
- * The service group: service_group from the config, else the primary group of
- * the service account, looked up through NSS.  *name is malloc'ed.
- */
-int cmd_service_group(const struct slots_config *c, gid_t *gid, char **name, struct slots_error *e);
 
 /* Loads the config named by --config, SLOTS_CONFIG or the default; reports and returns an exit status. */
 int cmd_load_config(const char *path, struct slots_config **c);

@@ -12,6 +12,7 @@
 #include <sys/acl.h>
 #include <unistd.h>
 
+#include "assign.h"
 #include "cleanup.h"
 #include "check.h"
 #include "cmdutil.h"
@@ -22,6 +23,7 @@
 #include "privdrop.h"
 #include "selfcheck.h"
 #include "release.h"
+#include "service.h"
 #include "store.h"
 #include "tree.h"
 
@@ -95,15 +97,16 @@ static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsig
         r = cmd_load_config(o->config, &x->cfg);
         if (r != EXIT_DONE)
                 return r;
-        r = cmd_service_group(x->cfg, &x->group, &x->group_name, &e);
+        r = slots_service_group(x->cfg, &x->group, &x->group_name, &e);
         if (r < 0) {
                 cmd_report(what, &e, NULL);
                 return EXIT_REFUSED;
         }
+        slots_error_clear(&e);
         r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, flags, &e);
         if (r < 0) {
-                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
-                return cmd_exit_for(r);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
+                return cmd_exit_for(r, &e);
         }
         x->store_open = true;
         return EXIT_DONE;
@@ -123,7 +126,7 @@ static int refuse(const char *what, const char *object, const char *reason, cons
 {
         struct slots_error e;
 
-        slots_error_set(&e, -EPERM, object, "%s", reason);
+        slots_error_refuse(&e, -EPERM, object, "%s", reason);
         cmd_report(what, &e, fix);
         return EXIT_REFUSED;
 }
@@ -150,24 +153,6 @@ static int slot_group(const char *name, const struct slots_pw *slot, gid_t *gid,
                 return slots_error_set(e, r, name, "group lookup failed: %s", strerror(-r));
         *gid = r > 0 ? gr.gid : slot->gid;
         slots_gr_clear(&gr);
-        return 0;
-}
-
-/* The service account's uid (the owner of new folders in a user's tree). */
-static int service_uid(const struct slots_config *c, uid_t *uid, struct slots_error *e)
-{
-        struct slots_pw svc = { 0 };
-        int r = slots_nss_user(c->service, &svc);
-
-        if (r == 0) {
-                slots_error_set(e, -ENOENT, c->service, "the service account does not exist");
-                slots_error_fix(e, "create the service account, or fix \"service\" in %s", c->path);
-                return -ENOENT;
-        }
-        if (r < 0)
-                return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
-        *uid = svc.uid;
-        slots_pw_clear(&svc);
         return 0;
 }
 
@@ -200,7 +185,7 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         char what[96], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
         unsigned long notes = 0;
         struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
-        struct slots_pw slot = { 0 };
+        struct slots_pw slot = { 0 }, svc = { 0 };
         struct slots_error e;
         uid_t svc_uid = 0;
         gid_t slot_gid = 0;
@@ -216,8 +201,9 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
                            : slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
         else
                 r = slot_group(name, &slot, &slot_gid, &e);
-        if (r == 0)
-                r = service_uid(x->cfg, &svc_uid, &e);
+        if (r == 0 && (r = slots_service_user(x->cfg, &svc, &e)) == 0)
+                svc_uid = svc.uid;
+        slots_pw_clear(&svc);
         if (r == 0)
                 r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
         slots_pw_clear(&slot);
@@ -235,9 +221,6 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
         return EXIT_REFUSED;
 }
-
-static const char *owner_name(uid_t uid, char *buf, size_t size);
-static const char *group_name(gid_t gid, char *buf, size_t size);
 
 /*
  * After assign: the write kept the table's owner, group, mode and ACL.  When the
@@ -266,8 +249,8 @@ static void warn_unreadable_table(const struct ctx *x)
                 if (!slots_perm_eval(&m, &id, SLOTS_PERM_R).allowed) {
                         fprintf(stderr, "%s: warning: %s is %s:%s %04o: the service account %s cannot read it, so "
                                 "the service refuses every user's command\n", cmd_name, x->cfg->table,
-                                owner_name(st.st_uid, owner, sizeof(owner)),
-                                group_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
+                                slots_uid_name(st.st_uid, owner, sizeof(owner)),
+                                slots_gid_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
                                 x->cfg->service);
                         fprintf(stderr, "%s: fix: chown root:%s %s && chmod 0640 %s\n", cmd_name, x->group_name,
                                 x->cfg->table, x->cfg->table);
@@ -305,13 +288,29 @@ static int check_slot_folders(struct ctx *x, const char *name, const struct slot
         return EXIT_REFUSED;
 }
 
+/*
+ * Prints the slot name, the one line a caller reads from assign.  A write that
+ * fails (a closed or full stdout) is a failure: the caller would get no slot.
+ */
+static int print_slot(const char *name)
+{
+        if (printf("%s\n", name) < 0 || fclose(stdout) != 0) {
+                fprintf(stderr, "%s: cannot print the slot name (the assignment stands; assign again prints it): "
+                        "standard output: %s\n", cmd_name, strerror(errno));
+                return EXIT_REFUSED;
+        }
+        return EXIT_DONE;
+}
+
 static int cmd_assign(const struct opts *o, int argc, char **argv)
 {
-        const char *user, *holder;
-        char what[64], name[SLOTS_NAME_MAX], reason[256], fix[256], since[32];
+        const char *user;
+        char what[64], name[SLOTS_NAME_MAX], reason[256], since[32];
+        enum slots_assign_verdict v;
         struct slots_pw pw = { 0 };
+        struct slots_error e;
         struct ctx x = { 0 };
-        unsigned n = 0, held;
+        unsigned n = 0;
         int r;
 
         if (argc < 1 || argc > 2)
@@ -330,53 +329,25 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         if (r != EXIT_DONE)
                 goto out;
 
-        held = slots_table_find_user(x.store.table, user);
-        if (held && (n == 0 || held == n)) {
+        v = slots_assign_choose(x.store.table, x.cfg->slots, user, n, &n);
+        if (v == SLOTS_ASSIGN_AGAIN) {
                 /* The same assignment again is done already; the tree is prepared again (a repair). */
-                r = prepare_tree(&x, user, held);
+                r = prepare_tree(&x, user, n);
                 if (r == EXIT_DONE)
-                        printf("%s\n", slots_slot_name(held, name));
+                        r = print_slot(slots_slot_name(n, name));
                 warn_unreadable_table(&x);
                 goto out;
         }
-        if (held) {
-                snprintf(reason, sizeof(reason), "the user already holds %s", slots_slot_name(held, name));
-                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, reason, fix);
+        if (v == SLOTS_ASSIGN_TAKEN || v == SLOTS_ASSIGN_PENDING)
+                snprintf(what, sizeof(what), "cannot assign %s", slots_slot_name(n, name));
+        if (v != SLOTS_ASSIGN_GIVE) {
+                slots_assign_refusal(v, n, x.cfg, &e);
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
                 goto out;
-        }
-        if (n > x.cfg->slots) {
-                snprintf(reason, sizeof(reason), "%s is outside the pool of %u slots", argv[1], x.cfg->slots);
-                snprintf(fix, sizeof(fix), "choose slot01 to %s, or raise \"slots\" in %s and run slots-provision",
-                         slots_slot_name(x.cfg->slots, name), x.cfg->path);
-                r = refuse(what, x.cfg->table, reason, fix);
-                goto out;
-        }
-        if (n == 0) {
-                n = slots_table_lowest_free(x.store.table, x.cfg->slots);
-                if (n == 0) {
-                        snprintf(reason, sizeof(reason), "the pool is full: all %u slots are held or pending",
-                                 x.cfg->slots);
-                        snprintf(fix, sizeof(fix),
-                                 "release a slot, or raise \"slots\" in %s and run slots-provision", x.cfg->path);
-                        r = refuse("cannot assign a slot", x.cfg->table, reason, fix);
-                        goto out;
-                }
         }
         slots_slot_name(n, name);
         snprintf(what, sizeof(what), "cannot assign %s", name);
-        switch (slots_table_get(x.store.table, n, &holder, NULL, NULL)) {
-        case SLOTS_SLOT_ASSIGNED:
-                snprintf(fix, sizeof(fix), "release it first: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, "the slot is held by another user", fix);
-                goto out;
-        case SLOTS_SLOT_PENDING:
-                snprintf(fix, sizeof(fix), "finish the release: slots-admin release --slot %s", name);
-                r = refuse(what, x.cfg->table, "the slot's last release did not finish (cleanup pending)", fix);
-                goto out;
-        case SLOTS_SLOT_FREE:
-                break;
-        }
         r = slots_nss_user(name, &pw);
         if (r == 0) {
                 r = refuse(what, name, "the slot account does not exist", "create it: slots-provision");
@@ -385,6 +356,12 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         if (r < 0) {
                 snprintf(reason, sizeof(reason), "the account lookup failed: %s", strerror(-r));
                 r = refuse(what, name, reason, NULL);
+                goto out;
+        }
+        slots_error_clear(&e);
+        if (slots_assign_service_apart(x.cfg, name, &e) < 0) {
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
                 goto out;
         }
 
@@ -403,7 +380,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         /* The slot name goes to stdout only once the tree is ready too. */
         r = prepare_tree(&x, user, n);
         if (r == EXIT_DONE)
-                printf("%s\n", name);
+                r = print_slot(name);
         warn_unreadable_table(&x);
 out:
         slots_pw_clear(&pw);
@@ -442,7 +419,7 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         if (r != EXIT_DONE)
                 return r;
         slots_error_clear(&e);
-        if (cmd_service_group(cfg, &group, &group_name, &e) < 0) {
+        if (slots_service_group(cfg, &group, &group_name, &e) < 0) {
                 cmd_report(what, &e, NULL);
                 r = EXIT_REFUSED;
                 goto out;
@@ -456,8 +433,8 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         if (rep.marked)
                 cmd_log("released %s from user %s (cleanup pending)", name, rep.user);
         if (r < 0 && !rep.step) {
-                cmd_report(r == -EBADMSG ? "invalid table" : what, &e, NULL);
-                r = cmd_exit_for(r);
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
+                r = cmd_exit_for(r, &e);
                 goto out;
         }
         if (r < 0) {
@@ -522,28 +499,6 @@ static int pool_uids(unsigned pool, long *uids)
         return r;
 }
 
-static const char *owner_name(uid_t uid, char *buf, size_t size)
-{
-        struct passwd *pw = getpwuid(uid);
-
-        if (pw)
-                snprintf(buf, size, "%s", pw->pw_name);
-        else
-                snprintf(buf, size, "%u", (unsigned) uid);
-        return buf;
-}
-
-static const char *group_name(gid_t gid, char *buf, size_t size)
-{
-        struct group *gr = getgrgid(gid);
-
-        if (gr)
-                snprintf(buf, size, "%s", gr->gr_name);
-        else
-                snprintf(buf, size, "%u", (unsigned) gid);
-        return buf;
-}
-
 static int cmd_status(const struct opts *o, int argc, char **argv)
 {
         char owner[64] = "", group[64] = "", mode[8] = "", name[SLOTS_NAME_MAX];
@@ -580,12 +535,11 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                         cmd_name);
 
         if (x.store.exists) {
-                owner_name(x.store.st.st_uid, owner, sizeof(owner));
-                group_name(x.store.st.st_gid, group, sizeof(group));
+                slots_uid_name(x.store.st.st_uid, owner, sizeof(owner));
+                slots_gid_name(x.store.st.st_gid, group, sizeof(group));
                 snprintf(mode, sizeof(mode), "%04o", x.store.st.st_mode & 07777);
         }
-        ok = x.store.exists && x.store.st.st_uid == 0 && x.store.st.st_gid == x.group &&
-             (x.store.st.st_mode & 07777) == 0640;
+        ok = x.store.exists && slots_store_policy_ok(&x.store.st, x.group);
         slots_table_count(x.store.table, &assigned, &pending);
         test = slots_table_test_slot(x.store.table, x.cfg->slots);
 

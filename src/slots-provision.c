@@ -257,11 +257,14 @@ static int print_ldif(const struct slots_config *c, const char *base_dn)
         struct slots_error e;
         size_t len;
         int r = 0;
-        char *text = slots_ldif(c, base_dn, &len, &r, &e);
+        char *text;
+
+        slots_error_clear(&e);
+        text = slots_ldif(c, base_dn, &len, &r, &e);
 
         if (!text) {
                 cmd_report("cannot print the LDIF", &e, NULL);
-                return cmd_exit_for(r);
+                return cmd_exit_for(r, &e);
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
                 fprintf(stderr, "%s: cannot print the LDIF: standard output: %s\n", cmd_name, strerror(errno));
@@ -280,7 +283,7 @@ static char *absolute(const char *path)
 
         if (path[0] == '/')
                 return strdup(path);
-        /* <limits.h> is shadowed by src/lib/limits.h here, so no PATH_MAX buffer. */
+        /* The current folder at any length: no PATH_MAX buffer. */
         cwd = get_current_dir_name();
         if (!cwd)
                 return NULL;
@@ -305,7 +308,7 @@ int main(int argc, char **argv)
         struct run run = { 0 };
         struct slots_config *c = NULL;
         struct slots_prov_opts po = { 0 };
-        struct slots_error e;
+        struct slots_error e = { 0 };
         const char *config = NULL;
         char *config_abs = NULL;
         unsigned changes = 0;
@@ -419,7 +422,7 @@ int main(int argc, char **argv)
                 r = slots_config_load(run.root ? rootfd : AT_FDCWD, SLOTS_DEFAULT_CONFIG, &c, &e);
         }
         if (r < 0) {
-                fail(&run, r == -EBADMSG ? "invalid config" : "cannot read the config", &e);
+                fail(&run, e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e);
                 status = EXIT_USAGE;
                 goto out;
         }
@@ -442,6 +445,7 @@ int main(int argc, char **argv)
                 run.slot_log = NULL;    /* every change gets its own line */
                 run.slot_log_len = NULL;
         }
+        slots_error_clear(&e);
         r = slots_provision(rootfd, c, &po, &changes, &e);
         slot_log_flush(&run);
         free(run.slot_log);
@@ -456,11 +460,12 @@ int main(int argc, char **argv)
                 goto out;
         }
         if (r < 0) {
-                fail(&run, r == -EBADMSG ? "invalid config or table" : "cannot provision", &e);
+                fail(&run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
+                           e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);
                 if (changes)
                         fprintf(stderr, "%s: %u change%s made before this failure; fix it and run again\n",
                                 cmd_name, changes, changes == 1 ? " was" : "s were");
-                status = cmd_exit_for(r);
+                status = cmd_exit_for(r, &e);
                 goto out;
         }
         if (!run.json)

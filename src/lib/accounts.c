@@ -184,11 +184,6 @@ struct slots_accounts {
 
 static const char *const file_names[SLOTS_ACCT_NFILES] = { "passwd", "group", "shadow", "gshadow" };
 
-const char *slots_acct_file_name(enum slots_acct_file f)
-{
-        return file_names[f];
-}
-
 struct slots_accounts *slots_accounts_new(void)
 {
         return calloc(1, sizeof(struct slots_accounts));
@@ -883,7 +878,7 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 slots_close(fd);
-                return slots_error_set(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
+                return slots_error_refuse(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
         }
         /* lckpwdf's protocol: a POSIX write lock on the whole file, given up after 15 seconds. */
         for (;;) {
@@ -989,9 +984,9 @@ static long now_ms(void)
         return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int slots_run_program(char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
+int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
 {
-        static char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+        static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
         long deadline = now_ms() + timeout_ms;
         size_t n = 0;
         int pipefd[2], status, r;
@@ -1017,7 +1012,8 @@ int slots_run_program(char *const argv[], int stdin_fd, int timeout_ms, char *ou
                         slots_exit_child(127);
                 /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
                 closefrom(3);
-                execve(argv[0], argv, envp);
+                /* execve's prototype predates const; it changes neither array. */
+                execve(argv[0], (char *const *) argv, (char *const *) envp);
                 slots_exit_child(127);
         }
         close(pipefd[1]);
@@ -1067,14 +1063,14 @@ void slots_accounts_flush_caches(void)
                 if (access(nscd_sockets[i], F_OK) < 0)
                         continue;
                 /* One call per table, as shadow-utils' nscd_flush_cache does. */
-                char *const pw[] = { "/usr/sbin/nscd", "-i", "passwd", NULL };
-                char *const gr[] = { "/usr/sbin/nscd", "-i", "group", NULL };
+                const char *const pw[] = { "/usr/sbin/nscd", "-i", "passwd", NULL };
+                const char *const gr[] = { "/usr/sbin/nscd", "-i", "group", NULL };
                 (void) slots_run_program(pw, -1, 10000, NULL, 0);
                 (void) slots_run_program(gr, -1, 10000, NULL, 0);
                 break;
         }
         {
-                char *const sss[] = { "/usr/sbin/sss_cache", "-E", NULL };
+                const char *const sss[] = { "/usr/sbin/sss_cache", "-E", NULL };
                 (void) slots_run_program(sss, -1, 10000, NULL, 0);
         }
 }

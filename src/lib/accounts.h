@@ -41,9 +41,6 @@ struct slots_acct_group {
 
 struct slots_accounts;
 
-/* The file's name under /etc ("passwd", ...). */
-const char *slots_acct_file_name(enum slots_acct_file f);
-
 /* An empty set of four files (none of them exists yet); NULL on ENOMEM. */
 struct slots_accounts *slots_accounts_new(void);
 
@@ -137,4 +134,4 @@ void slots_accounts_flush_caches(void);
  * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
  * from a signal, -ENOENT when it cannot be run).
  */
-int slots_run_program(char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);
+int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);

@@ -28,15 +28,15 @@ struct sudo_job {
 static int sudo_child(void *arg)
 {
         const struct sudo_job *j = arg;
-        char *const argv[] = { (char *) j->sudo, "-n", "-u", (char *) j->slot, "/usr/bin/true", NULL };
-        char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "LC_ALL=C", NULL };
+        const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "/usr/bin/true", NULL };
+        const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "LC_ALL=C", NULL };
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->out, STDERR_FILENO) < 0)
                 return 124;
         closefrom(3);
-        execve(j->sudo, argv, envp);
+        execve(j->sudo, (char *const *) argv, (char *const *) envp);
         return 124;
 }
 
@@ -121,8 +121,8 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
 #define PROBE_MAX_ARGS 64
 
 struct chain_job {
-        char *argv[CHAIN_ARGV_MAX];
-        char *envp[64];
+        const char *argv[CHAIN_ARGV_MAX];
+        const char *envp[64];
         const char *cwd;        /* where sudo starts */
         bool cwd_in_argv;       /* the probe names {cwd}: it may start in / when the service cannot enter cwd */
         int out, err;           /* write ends of the pipes */
@@ -141,7 +141,7 @@ static int chain_child(void *arg)
         closefrom(3);
         if (chdir(j->cwd) < 0 && (!j->cwd_in_argv || chdir("/") < 0))
                 return CHAIN_NO_CWD;
-        execve(j->argv[0], j->argv, j->envp);
+        execve(j->argv[0], (char *const *) j->argv, (char *const *) j->envp);
         return 124;
 }
 
@@ -202,10 +202,10 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
                 snprintf(pe, sizeof(pe), "--preserve-env=%s", list);
         }
         j.envp[nenv] = NULL;
-        j.argv[a++] = (char *) sudo;
+        j.argv[a++] = sudo;
         j.argv[a++] = "-n";
         j.argv[a++] = "-u";
-        j.argv[a++] = (char *) s->name;
+        j.argv[a++] = s->name;
         if (k->cfg->run_as_group) {
                 j.argv[a++] = "-g";
                 j.argv[a++] = k->cfg->run_as_group;
@@ -404,7 +404,7 @@ void check_sudo_env(struct ctx *k, const struct slotinfo *s)
 
 /* sudo-kill: the service starts a run in its own process group, as the platform does, and ends it. */
 struct kill_job {
-        char *run[CHAIN_ARGV_MAX];      /* sudo ... -- [slotctl] launcher /bin/sleep 30 */
+        const char *run[CHAIN_ARGV_MAX];      /* sudo ... -- [slotctl] launcher /bin/sleep 30 */
         const char *sudo, *slot;
         uid_t slot_uid;
 };
@@ -474,7 +474,8 @@ static int kill_child(void *arg)
                 (void) setpgid(0, 0);
                 if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 || chdir("/") < 0)
                         _exit(124);
-                execve(j->run[0], j->run, (char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
+                execve(j->run[0], (char *const *) j->run,
+                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
                 _exit(124);
         }
         (void) setpgid(run, run);
@@ -486,11 +487,12 @@ static int kill_child(void *arg)
         snprintf(pg, sizeof(pg), "-%ld", (long) run);
         k = fork();
         if (k == 0) {
-                char *const argv[] = { (char *) j->sudo, "-n", "-u", (char *) j->slot, "kill", "-s", "TERM", "--",
+                const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", "TERM", "--",
                                        pg, NULL };
                 if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
                         _exit(124);
-                execve(j->sudo, argv, (char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
+                execve(j->sudo, (char *const *) argv,
+                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
                 _exit(124);
         }
         if (k < 0 || wait_ms(k, 5000, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -521,10 +523,10 @@ void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
                 return;
         }
         j.slot_uid = s->pw.uid;
-        j.run[a++] = (char *) j.sudo;
+        j.run[a++] = j.sudo;
         j.run[a++] = "-n";
         j.run[a++] = "-u";
-        j.run[a++] = (char *) s->name;
+        j.run[a++] = s->name;
         j.run[a++] = "--";
         if (k->cfg->slotctl)
                 j.run[a++] = k->cfg->slotctl;

@@ -14,7 +14,7 @@
 #include "error.h"
 #include "fsutil.h"
 
-#define TABLE_MAX ((size_t) 64 << 20)
+#define TABLE_MAX SLOTS_TABLE_MAX
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
 /* ---- config ---- */
@@ -93,6 +93,7 @@ void resolve_service(struct ctx *k)
 void check_table(struct ctx *k)
 {
         const char *path = k->cfg->table, *base;
+        enum slots_table_problem problem;
         struct strbuf d = { 0 }, f = { 0 };
         char mode[8];
         struct probe_plan plan = { 0 };
@@ -161,16 +162,18 @@ void check_table(struct ctx *k)
                 goto fail;
         }
         slots_error_clear(&e);
-        r = memchr(text, '\0', len) ? slots_error_set(&e, -EBADMSG, path, "contains a NUL byte")
-                                    : slots_table_parse(text, len, path, k->cfg->slots, &k->table, &e);
+        problem = SLOTS_TABLE_SYNTAX;
+        r = memchr(text, '\0', len) ? slots_error_invalid(&e, -EBADMSG, path, "contains a NUL byte")
+                                    : slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table,
+                                                                &problem, &e);
         if (r < 0) {
                 /* A parser message may quote a token of the file, which may be a user id: show only where. */
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
-                        strstr(e.reason, "not a slot of the pool") ? "a slot outside the pool" :
-                        strstr(e.reason, "invalid user id") ? "an invalid user id" :
-                        strstr(e.reason, "same user") ? "a user in two slots" :
-                        strstr(e.reason, "version") ? "an unsupported version" : "invalid JSON or entry");
+                        problem == SLOTS_TABLE_OUT_OF_POOL ? "a slot outside the pool" :
+                        problem == SLOTS_TABLE_USER ? "an invalid user id" :
+                        problem == SLOTS_TABLE_DUPLICATE ? "a user in two slots" :
+                        problem == SLOTS_TABLE_VERSION ? "an unsupported version" : "invalid JSON or entry");
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
                         e.line);

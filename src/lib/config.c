@@ -589,7 +589,7 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
 
         root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!root) {
-                slots_error_set(e, -EBADMSG, file, "%s", jerr.text);
+                slots_error_invalid(e, -EBADMSG, file, "%s", jerr.text);
                 slots_error_at(e, (unsigned) (jerr.line > 0 ? jerr.line : 1),
                                (unsigned) (jerr.column > 0 ? jerr.column : 1));
                 return -EBADMSG;
@@ -656,7 +656,7 @@ int slots_config_load(int rootfd, const char *path, struct slots_config **ret, s
         if (r < 0)
                 return slots_error_set(e, r, path, "cannot read the config: %s", strerror(-r));
         if (memchr(text, '\0', len))
-                r = slots_error_set(e, -EBADMSG, path, "the config contains a NUL byte");
+                r = slots_error_invalid(e, -EBADMSG, path, "the config contains a NUL byte");
         else
                 r = slots_config_parse(text, len, path, ret, e);
         free(text);

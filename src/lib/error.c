@@ -10,16 +10,47 @@ void slots_error_clear(struct slots_error *e)
                 memset(e, 0, sizeof(*e));
 }
 
+static int set(struct slots_error *e, enum slots_error_kind kind, int r, const char *object, const char *fmt,
+               va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int set(struct slots_error *e, enum slots_error_kind kind, int r, const char *object, const char *fmt,
+               va_list ap)
+{
+        if (!e)
+                return r;
+        memset(e, 0, sizeof(*e));
+        e->kind = kind;
+        snprintf(e->object, sizeof(e->object), "%s", object ? object : "");
+        vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+        return r;
+}
+
 int slots_error_set(struct slots_error *e, int r, const char *object, const char *fmt, ...)
 {
         va_list ap;
 
-        if (!e)
-                return r;
-        memset(e, 0, sizeof(*e));
-        snprintf(e->object, sizeof(e->object), "%s", object ? object : "");
         va_start(ap, fmt);
-        vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+        r = set(e, SLOTS_ERR_FAILED, r, object, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int slots_error_refuse(struct slots_error *e, int r, const char *object, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        r = set(e, SLOTS_ERR_REFUSED, r, object, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int slots_error_invalid(struct slots_error *e, int r, const char *object, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        r = set(e, SLOTS_ERR_INVALID, r, object, fmt, ap);
         va_end(ap);
         return r;
 }

@@ -6,14 +6,22 @@
 #define SLOTS_ERR_TEXT 512
 
 /*
+ * What kind of error it is, decided where it is raised; the commands map it to
+ * their exit status (failed and refused 1, invalid 2).  The -errno a library
+ * call returns stays the system's word for the cause and decides nothing.
+ */
+enum slots_error_kind {
+        SLOTS_ERR_FAILED,       /* could not be done: a call, a lookup or memory failed */
+        SLOTS_ERR_REFUSED,      /* would not be safe or allowed: refused, nothing changed */
+        SLOTS_ERR_INVALID,      /* the config, the table or an argument is invalid */
+};
+
+/*
  * Library functions return 0 or a negative errno and, on failure, describe the
- * problem here.  Convention for the return value, which the commands map to
- * exit statuses:
- *   -EBADMSG  invalid config or table content (exit 2)
- *   -EINVAL   invalid argument (exit 2)
- *   anything else: refused or failed (exit 1)
+ * problem here, with its kind.
  */
 struct slots_error {
+        enum slots_error_kind kind;
         char object[SLOTS_ERR_TEXT];    /* file or object the error is about */
         unsigned line, column;          /* 1-based; 0 when not about a position */
         char reason[SLOTS_ERR_TEXT];
@@ -22,8 +30,19 @@ struct slots_error {
 
 void slots_error_clear(struct slots_error *e);
 
-/* Sets object and reason (printf-style); returns r so callers can `return slots_error_set(...)`. */
+/*
+ * Sets object and reason (printf-style) of a failure; returns r so callers can
+ * `return slots_error_set(...)`.
+ */
 int slots_error_set(struct slots_error *e, int r, const char *object, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* The same for a refusal (SLOTS_ERR_REFUSED). */
+int slots_error_refuse(struct slots_error *e, int r, const char *object, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* The same for invalid content or arguments (SLOTS_ERR_INVALID). */
+int slots_error_invalid(struct slots_error *e, int r, const char *object, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
 /* Adds position information to an error already set. */

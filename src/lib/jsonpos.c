@@ -144,8 +144,14 @@ static bool find_index(struct cur *c, size_t index)
         return false;
 }
 
-int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n,
-                      bool want_key, unsigned *line, unsigned *column)
+/*
+ * Finds the element at path (n steps) in src.  With want_key, the position of
+ * the last step's key (an object member) instead of its value.  Lines and
+ * columns are 1-based, columns count bytes.  Returns 0, or -ENOENT when the path
+ * is not in the text (then line/column are those of the deepest element found).
+ */
+static int json_locate(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n,
+                       bool want_key, unsigned *line, unsigned *column)
 {
         struct cur c = { .s = src->text, .len = src->len, .line = 1, .col = 1 };
         size_t k;
@@ -183,8 +189,8 @@ int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const s
         va_start(ap, fmt);
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        slots_error_set(e, -EBADMSG, src->file, "%s", text);
-        (void) slots_json_locate(src, path, n, want_key, &line, &col);
+        slots_error_invalid(e, -EBADMSG, src->file, "%s", text);
+        (void) json_locate(src, path, n, want_key, &line, &col);
         slots_error_at(e, line, col);
         return -EBADMSG;
 }

@@ -22,17 +22,9 @@ struct slots_jsrc {
         size_t len;
 };
 
-/*
- * Finds the element at path (n steps) in src.  With want_key, the position of
- * the last step's key (an object member) instead of its value.  Lines and
- * columns are 1-based, columns count bytes.  Returns 0, or -ENOENT when the path
- * is not in the text (then line/column are those of the deepest element found).
- */
-int slots_json_locate(const struct slots_jsrc *src, const struct slots_jpath *path, size_t n,
-                      bool want_key, unsigned *line, unsigned *column);
 
 /*
- * Sets e to an -EBADMSG error about the element at path (n steps) in src (its
+ * Sets e to an invalid-content error (-EBADMSG) about the element at path (n steps) in src (its
  * key with want_key), with file, line and column; returns -EBADMSG.
  */
 int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *path,

@@ -74,14 +74,14 @@ char *slots_ldif(const struct slots_config *c, const char *base_dn, size_t *len,
 
         *len = 0;
         if (!c->uid_base) {
-                *err = slots_error_set(e, -EINVAL, c->path, "the LDIF needs \"uid_base\": without it each host "
+                *err = slots_error_invalid(e, -EINVAL, c->path, "the LDIF needs \"uid_base\": without it each host "
                                        "picks its own ids");
                 slots_error_fix(e, "set \"uid_base\" in %s to the first id of a range the whole fleet keeps free",
                                 c->path);
                 return NULL;
         }
         if (!base_dn[0] || strpbrk(base_dn, "\n\r")) {
-                *err = slots_error_set(e, -EINVAL, "--ldif", "the base DN must be one non-empty line");
+                *err = slots_error_invalid(e, -EINVAL, "--ldif", "the base DN must be one non-empty line");
                 slots_error_fix(e, "name the entry the slots go below, e.g. --ldif ou=slots,dc=example,dc=org");
                 return NULL;
         }
@@ -89,7 +89,7 @@ char *slots_ldif(const struct slots_config *c, const char *base_dn, size_t *len,
         for (const char *const *v = (const char *const[]) { c->slots_root, c->shell, NULL }; *v; v++)
                 for (const unsigned char *p = (const unsigned char *) *v; *p; p++)
                         if (*p > 0x7f) {
-                                *err = slots_error_set(e, -EBADMSG, c->path,
+                                *err = slots_error_invalid(e, -EBADMSG, c->path,
                                                        "%s holds a byte that is not ASCII; an RFC 2307 directory "
                                                        "takes only ASCII in homeDirectory and loginShell",
                                                        *v == c->shell ? "shell" : "slots_root");

@@ -84,7 +84,7 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
                             memcmp(defs[i].key, q, (size_t) (kend - q)) != 0)
                                 continue;
                         if (!parse_number(v, (size_t) (vend - v), &defs[i].value)) {
-                                slots_error_set(e, -EBADMSG, file, "%s is not a number: \"%.*s\"",
+                                slots_error_invalid(e, -EBADMSG, file, "%s is not a number: \"%.*s\"",
                                                 defs[i].key, (int) (vend - v), v);
                                 slots_error_at(e, line, (unsigned) (v - p) + 1);
                                 slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config",
@@ -107,7 +107,7 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
         else
                 hi = SLOTS_SYS_UID_MAX_DEFAULT;
         if (lo == 0 || hi < lo) {
-                slots_error_set(e, -EBADMSG, file,
+                slots_error_invalid(e, -EBADMSG, file,
                                 "SYS_UID_MIN %lu and SYS_UID_MAX %lu do not form a range of system ids", lo,
                                 hi);
                 if (defs[0].set || defs[1].set)
@@ -137,7 +137,7 @@ int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_e
                 return slots_error_set(e, fd, LOGINDEFS, "cannot open: %s", strerror(-fd));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 slots_close(fd);
-                return slots_error_set(e, -EINVAL, LOGINDEFS, "is not a regular file");
+                return slots_error_refuse(e, -EINVAL, LOGINDEFS, "is not a regular file");
         }
         r = slots_read_all(fd, LOGINDEFS_MAX, &text, &len);
         slots_close(fd);

@@ -215,3 +215,29 @@ int slots_nss_masked_source(const char *text, const char *db, char *src, size_t 
         }
         return 0;
 }
+
+const char *slots_uid_name(uid_t uid, char *buf, size_t size)
+{
+        struct slots_pw pw;
+
+        if (slots_nss_uid(uid, &pw) > 0) {
+                snprintf(buf, size, "%s", pw.name);
+                slots_pw_clear(&pw);
+        } else {
+                snprintf(buf, size, "%u", (unsigned) uid);
+        }
+        return buf;
+}
+
+const char *slots_gid_name(gid_t gid, char *buf, size_t size)
+{
+        struct slots_gr gr;
+
+        if (slots_nss_gid(gid, &gr) > 0) {
+                snprintf(buf, size, "%s", gr.name);
+                slots_gr_clear(&gr);
+        } else {
+                snprintf(buf, size, "%u", (unsigned) gid);
+        }
+        return buf;
+}

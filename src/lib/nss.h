@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct slots_pw {
@@ -34,6 +35,10 @@ void slots_pw_clear(struct slots_pw *p);
 void slots_gr_clear(struct slots_gr *g);
 
 bool slots_gr_has_member(const struct slots_gr *g, const char *name);
+
+/* The name of uid (gid) for a message, or the number when NSS has none or fails; returns buf. */
+const char *slots_uid_name(uid_t uid, char *buf, size_t size);
+const char *slots_gid_name(gid_t gid, char *buf, size_t size);
 
 /*
  * glibc returns the status of the last source it asked, so in nsswitch.conf's

@@ -21,11 +21,21 @@
 
 static void drop_or_die(const struct slots_ident *id)
 {
+        uid_t old_uid = geteuid();
+        gid_t old_gid = getegid();
+
         if (setgroups((size_t) id->n_groups, id->groups) < 0 || setresgid(id->gid, id->gid, id->gid) < 0 ||
             setresuid(id->uid, id->uid, id->uid) < 0)
                 slots_exit_child(EXIT_DROP_FAILED);
-        /* Make sure the old identity cannot come back (a kernel or LSM quirk would be fatal here). */
+        /*
+         * Make sure the old identity cannot come back, neither its uid nor its gid (a kernel or
+         * LSM quirk would be fatal here): root, and whoever we were before, as OpenSSH checks.
+         */
         if (id->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+                slots_exit_child(EXIT_DROP_FAILED);
+        if (old_uid != id->uid && (setuid(old_uid) == 0 || seteuid(old_uid) == 0))
+                slots_exit_child(EXIT_DROP_FAILED);
+        if (old_gid != id->gid && (setgid(old_gid) == 0 || setegid(old_gid) == 0))
                 slots_exit_child(EXIT_DROP_FAILED);
         if (getuid() != id->uid || geteuid() != id->uid || getgid() != id->gid || getegid() != id->gid)
                 slots_exit_child(EXIT_DROP_FAILED);

@@ -13,7 +13,7 @@ struct slots_ident {
 
 /*
  * Forks; the child calls setgroups, setgid, setuid (in that order), checks that
- * none of the old ids can be regained, then returns fn(arg) as its exit status
+ * neither uid 0 nor the old uid or gid can be regained, then returns fn(arg) as its exit status
  * (0..125).  The parent waits up to timeout_ms (<= 0: no limit) and kills the
  * child when it takes longer.  Returns fn's status (>= 0), or -errno: -ETIMEDOUT,
  * -EPERM when dropping failed, -ECHILD when the child died from a signal.

@@ -750,13 +750,13 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         }
 out:
         if (r == -EINVAL)
-                r = slots_error_set(x->e, -EBADMSG, c->path,
+                r = slots_error_invalid(x->e, r, c->path,
                                     "the home or shell of %s holds ':', ',' or a newline, which account files "
                                     "cannot hold", s->name);
         else if (r == -ENOMEM)
                 slots_error_set(x->e, r, s->name, "out of memory");
         else if (r == -EBADMSG)
-                r = slots_error_set(x->e, -ENOTSUP, x->shared,
+                r = slots_error_set(x->e, r, x->shared,
                                     "its line in /etc/group or /etc/gshadow is malformed; repair it with vigr");
         acct_clear(&u);
         acct_clear(&g);
@@ -866,7 +866,7 @@ static int plan_service_apart(struct ctx *x)
                 if (r < 0)
                         return r;
                 if (r > 0) {
-                        r = slots_error_set(x->e, -EBADMSG, x->c->path,
+                        r = slots_error_invalid(x->e, -EBADMSG, x->c->path,
                                             "the service account %s is a member of group %s; the service is "
                                             "never a slot", x->c->service, g);
                         slots_error_fix(x->e, "remove it: gpasswd -d %s %s", x->c->service, g);
@@ -932,7 +932,7 @@ static int plan_run_as_group(struct ctx *x)
                 if (r == 0)
                         r = acct_line(x, "add %s to group %s", x->c->service, name);
         }
-        return r == -EBADMSG ? slots_error_set(x->e, -ENOTSUP, name, "its line in /etc/group or /etc/gshadow is "
+        return r == -EBADMSG ? slots_error_set(x->e, r, name, "its line in /etc/group or /etc/gshadow is "
                                                "malformed; repair it with vigr") : r;
 }
 
@@ -984,11 +984,6 @@ static bool dry_seen(struct ctx *x, const char *path)
         return false;
 }
 
-/*
- * Opens the absolute folder path inside the root, creating missing components
- * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
- * does not exist yet.  Existing components are the admin's and stay as they are.
- */
 /*
  * A configured root (app_root, docs_root, slots_root, /etc/sudoers.d) through
  * the resolver: no symlink in any component, owned by root (or, with
@@ -1047,6 +1042,11 @@ static void finish_dirs(struct ctx *x, const char *path)
         free(p);
 }
 
+/*
+ * Opens the absolute folder path inside the root, creating missing components
+ * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
+ * does not exist yet.  Existing components are the admin's and stay as they are.
+ */
 static int open_dirs(struct ctx *x, const char *path)
 {
         char *p = strdup(path), *cut;
@@ -1704,12 +1704,13 @@ static int table_check(struct ctx *x)
         struct slots_store s;
         int r;
 
+        slots_error_clear(x->e);
         r = slots_store_open(&s, x->rootfd, x->c->table, x->c->slots, x->table_gid, 0, x->e);
         if (r == 0) {
                 slots_store_close(&s);
                 return 0;
         }
-        if (r == -EBADMSG)
+        if (x->e->kind == SLOTS_ERR_INVALID)
                 return r;
         /* A table or folder that is not there yet is created later. */
         if (r == -ENOENT)
@@ -1751,10 +1752,10 @@ static int table_step(struct ctx *x)
                 return r;
         }
         slots_close(dfd);
-        if (st.st_uid == 0 && st.st_gid == x->table_gid && (st.st_mode & 07777) == 0640)
+        if (slots_store_policy_ok(&st, x->table_gid))
                 return 0;
         if (!S_ISREG(st.st_mode))
-                return slots_error_set(x->e, -EINVAL, path, "is not a regular file");
+                return slots_error_refuse(x->e, -EINVAL, path, "is not a regular file");
         change(x, "repair table %s: %s:%s %04o -> root:%s 0640 (content kept)", path, uid_str(x, st.st_uid, b1, sizeof(b1)),
                gid_str(x, st.st_gid, b2, sizeof(b2)), st.st_mode & 07777, gid_str(x, x->table_gid, b3, sizeof(b3)));
         if (x->dry)
@@ -1773,7 +1774,7 @@ static int table_step(struct ctx *x)
          * a reader sees the old file or the repaired one, never a half-repaired mode that
          * would lock the service out if the run were killed in between.
          */
-        r = slots_read_all(fd, (size_t) 64 << 20, &text, &len);
+        r = slots_read_all(fd, SLOTS_TABLE_MAX, &text, &len);
         slots_close(fd);
         if (r < 0) {
                 slots_error_set(x->e, r, path, "cannot read: %s", strerror(-r));
@@ -1901,7 +1902,7 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
 
         if ((c->app_root && !sudoers_safe(c->app_root)) || (c->launcher && !sudoers_safe(c->launcher)) ||
             (c->slotctl && !sudoers_safe(c->slotctl))) {
-                slots_error_set(e, -EBADMSG, c->path,
+                slots_error_invalid(e, -EBADMSG, c->path,
                                 "app_root, launcher or slotctl holds a character a sudoers rule cannot carry "
                                 "literally (only letters, digits and / . _ + - @)");
                 return NULL;
@@ -1987,10 +1988,10 @@ oom:
         return NULL;
 }
 
-/* Runs visudo -c on fd; 0 when it accepts, else -EBADMSG with its words in e. */
+/* Runs visudo -c on fd; 0 when it accepts, else a refusal (-EBADMSG) with its words in e. */
 static int visudo_check(struct ctx *x, int fd, const char *display)
 {
-        char *const argv[] = { VISUDO, "-c", "-f", "-", NULL };
+        const char *const argv[] = { VISUDO, "-c", "-f", "-", NULL };
         char out[1024];
         int r = slots_run_program(argv, fd, 30000, out, sizeof(out));
 
@@ -2002,7 +2003,7 @@ static int visudo_check(struct ctx *x, int fd, const char *display)
         for (char *p = out; *p; p++)
                 if (*p == '\n')
                         *p = *(p + 1) ? ' ' : '\0';
-        return slots_error_set(x->e, -EBADMSG, display, "visudo rejects the drop-in, not installed: %s", out);
+        return slots_error_refuse(x->e, -EBADMSG, display, "visudo rejects the drop-in, not installed: %s", out);
 }
 
 /* Does the tree have sudo?  The drop-in is only written where visudo and /etc/sudoers.d are. */
@@ -2037,6 +2038,7 @@ static int same_file(int dirfd, const char *name, const char *data, size_t len, 
 
 static int sudoers_check(struct ctx *x)
 {
+        char name[128], shown[sizeof(SUDOERS_DIR) + 128];
         char *text;
         size_t len;
         int fd, r;
@@ -2060,7 +2062,10 @@ static int sudoers_check(struct ctx *x)
                 return r;
         }
         free(text);
-        r = visudo_check(x, fd, SUDOERS_DIR);
+        /* A refusal names the drop-in it is about. */
+        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        snprintf(shown, sizeof(shown), "%s/%s", SUDOERS_DIR, name);
+        r = visudo_check(x, fd, shown);
         slots_close(fd);
         return r;
 }
@@ -2242,17 +2247,17 @@ static int check_config(const struct slots_config *c, struct slots_error *e)
 
         for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++)
                 if (slots_config_is_private(c, written[i])) {
-                        slots_error_set(e, -EBADMSG, c->path, "%s %s is a private path (or lies below one)",
+                        slots_error_invalid(e, -EBADMSG, c->path, "%s %s is a private path (or lies below one)",
                                         keys[i], written[i]);
                         slots_error_fix(e, "move it out of private_paths, or fix \"%s\"", keys[i]);
                         return -EBADMSG;
                 }
         if (strpbrk(c->slots_root, ":,\n") || strpbrk(c->shell, ":,\n"))
-                return slots_error_set(e, -EBADMSG, c->path,
+                return slots_error_invalid(e, -EBADMSG, c->path,
                                        "slots_root and shell must not hold ':', ',' or a newline (account files "
                                        "cannot hold them)");
         if (strcmp(c->table, "/") == 0 || strcmp(c->slotctl_config, "/") == 0)
-                return slots_error_set(e, -EBADMSG, c->path, "table and slotctl_config must name files");
+                return slots_error_invalid(e, -EBADMSG, c->path, "table and slotctl_config must name files");
         return 0;
 }
 
@@ -2296,7 +2301,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r < 0)
                         return r;
                 if (x.id_max - x.id_min + 1 < c->slots + 1) {
-                        slots_error_set(e, -EBADMSG, "/etc/login.defs",
+                        slots_error_invalid(e, -EBADMSG, "/etc/login.defs",
                                         "SYS_UID_MIN %u..SYS_UID_MAX %u holds %u ids; the pool needs %u (slots and "
                                         "the shared group)", (unsigned) x.id_min, (unsigned) x.id_max,
                                         (unsigned) (x.id_max - x.id_min + 1), c->slots + 1);

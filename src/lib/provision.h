@@ -35,8 +35,8 @@ struct slots_prov_opts {
  * changed.  Otherwise the account files are written as one transaction, then
  * folders, traversal bits, shared folders, the table, the slotctl config and
  * the sudoers drop-in; every change is reported as it is made.  *changes
- * counts them.  Returns 0, -EEXIST (problems reported), -EBADMSG (the config
- * or table is invalid; e says where) or another -errno (e says what failed).
+ * counts them.  Returns 0, -EEXIST (problems reported) or another -errno: e
+ * says what failed, where, and its kind (invalid config or table, refused, failed).
  */
 int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
                     unsigned *changes, struct slots_error *e);
@@ -47,7 +47,7 @@ char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len);
 /*
  * The sudoers drop-in: the service may run <app_root>/releases/ * /bin/<launcher>
  * and /usr/bin/true as any slot of the pool, without a password, and nothing
- * else.  malloc'ed; NULL with -EBADMSG in e when app_root or launcher holds a
+ * else.  malloc'ed; NULL with an invalid-config error in e when app_root or launcher holds a
  * character a sudoers rule cannot carry literally.
  */
 char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e);

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "release.h"
+#include "service.h"
 #include "store.h"
 
 /* ---- the slot's own lock ---- */
@@ -26,14 +27,14 @@ int slots_release_lock(int dirfd, const char *table_name, unsigned n, bool wait,
         snprintf(name, sizeof(name), "%s%s", table_name, SLOTS_LOCK_SUFFIX);
         /* Never open what is not a regular file: opening a device node can act on the device. */
         if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-                return slots_error_set(e, -EPERM, name, "the lock file is not a regular file");
+                return slots_error_refuse(e, -EPERM, name, "the lock file is not a regular file");
         fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
         if (fd < 0)
                 return slots_error_set(e, -errno, name, "cannot open the lock file: %s",
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
                 close(fd);
-                return slots_error_set(e, -EPERM, name, "the lock file is not a plain file");
+                return slots_error_refuse(e, -EPERM, name, "the lock file is not a plain file");
         }
         /*
          * Byte n of the table's lock file, as an open-file-description lock: independent of the
@@ -74,14 +75,9 @@ int slots_release_accounts(struct slots_release_job *j, const char *slot, struct
                 return slots_error_set(e, r, slot, "group lookup failed: %s", strerror(-r));
         j->slot_gid = r > 0 ? gr.gid : j->slot.gid;
         slots_gr_clear(&gr);
-        r = slots_nss_user(j->cfg->service, &svc);
-        if (r == 0) {
-                slots_error_set(e, -ENOENT, j->cfg->service, "the service account does not exist");
-                slots_error_fix(e, "create the service account, or fix \"service\" in %s", j->cfg->path);
-                return -ENOENT;
-        }
+        r = slots_service_user(j->cfg, &svc, e);
         if (r < 0)
-                return slots_error_set(e, r, j->cfg->service, "account lookup failed: %s", strerror(-r));
+                return r;
         j->svc_uid = svc.uid;
         slots_pw_clear(&svc);
         if (j->slot.uid == 0 || j->slot_gid == 0 || j->slot.gid == 0 || j->slot.uid == j->svc_uid ||
@@ -227,7 +223,7 @@ static int resolve(const struct slots_store *s, const char *user, unsigned n, un
                 return 0;
         }
         if (n == 0 || n > s->pool) {
-                slots_error_set(e, -EPERM, s->path, "the slot is outside the pool of %u slots", s->pool);
+                slots_error_refuse(e, -EPERM, s->path, "the slot is outside the pool of %u slots", s->pool);
                 return -EPERM;
         }
         *out = n;

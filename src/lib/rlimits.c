@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,7 @@ static const char *expected(enum unit unit)
         }
 }
 
-int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct slots_jpath *path,
+int slots_limits_parse(struct json_t *obj, const struct slots_jsrc *src, const struct slots_jpath *path,
                        size_t n, struct slots_limits *out, struct slots_error *e)
 {
         struct slots_jpath p[8];

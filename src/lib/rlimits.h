@@ -1,7 +1,6 @@
 /* Per-slot resource limits (rlimits): the typed parser shared by the config loader and pam_slots. */
 #pragma once
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 
@@ -41,7 +40,8 @@ int slots_limit_item_from_name(const char *name);
  * "hard": 120}, ...}) found at path (n steps) in src.  Every error names the
  * key, line and column; returns -EBADMSG then.
  */
-int slots_limits_parse(json_t *obj, const struct slots_jsrc *src, const struct slots_jpath *path,
+struct json_t;  /* jansson's; only its callers include <jansson.h> */
+int slots_limits_parse(struct json_t *obj, const struct slots_jsrc *src, const struct slots_jpath *path,
                        size_t n, struct slots_limits *out, struct slots_error *e);
 
 /* Every item set in top replaces the same item of base. */

@@ -10,8 +10,6 @@
 #include "replace.h"
 #include "store.h"
 
-#define TABLE_MAX ((size_t) 64 << 20)
-
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
 {
         struct stat st;
@@ -20,19 +18,19 @@ static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_e
                 return slots_error_set(e, -errno, path, "cannot stat its directory: %s", strerror(errno));
         /* Anyone else who can write the directory could swap the table between our checks and the rename. */
         if ((st.st_mode & S_IWOTH) && (flags & SLOTS_STORE_WRITE)) {
-                slots_error_set(e, -EPERM, path, "its directory is writable by others (mode %04o)",
+                slots_error_refuse(e, -EPERM, path, "its directory is writable by others (mode %04o)",
                                 st.st_mode & 07777);
                 slots_error_fix(e, "chmod o-w the directory that holds the table");
                 return -EPERM;
         }
         if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && (flags & SLOTS_STORE_WRITE)) {
-                slots_error_set(e, -EPERM, path, "its directory is writable by group %u (mode %04o)",
+                slots_error_refuse(e, -EPERM, path, "its directory is writable by group %u (mode %04o)",
                                 (unsigned) st.st_gid, st.st_mode & 07777);
                 slots_error_fix(e, "chmod g-w the directory that holds the table");
                 return -EPERM;
         }
         if ((flags & SLOTS_STORE_WRITE) && st.st_uid != 0 && st.st_uid != geteuid()) {
-                slots_error_set(e, -EPERM, path, "its directory is owned by uid %u, not root",
+                slots_error_refuse(e, -EPERM, path, "its directory is owned by uid %u, not root",
                                 (unsigned) st.st_uid);
                 slots_error_fix(e, "chown root the directory that holds the table");
                 return -EPERM;
@@ -102,12 +100,11 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
         if (fd < 0) {
                 r = fd;
                 if (r == -ELOOP) {
-                        slots_error_set(e, r, path, "is a symlink; refusing to follow it");
+                        slots_error_refuse(e, r, path, "is a symlink; refusing to follow it");
                         slots_error_fix(e, "replace the link with the table file itself");
                 } else if (r == -EINVAL) {
                         /* Refused (exit 1) like a symlink, not a malformed table (exit 2). */
-                        r = -EPERM;
-                        slots_error_set(e, r, path, "is not a regular file");
+                        slots_error_refuse(e, r, path, "is not a regular file");
                         slots_error_fix(e, "move it away; slots-provision creates an empty table");
                 } else {
                         slots_error_set(e, r, path, "cannot open: %s", strerror(-r));
@@ -117,13 +114,13 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
         }
         s->exists = true;
-        r = slots_read_all(fd, TABLE_MAX, &text, &len);
+        r = slots_read_all(fd, SLOTS_TABLE_MAX, &text, &len);
         if (r < 0) {
                 slots_error_set(e, r, path, "cannot read: %s", strerror(-r));
                 goto fail;
         }
         if (memchr(text, '\0', len)) {
-                r = slots_error_set(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
+                r = slots_error_invalid(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
                 goto fail;
         }
         r = slots_table_parse(text, len, path, pool, &s->table, e);
@@ -144,7 +141,7 @@ fail:
 
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
-        const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = 0640 };
+        const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
         size_t len;
         char *text = slots_table_dump(s->table, &len);
         int r;
@@ -167,4 +164,9 @@ void slots_store_close(struct slots_store *s)
         s->lockfd = s->dirfd = -1;
         free(s->path);
         s->path = NULL;
+}
+
+bool slots_store_policy_ok(const struct stat *st, gid_t group)
+{
+        return st->st_uid == 0 && st->st_gid == group && (st->st_mode & 07777) == SLOTS_TABLE_MODE;
 }

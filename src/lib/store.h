@@ -28,8 +28,8 @@ enum {
  * Opens the table at path inside rootfd, takes the lock when writing, and loads
  * it (a missing table loads as empty).  group is the service group, used when
  * the table is created.  Refuses a table that is a symlink or not a regular
- * file, and a directory writable by others.  Returns 0, -EBADMSG for invalid
- * content, another -errno otherwise.
+ * file, and a directory writable by others (e's kind says refused), and
+ * invalid content (e's kind says invalid).  Returns 0 or a -errno.
  */
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e);
@@ -39,6 +39,10 @@ int slots_store_save(struct slots_store *s, struct slots_error *e);
 
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
+
+/* The table's policy: root:<service group> 0640, so the service reads it and only root writes it. */
+#define SLOTS_TABLE_MODE 0640
+bool slots_store_policy_ok(const struct stat *st, gid_t group);
 
 /* The lock file's name for a table named `name`: "<name>.lock" in the same directory. */
 #define SLOTS_LOCK_SUFFIX ".lock"

@@ -39,13 +39,15 @@ void slots_table_free(struct slots_table *t)
         free(t);
 }
 
-static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *entry, struct slots_error *e)
+static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *entry,
+                       enum slots_table_problem *problem, struct slots_error *e)
 {
         struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { 0 } };
         json_t *user = json_object_get(entry, "user");
         json_t *cleanup = json_object_get(entry, "cleanup");
         static const char *const strings[] = { "since", "released", "cleanup" };
 
+        *problem = SLOTS_TABLE_SCHEMA;
         if (!json_is_object(entry))
                 return slots_json_fail(e, src, p, 2, false, "%s: the entry must be an object", slot);
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
@@ -56,13 +58,16 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
         }
         p[2].key = "user";
         if (user) {
-                if (!json_is_string(user) || !slots_user_valid(json_string_value(user)))
+                if (!json_is_string(user) || !slots_user_valid(json_string_value(user))) {
+                        *problem = SLOTS_TABLE_USER;
                         return slots_json_fail(e, src, p, 3, false,
                                    "%s: invalid user id (1-64 of A-Z a-z 0-9 . _ -, not starting "
                                    "with . or -)", slot);
+                }
                 if (cleanup)
                         return slots_json_fail(e, src, p, 3, false,
                                    "%s: an entry has either \"user\" or \"cleanup\", not both", slot);
+                *problem = SLOTS_TABLE_OK;
                 return 0;
         }
         p[2].key = "cleanup";
@@ -71,6 +76,7 @@ static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *e
                            "%s: the entry has neither \"user\" nor \"cleanup\": \"pending\"", slot);
         if (strcmp(json_string_value(cleanup), "pending") != 0)
                 return slots_json_fail(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"", slot);
+        *problem = SLOTS_TABLE_OK;
         return 0;
 }
 
@@ -94,6 +100,15 @@ static int held_cmp(const void *a, const void *b)
 int slots_table_parse(const char *text, size_t len, const char *file, unsigned pool,
                       struct slots_table **ret, struct slots_error *e)
 {
+        enum slots_table_problem problem;
+
+        return slots_table_parse_problem(text, len, file, pool, ret, &problem, e);
+}
+
+int slots_table_parse_problem(const char *text, size_t len, const char *file, unsigned pool,
+                              struct slots_table **ret, enum slots_table_problem *problem,
+                              struct slots_error *e)
+{
         const struct slots_jsrc src = { .file = file, .text = text, .len = len };
         struct slots_table *t;
         json_error_t jerr;
@@ -103,13 +118,15 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         const char *slot;
         int r;
 
+        *problem = SLOTS_TABLE_SYNTAX;
         root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!root) {
-                slots_error_set(e, -EBADMSG, file, "%s", jerr.text);
+                slots_error_invalid(e, -EBADMSG, file, "%s", jerr.text);
                 slots_error_at(e, (unsigned) (jerr.line > 0 ? jerr.line : 1),
                                (unsigned) (jerr.column > 0 ? jerr.column : 1));
                 return -EBADMSG;
         }
+        *problem = SLOTS_TABLE_SCHEMA;
         if (!json_is_object(root)) {
                 r = slots_json_fail(e, &src, NULL, 0, false, "the table must be a JSON object");
                 goto fail;
@@ -117,6 +134,7 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         version = json_object_get(root, "version");
         if (!json_is_integer(version) || json_integer_value(version) != 1) {
                 const struct slots_jpath p = { .key = "version" };
+                *problem = SLOTS_TABLE_VERSION;
                 r = slots_json_fail(e, &src, &p, 1, false,
                         "unsupported table version (this slots-admin reads \"version\": 1)");
                 goto fail;
@@ -130,7 +148,8 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         /* (user, slot) of every held slot, sorted afterwards to find a user in two slots. */
         seen = malloc((json_object_size(slots) + 1) * sizeof(*seen));
         if (!seen) {
-                r = -ENOMEM;
+                *problem = SLOTS_TABLE_NO_MEMORY;
+                r = slots_error_set(e, -ENOMEM, file, "out of memory");
                 goto fail;
         }
         json_object_foreach(slots, slot, entry) {
@@ -140,11 +159,12 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                 char pooltxt[64];
 
                 if (n == 0 || n > pool) {
+                        *problem = SLOTS_TABLE_OUT_OF_POOL;
                         snprintf(pooltxt, sizeof(pooltxt), "%u", pool);
                         r = slots_json_fail(e, &src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot, pooltxt);
                         goto fail;
                 }
-                r = check_entry(&src, slot, entry, e);
+                r = check_entry(&src, slot, entry, problem, e);
                 if (r < 0)
                         goto fail;
                 user = json_object_get(entry, "user");
@@ -164,6 +184,7 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
                         const struct slots_jpath p[3] = { { .key = "slots" }, { .key = seen[i].slot },
                                                           { .key = "user" } };
 
+                        *problem = SLOTS_TABLE_DUPLICATE;
                         r = slots_json_fail(e, &src, p, 3, false, "%s: the same user already holds %s",
                                             seen[i].slot, seen[i - 1].slot);
                         goto fail;
@@ -173,8 +194,10 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         t = calloc(1, sizeof(*t));
         if (!t) {
                 json_decref(root);
-                return -ENOMEM;
+                *problem = SLOTS_TABLE_NO_MEMORY;
+                return slots_error_set(e, -ENOMEM, file, "out of memory");
         }
+        *problem = SLOTS_TABLE_OK;
         t->root = root;
         t->slots = slots;
         t->len = len;

@@ -14,6 +14,21 @@ enum slots_slot_state {
         SLOTS_SLOT_PENDING,     /* release did not finish: "cleanup": "pending" */
 };
 
+/* The largest table text read (a pool of 9999 slots is far below it). */
+#define SLOTS_TABLE_MAX ((size_t) 64 << 20)
+
+/* What is wrong with a table text that does not parse. */
+enum slots_table_problem {
+        SLOTS_TABLE_OK,
+        SLOTS_TABLE_SYNTAX,             /* not JSON (or a key twice in one object) */
+        SLOTS_TABLE_VERSION,            /* "version" is not 1 */
+        SLOTS_TABLE_SCHEMA,             /* not an object, "slots" not an object, an entry of the wrong shape */
+        SLOTS_TABLE_OUT_OF_POOL,        /* a key that is not a slot of the pool */
+        SLOTS_TABLE_USER,               /* an invalid user id */
+        SLOTS_TABLE_DUPLICATE,          /* a user in two slots */
+        SLOTS_TABLE_NO_MEMORY,
+};
+
 /* An empty table (version 1, no slots); NULL on ENOMEM. */
 struct slots_table *slots_table_new(void);
 
@@ -21,10 +36,15 @@ struct slots_table *slots_table_new(void);
  * Parses and validates table text for a pool of `pool` slots: version 1, slot
  * names in the pool, valid user ids, no user in two slots, entries either
  * assigned (user, since) or pending (cleanup, released).  Errors name file,
- * line and column; returns -EBADMSG then.
+ * line and column; returns -EBADMSG (an invalid error) then.
  */
 int slots_table_parse(const char *text, size_t len, const char *file, unsigned pool,
                       struct slots_table **ret, struct slots_error *e);
+
+/* The same; *problem says what is wrong (SLOTS_TABLE_OK when it parses), not the message's words. */
+int slots_table_parse_problem(const char *text, size_t len, const char *file, unsigned pool,
+                              struct slots_table **ret, enum slots_table_problem *problem,
+                              struct slots_error *e);
 
 void slots_table_free(struct slots_table *t);
 

@@ -9,8 +9,7 @@
 #include <cmocka.h>
 
 #include "nss.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "../unit/unit.h"
 
 static const struct {
         const char *text;

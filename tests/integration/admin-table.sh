@@ -123,6 +123,22 @@ refused "slot held by another user" assign carol slot01
 refused "user already in another slot" assign alice slot03
 refused "slot outside the pool" assign carol slot05
 refused "slot account missing" assign carol slot04
+# The service is never a slot: with svc in group slot03 (or slot03 its primary group) the service
+# could reach the slot's files; provision and check call that invalid, assign refuses the slot.
+cp "$T/group" "$T/group.good"
+echo "slot03:x:9003:svc" >>"$T/group"
+refused "service account in the slot's group" assign carol slot03
+check "the refusal names the service and the group" \
+	grep -q "the service account svc is a member of group slot03" "$T/err"
+check "and the fix removes it" grep -q "fix: remove it: gpasswd -d svc slot03" "$T/err"
+sed 's/^svc:x:4242:4242:/svc:x:4242:9003:/' "$T/passwd" >"$T/passwd.svc-slot03"
+cp "$T/passwd" "$T/passwd.good"
+cp "$T/passwd.svc-slot03" "$T/passwd"
+echo "slot03:x:9003:" >"$T/group.slot03" && cat "$T/group.good" "$T/group.slot03" >"$T/group"
+refused "service account with the slot's group as its primary group" assign carol slot03
+check "the refusal says primary group" grep -q "svc has group slot03 as its primary group" "$T/err"
+cp "$T/passwd.good" "$T/passwd"
+cp "$T/group.good" "$T/group"
 check "assign carol slot03 fills the pool" [ "$(admin assign carol slot03)" = slot03 ]
 refused "pool full" assign dave
 
@@ -131,6 +147,13 @@ check "the same assignment again is exit 0" admin assign alice slot01 >/dev/null
 check "the same assignment again prints the slot" [ "$(admin assign alice slot01)" = slot01 ]
 check "assign without SLOT for a user who holds one prints that slot" [ "$(admin assign alice)" = slot01 ]
 check "the same assignment again changes nothing" cmp -s "$TABLE" "$T/before"
+# The slot name is the one thing a caller reads: a stdout that cannot take it is a failure.
+if [ -w /dev/full ]; then
+	check_exit "assign with a full stdout fails (exit 1)" 1 admin assign alice slot01 >/dev/full 2>"$T/err"
+	check "and says it could not print the slot" grep -q "cannot print the slot name" "$T/err"
+else
+	not_ok "/dev/full is missing in the namespace: the full stdout case cannot run"
+fi
 check_exit "an invalid user id is a usage error" 2 admin assign "a/b" 2>/dev/null
 check_exit "an invalid slot name is a usage error" 2 admin assign alice slot1 2>/dev/null
 admin release nobody-here >"$T/out"

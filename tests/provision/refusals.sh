@@ -1,7 +1,8 @@
 #!/bin/sh
 # slots-provision refusing what it must refuse, on an image of the example host (--root), each
 # shown to change nothing (issue 19; never produced by a test before):
-#   - visudo rejects the sudoers drop-in: exit 2 with visudo's words, no drop-in, nothing written;
+#   - visudo rejects the sudoers drop-in: refused (exit 1) naming the drop-in, with visudo's words, no
+#     drop-in, nothing written;
 #   - another program holds the account files lock (etc/.pwd.lock, lckpwdf's POSIX lock): after
 #     its wait, exit 1 naming the lock and the fix, nothing written.
 # The control: with a visudo that accepts and no lock held, the same run succeeds, and leaves
@@ -56,8 +57,9 @@ prov "$P/r1" >"$P/out" 2>"$P/err"
 st=$?
 umount /usr/sbin/visudo
 sed 's/^/# /' "$P/err"
-check "visudo says no: exit 2" test "$st" = 2
+check "visudo says no: refused, exit 1 (not an invalid config)" test "$st" = 1
 check "the message says visudo rejects the drop-in" grep -q "visudo rejects the drop-in, not installed" "$P/err"
+check "it is a refusal naming the drop-in" grep -q "^slots-provision: refused: /etc/sudoers.d/slots-" "$P/err"
 check "with visudo's own words" grep -q "syntax error near line 3" "$P/err"
 check "no drop-in in sudoers.d" test -z "$(ls -A "$P/r1/etc/sudoers.d")"
 snap "$P/r1" >"$P/after"

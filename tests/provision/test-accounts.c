@@ -17,8 +17,7 @@
 #include "accounts.h"
 #include "fsutil.h"
 #include "logindefs.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "../unit/unit.h"
 
 static char *render(struct slots_accounts *a, enum slots_acct_file f)
 {

@@ -18,10 +18,9 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "unit.h"
 
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 /* A table row that does not hold: reported, and the table goes on. */
-#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
 #define FILE_NAME "test.conf"
 
 /*

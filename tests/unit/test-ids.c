@@ -9,8 +9,7 @@
 #include <cmocka.h>
 
 #include "ids.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "unit.h"
 
 /* 64 and 65 characters, from the allowed alphabet. */
 #define C16 "0123456789abcdef"

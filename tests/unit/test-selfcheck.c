@@ -11,8 +11,7 @@
 #include <cmocka.h>
 
 #include "selfcheck.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "unit.h"
 
 /* The account under test: slot01 (1001), primary group 1001, also in slotshared (1500). */
 static const gid_t slot_groups[] = { 1001, 1500 };

@@ -16,9 +16,8 @@
 
 #include "ids.h"
 #include "table.h"
+#include "unit.h"
 
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
 #define FILE_NAME "slots.json"
 #define U1 "aa73da63e26b40a1bb701c2b4c024870"
 #define C16 "0123456789abcdef"
@@ -158,66 +157,67 @@ static const struct bad {
         const char *text;
         unsigned line, column;
         const char *needle;
+        enum slots_table_problem problem;       /* what check reports, never read from the words */
 } bad[] = {
-        { "empty file", "", 1, 1, "expected" },
+        { "empty file", "", 1, 1, "expected", SLOTS_TABLE_SYNTAX },
         { "truncated", "{\n  \"version\": 1,\n  \"slots\": {\n    \"slot01\": {\"user\": \"ab\"", 4, 27,
-          "expected" },
+          "expected", SLOTS_TABLE_SYNTAX },
         { "truncated in a string", "{\n  \"version\": 1,\n  \"slots\": {\n    \"slot01\": {\"user\": \"a", 4, 25,
-          "premature end" },
-        { "not an object", "[]\n", 1, 1, "object" },
+          "premature end", SLOTS_TABLE_SYNTAX },
+        { "not an object", "[]\n", 1, 1, "object", SLOTS_TABLE_SCHEMA },
         { "duplicate slot", TBL("    \"slot01\": {\"user\": \"a\"},\n    \"slot01\": {\"user\": \"b\"}\n"), 5, 12,
-          "\"slot01\"" },
+          "\"slot01\"", SLOTS_TABLE_SYNTAX },
         { "duplicate key in entry", TBL("    \"slot01\": {\"user\": \"a\", \"user\": \"b\"}\n"), 4, 34,
-          "\"user\"" },
+          "\"user\"", SLOTS_TABLE_SYNTAX },
         { "duplicate version", "{\n  \"version\": 1,\n  \"version\": 1,\n  \"slots\": {}\n}\n", 3, 11,
-          "\"version\"" },
-        { "version 2", "{\n  \"version\": 2,\n  \"slots\": {}\n}\n", 2, 14, "version" },
-        { "version 0", "{\n  \"version\": 0,\n  \"slots\": {}\n}\n", 2, 14, "version" },
-        { "version \"1\"", "{\n  \"version\": \"1\",\n  \"slots\": {}\n}\n", 2, 14, "version" },
-        { "version 1.0", "{\n  \"version\": 1.0,\n  \"slots\": {}\n}\n", 2, 14, "version" },
-        { "no version", "{\n  \"slots\": {}\n}\n", 1, 1, "version" },
-        { "no slots", "{\n  \"version\": 1\n}\n", 1, 1, "\"slots\"" },
-        { "slots array", "{\n  \"version\": 1,\n  \"slots\": []\n}\n", 3, 12, "\"slots\"" },
+          "\"version\"", SLOTS_TABLE_SYNTAX },
+        { "version 2", "{\n  \"version\": 2,\n  \"slots\": {}\n}\n", 2, 14, "version", SLOTS_TABLE_VERSION },
+        { "version 0", "{\n  \"version\": 0,\n  \"slots\": {}\n}\n", 2, 14, "version", SLOTS_TABLE_VERSION },
+        { "version \"1\"", "{\n  \"version\": \"1\",\n  \"slots\": {}\n}\n", 2, 14, "version", SLOTS_TABLE_VERSION },
+        { "version 1.0", "{\n  \"version\": 1.0,\n  \"slots\": {}\n}\n", 2, 14, "version", SLOTS_TABLE_VERSION },
+        { "no version", "{\n  \"slots\": {}\n}\n", 1, 1, "version", SLOTS_TABLE_VERSION },
+        { "no slots", "{\n  \"version\": 1\n}\n", 1, 1, "\"slots\"", SLOTS_TABLE_SCHEMA },
+        { "slots array", "{\n  \"version\": 1,\n  \"slots\": []\n}\n", 3, 12, "\"slots\"", SLOTS_TABLE_SCHEMA },
         /* slot names and the pool (8) */
-        { "slot09 outside 8", TBL("    \"slot09\": {\"user\": \"a\"}\n"), 4, 5, "\"slot09\"" },
-        { "slot9999 outside 8", TBL("    \"slot9999\": {\"user\": \"a\"}\n"), 4, 5, "\"slot9999\"" },
-        { "slot00", TBL("    \"slot00\": {\"user\": \"a\"}\n"), 4, 5, "\"slot00\"" },
-        { "slot1", TBL("    \"slot1\": {\"user\": \"a\"}\n"), 4, 5, "\"slot1\"" },
-        { "slot001", TBL("    \"slot001\": {\"user\": \"a\"}\n"), 4, 5, "\"slot001\"" },
-        { "SLOT01", TBL("    \"SLOT01\": {\"user\": \"a\"}\n"), 4, 5, "\"SLOT01\"" },
+        { "slot09 outside 8", TBL("    \"slot09\": {\"user\": \"a\"}\n"), 4, 5, "\"slot09\"", SLOTS_TABLE_OUT_OF_POOL },
+        { "slot9999 outside 8", TBL("    \"slot9999\": {\"user\": \"a\"}\n"), 4, 5, "\"slot9999\"", SLOTS_TABLE_OUT_OF_POOL },
+        { "slot00", TBL("    \"slot00\": {\"user\": \"a\"}\n"), 4, 5, "\"slot00\"", SLOTS_TABLE_OUT_OF_POOL },
+        { "slot1", TBL("    \"slot1\": {\"user\": \"a\"}\n"), 4, 5, "\"slot1\"", SLOTS_TABLE_OUT_OF_POOL },
+        { "slot001", TBL("    \"slot001\": {\"user\": \"a\"}\n"), 4, 5, "\"slot001\"", SLOTS_TABLE_OUT_OF_POOL },
+        { "SLOT01", TBL("    \"SLOT01\": {\"user\": \"a\"}\n"), 4, 5, "\"SLOT01\"", SLOTS_TABLE_OUT_OF_POOL },
         { "outside, second entry", TBL("    \"slot01\": {\"user\": \"a\"},\n    \"slot10\": {\"user\": \"b\"}\n"), 5,
-          5, "\"slot10\"" },
+          5, "\"slot10\"", SLOTS_TABLE_OUT_OF_POOL },
         /* a user in two slots: the second one in the text, naming the first */
         { "user in two slots", TBL("    \"slot01\": {\"user\": \"a\"},\n    \"slot03\": {\"user\": \"a\"}\n"), 5,
-          24, "slot03: the same user already holds slot01" },
+          24, "slot03: the same user already holds slot01", SLOTS_TABLE_DUPLICATE },
         { "user in two slots, text order",
           TBL("    \"slot05\": {\"user\": \"" U1 "\"},\n    \"slot02\": {\"user\": \"b\"},\n"
-              "    \"slot01\": {\"user\": \"" U1 "\"}\n"), 6, 24, "slot01: the same user already holds slot05" },
+              "    \"slot01\": {\"user\": \"" U1 "\"}\n"), 6, 24, "slot01: the same user already holds slot05", SLOTS_TABLE_DUPLICATE },
         /* user ids */
-        { "user leading .", TBL("    \"slot01\": {\"user\": \".hidden\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user leading -", TBL("    \"slot01\": {\"user\": \"-x\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user with /", TBL("    \"slot01\": {\"user\": \"a/b\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user ..", TBL("    \"slot01\": {\"user\": \"..\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user empty", TBL("    \"slot01\": {\"user\": \"\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user 65 chars", TBL("    \"slot01\": {\"user\": \"" C64 "x\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user newline", TBL("    \"slot01\": {\"user\": \"a\\nb\"}\n"), 4, 24, "slot01: invalid user id" },
-        { "user number", TBL("    \"slot01\": {\"user\": 5}\n"), 4, 24, "slot01: invalid user id" },
-        { "user null", TBL("    \"slot01\": {\"user\": null}\n"), 4, 24, "slot01: invalid user id" },
-        { "user with NUL", TBL("    \"slot01\": {\"user\": \"ab\\u0000cd\"}\n"), 4, 35, "\\u0000" },
+        { "user leading .", TBL("    \"slot01\": {\"user\": \".hidden\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user leading -", TBL("    \"slot01\": {\"user\": \"-x\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user with /", TBL("    \"slot01\": {\"user\": \"a/b\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user ..", TBL("    \"slot01\": {\"user\": \"..\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user empty", TBL("    \"slot01\": {\"user\": \"\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user 65 chars", TBL("    \"slot01\": {\"user\": \"" C64 "x\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user newline", TBL("    \"slot01\": {\"user\": \"a\\nb\"}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user number", TBL("    \"slot01\": {\"user\": 5}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user null", TBL("    \"slot01\": {\"user\": null}\n"), 4, 24, "slot01: invalid user id", SLOTS_TABLE_USER },
+        { "user with NUL", TBL("    \"slot01\": {\"user\": \"ab\\u0000cd\"}\n"), 4, 35, "\\u0000", SLOTS_TABLE_SYNTAX },
         { "second user bad", TBL("    \"slot01\": {\"user\": \"ok\"},\n    \"slot02\": {\"user\": \"no way\"}\n"), 5,
-          24, "slot02: invalid user id" },
+          24, "slot02: invalid user id", SLOTS_TABLE_USER },
         /* entry shape */
         { "neither user nor cleanup", TBL("    \"slot01\": {\"since\": \"2026-10-01T09:12:00Z\"}\n"), 4, 15,
-          "slot01: the entry has neither" },
-        { "empty entry", TBL("    \"slot01\": {}\n"), 4, 15, "slot01: the entry has neither" },
-        { "entry not an object", TBL("    \"slot01\": \"alice\"\n"), 4, 15, "slot01: the entry must be an object" },
-        { "cleanup done", TBL("    \"slot01\": {\"cleanup\": \"done\"}\n"), 4, 27, "slot01: \"cleanup\"" },
-        { "cleanup number", TBL("    \"slot01\": {\"cleanup\": 1}\n"), 4, 27, "\"cleanup\"" },
+          "slot01: the entry has neither", SLOTS_TABLE_SCHEMA },
+        { "empty entry", TBL("    \"slot01\": {}\n"), 4, 15, "slot01: the entry has neither", SLOTS_TABLE_SCHEMA },
+        { "entry not an object", TBL("    \"slot01\": \"alice\"\n"), 4, 15, "slot01: the entry must be an object", SLOTS_TABLE_SCHEMA },
+        { "cleanup done", TBL("    \"slot01\": {\"cleanup\": \"done\"}\n"), 4, 27, "slot01: \"cleanup\"", SLOTS_TABLE_SCHEMA },
+        { "cleanup number", TBL("    \"slot01\": {\"cleanup\": 1}\n"), 4, 27, "\"cleanup\"", SLOTS_TABLE_SCHEMA },
         { "user and cleanup", TBL("    \"slot01\": {\"user\": \"a\", \"cleanup\": \"pending\"}\n"), 4, 24,
-          "slot01: an entry has either" },
-        { "since number", TBL("    \"slot01\": {\"user\": \"a\", \"since\": 5}\n"), 4, 38, "\"since\"" },
+          "slot01: an entry has either", SLOTS_TABLE_SCHEMA },
+        { "since number", TBL("    \"slot01\": {\"user\": \"a\", \"since\": 5}\n"), 4, 38, "\"since\"", SLOTS_TABLE_SCHEMA },
         { "released bool", TBL("    \"slot01\": {\"cleanup\": \"pending\", \"released\": true}\n"), 4, 50,
-          "\"released\"" },
+          "\"released\"", SLOTS_TABLE_SCHEMA },
 };
 
 static void test_bad(void **state)
@@ -227,14 +227,19 @@ static void test_bad(void **state)
         (void) state;
         for (size_t i = 0; i < N_ELEM(bad); i++) {
                 const struct bad *b = &bad[i];
+                enum slots_table_problem problem;
                 struct slots_table *t = NULL;
                 struct slots_error e;
                 int r;
 
                 slots_error_clear(&e);
-                r = slots_table_parse(b->text, strlen(b->text), FILE_NAME, 8, &t, &e);
+                r = slots_table_parse_problem(b->text, strlen(b->text), FILE_NAME, 8, &t, &problem, &e);
                 if (r != -EBADMSG)
                         ROW_FAIL("%s: expected -EBADMSG, got %d", b->what, r);
+                else if (e.kind != SLOTS_ERR_INVALID)
+                        ROW_FAIL("%s: the error's kind is %d, not invalid", b->what, (int) e.kind);
+                else if (problem != b->problem)
+                        ROW_FAIL("%s: problem %d, expected %d", b->what, (int) problem, (int) b->problem);
                 else if (t)
                         ROW_FAIL("%s: a table was returned on failure", b->what);
                 else if (strcmp(e.object, FILE_NAME) != 0)

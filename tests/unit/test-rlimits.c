@@ -16,11 +16,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "rlimits.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
-#define ROW_FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); failures++; } while (0)
+#include "unit.h"
 
 #define INF RLIM_INFINITY
 #define K ((rlim_t) 1 << 10)

@@ -1,0 +1,384 @@
+/*
+ * The table on disk (store.c), in a scratch folder: load and save keep the table's
+ * owner, group, mode and ACL; a missing table is created root:<group> 0640; a folder
+ * others or a foreign group can write, a symlink or a FIFO at the table or its lock is
+ * refused; a malformed table is refused with its position (kind invalid) and nothing is
+ * written; a save that fails (injected) leaves the table as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store.h"
+#include "scratch.h"
+#include "unit.h"
+
+/* ---- the store: slots_store_open / slots_store_save ---- */
+
+static const char table_text[] =
+        "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+        "      \"user\": \"alice\"\n    }\n  },\n  \"version\": 1\n}\n";
+
+static void table_path(char *out, size_t size, const char *name)
+{
+        snprintf(out, size, "%s/%s", dir, name);
+}
+
+static void test_store_round_trip(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+        const char *user;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        if (slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e) != 0)
+                fail_msg("%s: %s", e.object, e.reason);
+        assert_true(s.exists);
+        assert_true(s.lockfd >= 0);
+        assert_int_equal(slots_table_get(s.table, 2, &user, NULL, NULL), SLOTS_SLOT_ASSIGNED);
+        assert_string_equal(user, "alice");
+        assert_int_equal(slots_table_assign(s.table, 3, "bob", "2026-10-02T00:00:00Z"), 0);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_file("slots.json",
+                    "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+                    "      \"user\": \"alice\"\n    },\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
+                    "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
+                    owner_uid(), owner_gid(), 0640);
+        assert_dir("slots.json,slots.json.lock");
+}
+
+/* A foreign owner and other modes survive a save (root: chown). */
+static void test_store_keeps_owner(void **state)
+{
+        static const mode_t store_modes[] = { 0640, 0600, 0644 };
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chown to 4242:4243 needs root\n");
+                skip();
+        }
+        for (size_t i = 0; i < N_ELEM(store_modes); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+
+                (void) unlinkat(dfd, "slots.json", 0);
+                make_file("slots.json", table_text, 4242, 4243, store_modes[i]);
+                table_path(path, sizeof(path), "slots.json");
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 999, SLOTS_STORE_WRITE, &e), 0);
+                assert_int_equal(slots_table_remove(s.table, 2), 0);
+                assert_int_equal(slots_store_save(&s, &e), 0);
+                slots_store_close(&s);
+                assert_file("slots.json", "{\n  \"slots\": {},\n  \"version\": 1\n}\n", 4242, 4243, store_modes[i]);
+        }
+}
+
+/* A missing table loads empty and is created root:<group> 0640 (root: the owner is root). */
+static void test_store_create(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: a new table is owned by root\n");
+                skip();
+        }
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, SLOTS_STORE_WRITE, &e), 0);
+        assert_false(s.exists);
+        assert_int_equal(slots_table_lowest_free(s.table, 8), 1);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_file("slots.json", "{\n  \"slots\": {},\n  \"version\": 1\n}\n", 0, 4243, 0640);
+}
+
+/* A directory others can write is refused for writing (someone could swap the table); reading is fine. */
+static void test_store_dir_writable(void **state)
+{
+        static const struct {
+                mode_t mode;
+                int write_result;
+        } dirs[] = {
+                { 0755, 0 }, { 0750, 0 }, { 0777, -EPERM }, { 01777, -EPERM }, { 0757, -EPERM }, { 0703, -EPERM },
+        };
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(dirs); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+                struct snap before;
+                char why[256];
+                int r;
+
+                snapshot("slots.json", &before);
+                assert_int_equal(fchmod(dfd, dirs[i].mode), 0);
+                table_path(path, sizeof(path), "slots.json");
+                slots_error_clear(&e);
+                r = slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e);
+                if (r != dirs[i].write_result)
+                        fail_msg("directory %04o: store_open for writing gave %d, expected %d", dirs[i].mode, r,
+                                 dirs[i].write_result);
+                if (r == 0) {
+                        slots_store_close(&s);
+                } else {
+                        assert_non_null(strstr(e.reason, "writable by others"));
+                        assert_true(e.fix[0] != '\0');
+                }
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), 0, &e), 0);
+                slots_store_close(&s);
+                if (!unchanged("slots.json", &before, why, sizeof(why)))
+                        fail_msg("directory %04o: %s", dirs[i].mode, why);
+                (void) unlinkat(dfd, "slots.json.lock", 0);
+        }
+        assert_int_equal(fchmod(dfd, 0755), 0);
+}
+
+/* A directory a non-root group can write is refused for writing too; root's group may. */
+static void test_store_dir_group_writable(void **state)
+{
+        static const struct {
+                gid_t gid;
+                mode_t mode;
+                int write_result;
+        } dirs[] = {
+                { 4243, 0750, 0 }, { 4243, 0770, -EPERM }, { 4243, 0775, -EPERM }, { 0, 0770, 0 },
+        };
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chgrp of the folder needs root\n");
+                skip();
+        }
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(dirs); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                char path[512];
+                int r;
+
+                assert_int_equal(fchown(dfd, (uid_t) -1, dirs[i].gid), 0);
+                assert_int_equal(fchmod(dfd, dirs[i].mode), 0);
+                table_path(path, sizeof(path), "slots.json");
+                slots_error_clear(&e);
+                r = slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e);
+                if (r != dirs[i].write_result)
+                        fail_msg("directory %u %04o: store_open for writing gave %d, expected %d",
+                                 (unsigned) dirs[i].gid, dirs[i].mode, r, dirs[i].write_result);
+                if (r == 0)
+                        slots_store_close(&s);
+                else
+                        assert_non_null(strstr(e.reason, "writable by group"));
+                (void) unlinkat(dfd, "slots.json.lock", 0);
+        }
+        assert_int_equal(fchown(dfd, (uid_t) -1, 0), 0);
+        assert_int_equal(fchmod(dfd, 0755), 0);
+}
+
+/* A directory owned by someone else (neither root nor us) is refused for writing. */
+static void test_store_dir_foreign(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        if (!is_root()) {
+                print_message("skipped: chown of the folder needs root\n");
+                skip();
+        }
+        assert_int_equal(mkdirat(dfd, "sub", 0755), 0);
+        assert_int_equal(fchownat(dfd, "sub", 4242, 4243, 0), 0);
+        table_path(path, sizeof(path), "sub/slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, SLOTS_STORE_WRITE, &e), -EPERM);
+        assert_non_null(strstr(e.reason, "4242"));
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 4243, 0, &e), 0);
+        slots_store_close(&s);
+}
+
+static void test_store_lock_symlink(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256];
+        struct stat st;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        snapshot("slots.json", &before);
+        assert_int_equal(symlinkat("elsewhere", dfd, "slots.json.lock"), 0);
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -ELOOP);
+        assert_string_equal(e.object, path);
+        assert_non_null(strstr(e.reason, "symlink"));
+        assert_int_equal(fstatat(dfd, "elsewhere", &st, AT_SYMLINK_NOFOLLOW), -1);
+        if (!unchanged("slots.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+        assert_dir("slots.json,slots.json.lock");
+}
+
+static void test_store_table_symlink(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256], link[64];
+        ssize_t n;
+
+        (void) state;
+        make_file("real.json", table_text, owner_uid(), owner_gid(), 0640);
+        snapshot("real.json", &before);
+        assert_int_equal(symlinkat("real.json", dfd, "slots.json"), 0);
+        table_path(path, sizeof(path), "slots.json");
+        for (unsigned flags = 0; flags <= SLOTS_STORE_WRITE; flags++) {
+                slots_error_clear(&e);
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), flags, &e), -ELOOP);
+                assert_non_null(strstr(e.reason, "symlink"));
+                assert_true(e.fix[0] != '\0');
+        }
+        n = readlinkat(dfd, "slots.json", link, sizeof(link) - 1);
+        assert_int_equal(n, 9);
+        link[n] = '\0';
+        assert_string_equal(link, "real.json");
+        if (!unchanged("real.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+}
+
+static void test_store_table_fifo(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        assert_int_equal(mkfifoat(dfd, "slots.json", 0640), 0);
+        table_path(path, sizeof(path), "slots.json");
+        alarm(10);
+        /* Refused (exit 1) like a symlink, not an invalid table (exit 2); the errno is the system's. */
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -EINVAL);
+        alarm(0);
+        assert_int_equal(e.kind, SLOTS_ERR_REFUSED);
+        assert_non_null(strstr(e.reason, "not a regular file"));
+}
+
+/* A malformed table is refused with its position, and nothing is written. */
+static void test_store_malformed(void **state)
+{
+        static const char text[] = "{\n  \"version\": 2,\n  \"slots\": {}\n}\n";
+        struct slots_store s;
+        struct slots_error e;
+        struct snap before;
+        char path[512], why[256];
+
+        (void) state;
+        make_file("slots.json", text, owner_uid(), owner_gid(), 0640);
+        snapshot("slots.json", &before);
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), -EBADMSG);
+        assert_int_equal(e.kind, SLOTS_ERR_INVALID);
+        assert_string_equal(e.object, path);
+        assert_int_equal(e.line, 2);
+        assert_int_equal(e.column, 14);
+        if (!unchanged("slots.json", &before, why, sizeof(why)))
+                fail_msg("%s", why);
+        /* a slot outside a smaller pool */
+        (void) unlinkat(dfd, "slots.json", 0);
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 1, owner_gid(), SLOTS_STORE_WRITE, &e), -EBADMSG);
+        assert_int_equal(e.kind, SLOTS_ERR_INVALID);
+        assert_int_equal(e.line, 3);
+        assert_int_equal(e.column, 5);
+}
+
+/* A save that fails leaves the table as it was, and no temp. */
+static void test_store_save_fault(void **state)
+{
+        static const char *const fns[] = { "write", "fsync", "fchown", "fchmod", "renameat" };
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        for (size_t i = 0; i < N_ELEM(fns); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                struct snap before;
+                char path[512], why[256];
+
+                snapshot("slots.json", &before);
+                table_path(path, sizeof(path), "slots.json");
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
+                assert_int_equal(slots_table_remove(s.table, 2), 0);
+                inj_arm(fns[i], 1, ENOSPC);
+                assert_int_equal(slots_store_save(&s, &e), -ENOSPC);
+                assert_int_equal(inj.fired, 1);
+                inj_reset();
+                slots_store_close(&s);
+                if (!unchanged("slots.json", &before, why, sizeof(why)))
+                        fail_msg("%s: %s", fns[i], why);
+                assert_dir("slots.json,slots.json.lock");
+        }
+}
+
+static void test_store_bad_path(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        assert_true(slots_store_open(&s, AT_FDCWD, "slots.json", 8, 0, 0, &e) < 0);
+        assert_true(slots_store_open(&s, AT_FDCWD, "/", 8, 0, 0, &e) < 0);
+        table_path(path, sizeof(path), "missing/slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, 0, 0, &e), -ENOENT);
+        assert_string_equal(e.object, path);
+}
+
+static void on_alarm(int sig)
+{
+        static const char msg[] = "blocked on a FIFO\n";
+
+        (void) sig;
+        (void) !__real_write(2, msg, sizeof(msg) - 1);
+        _exit(1);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                TEST(test_store_round_trip),
+                TEST(test_store_keeps_owner),
+                TEST(test_store_create),
+                TEST(test_store_dir_writable),
+                TEST(test_store_dir_group_writable),
+                TEST(test_store_dir_foreign),
+                TEST(test_store_lock_symlink),
+                TEST(test_store_table_symlink),
+                TEST(test_store_table_fifo),
+                TEST(test_store_malformed),
+                TEST(test_store_save_fault),
+                TEST(test_store_bad_path),
+        };
+
+        signal(SIGALRM, on_alarm);
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
