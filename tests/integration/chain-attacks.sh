@@ -1,0 +1,86 @@
+#!/bin/sh
+# Issue 13, round 3: what the owner chain and the temp walks of release cannot be steered by.
+# Each attack is made as the attacker (runuser -u slotNN|svc) or set up by root the way a
+# careless admin would, on a provisioned host in private namespaces; the test asserts the
+# product's exit status, what it printed, and that nothing outside the intended tree changed.
+#   A a POSIX ACL on a folder on the way to docs_root or app_root lets a slot write it (check's
+#     row for the configured roots is check's own test)
+#   B release's temp walk: a folder swapped for another account's folder between the look
+#     and the act; a symlink, a FIFO, a hard link where the slot's folder was
+#   C the mailbox: a hard link to another file, a FIFO, a symlink
+RELEASE_POOL=4
+. "$top_srcdir/tests/integration/release-lib.sh"
+command -v setfacl >/dev/null || { echo "SKIP: setfacl is not installed (apt-get install acl)"; exit 77; }
+
+# The service's own folder holds the app and the docs, as in walk-attacks.sh.
+SV=$SLOTS_WORLD/srv
+APP=$SV/app
+D=$SV/docs
+mkdir -p "$APP/releases/r5/bin" "$D/Workflow"
+printf '#!/bin/sh\nexit 0\n' >"$APP/releases/r5/bin/vs-runner"
+chown -R svc:svc "$SV"
+chmod 0755 "$SV" "$APP" "$APP/releases" "$APP/releases/r5" "$APP/releases/r5/bin" "$APP/releases/r5/bin/vs-runner"
+chmod 0751 "$D"
+C=$S/attack.conf
+cat >"$C" <<CONF
+{
+  "service": "svc",
+  "slots": 4,
+  "app_root": "$APP",
+  "launcher": "vs-runner",
+  "docs_root": "$D",
+  "shared_dirs": ["Workflow"],
+  "table": "$TABLE",
+  "slotctl_config": "/etc/slots/slotctl.json"
+}
+CONF
+adm() { "$SLOTS_ADMIN" --config "$C" "$@"; }
+prov() { "$SLOTS_PROVISION" --config "$C" "$@"; }
+# run CMD...: its stdout in $S/out, stderr in $S/err, exit status in $st.
+run() {
+	"$@" >"$S/out" 2>"$S/err"
+	st=$?
+	cat "$S/err"
+}
+check "provisioning the attack host works" quiet prov
+U3=$(uid_of slot03)
+G3=$(gid_of slot03)
+
+# ---- A: writers only an ACL shows ----
+# Each row: where the ACL goes, the entry, and what the refusal must name.
+for row in "$SV u:slot03:rwx user:$U3 u:$U3" "$D u:slot03:rwx user:$U3 u:$U3" \
+	"$APP g:slot03:rwx group:$G3 g:$G3" "$D g:slotshared:rwx group:$(gid_of slotshared) g:$(gid_of slotshared)"; do
+	set -- $row
+	where=$1 entry=$2 who=$3 fixid=$4
+	setfacl -m "$entry" "$where"
+	run prov
+	check "ACL $entry on $where: provision exits 1" test "$st" = 1
+	check "ACL $entry on $where: provision names the folder and the entry" \
+		grep -q "$where: .*its ACL lets $(echo "$who" | tr : ' ') write" "$S/err"
+	check "ACL $entry on $where: provision gives the fix" grep -qF "fix: setfacl -x $fixid $where" "$S/err"
+	case $where in
+	"$APP") ;;	# assign never opens app_root
+	*)
+		run adm assign bob
+		check "ACL $entry on $where: assign bob exits 1" test "$st" = 1
+		check "ACL $entry on $where: assign names the folder and the fix" \
+			grep -qF "fix: setfacl -x $fixid $where" "$S/err"
+		check "ACL $entry on $where: no tree was made for bob" test ! -e "$D/_users/bob"
+		;;
+	esac
+	setfacl -b "$where"
+done
+# The other side of the rule: an entry the mask takes write from, or the service's own.
+setfacl -m u:slot03:rwx,m::r-x "$SV"
+run prov
+check "ACL u:slot03:rwx with mask r-x: provision passes" test "$st" = 0
+setfacl -b "$SV"
+setfacl -m u:svc:rwx "$D"
+run prov
+check "ACL u:svc:rwx on docs_root (the service itself): provision passes" test "$st" = 0
+run adm assign bob
+check "ACL u:svc:rwx on docs_root: assign bob works" test "$st" = 0 -a "$(cat "$S/out")" = slot01
+check "release bob" quiet adm release bob
+setfacl -b "$D"
+
+slots_done
