@@ -80,6 +80,19 @@ static const char *what_of(const struct chase_state *c)
         return c->how->what ? c->how->what : "the path";
 }
 
+/* "docs_root: " before a reason, or nothing when the caller named no config key. */
+static const char *what_colon(const struct chase_state *c, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.200s%s", c->how->what ? c->how->what : "", c->how->what ? ": " : "");
+        return buf;
+}
+
+/* Who may own or write a component: "root" or "root or the service". */
+static const char *trusted_who(const struct chase_state *c)
+{
+        return c->how->trusted_uid == (uid_t) -1 ? "root" : "root or the service";
+}
+
 /*
  * The kernel's POSIX ACL attribute (system.posix_acl_access): a 4-byte version,
  * then 8-byte entries of tag, permission and id, little-endian.  Read raw, so
@@ -130,6 +143,7 @@ static int check_acl(struct chase_state *c, int fd, const struct stat *st)
         const struct slots_chase *h = c->how;
         unsigned char buf[4 + 8 * 64], *big = NULL, *a = buf;
         unsigned mask = 07;
+        char w[256];
         ssize_t n;
         int r = 0;
 
@@ -146,8 +160,9 @@ static int check_acl(struct chase_state *c, int fd, const struct stat *st)
         if (n < 0 || n < 4 || (n - 4) % 8 != 0 || le32(a) != ACL_XATTR_VERSION) {
                 /* Fail closed: a writer may hide in an ACL that cannot be read. */
                 r = slots_error_set(c->e, n < 0 ? -errno : -EBADMSG, shown(c),
-                                    "%s: group-writable (mode %04o) and its ACL cannot be read: %s", what_of(c),
-                                    (unsigned) (st->st_mode & 07777), n < 0 ? strerror(errno) : "unknown format");
+                                    "%sgroup-writable (mode %04o) and its ACL cannot be read: %s",
+                                    what_colon(c, w, sizeof(w)), (unsigned) (st->st_mode & 07777),
+                                    n < 0 ? strerror(errno) : "unknown format");
                 slots_error_fix(c->e, "chmod g-w %s, or mount /proc so the ACL can be read", shown(c));
                 goto out;
         }
@@ -166,10 +181,10 @@ static int check_acl(struct chase_state *c, int fd, const struct stat *st)
                 if (group && h->trusted_gid != (gid_t) -1 && id == h->trusted_gid)
                         continue;
                 r = slots_error_set(c->e, -EPERM, shown(c),
-                                    "%s: its ACL lets %s %u write (%s:%u:%s%s%s), neither root nor the service: "
-                                    "whoever can write a folder on the way can swap what is below it",
-                                    what_of(c), user ? "user" : "group", (unsigned) id, user ? "user" : "group",
-                                    (unsigned) id, perm & 04 ? "r" : "-", "w", perm & 01 ? "x" : "-");
+                                    "%sits ACL lets %s %u write (%s:%u:%s%s%s), not %s: whoever can write a "
+                                    "folder on the way can swap what is below it", what_colon(c, w, sizeof(w)),
+                                    user ? "user" : "group", (unsigned) id, user ? "user" : "group", (unsigned) id,
+                                    perm & 04 ? "r" : "-", "w", perm & 01 ? "x" : "-", trusted_who(c));
                 slots_error_fix(c->e, "setfacl -x %s:%u %s", user ? "u" : "g", (unsigned) id, shown(c));
         }
 out:
@@ -184,25 +199,31 @@ static int check_trusted(struct chase_state *c, int fd, const struct stat *st)
         bool root_sticky = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0;
         mode_t mode = st->st_mode & 07777;
 
+        char w[256];
+
         if (st->st_uid != 0 && (h->trusted_uid == (uid_t) -1 || st->st_uid != h->trusted_uid)) {
                 slots_error_set(c->e, -EPERM, shown(c),
-                                "%s: owned by uid %u, not by root or the service: whoever owns a folder on "
-                                "the way can swap what is below it", what_of(c), (unsigned) st->st_uid);
-                slots_error_fix(c->e, "chown root %s (or the service account), or point \"%s\" at a path "
-                                "that only root and the service control", shown(c), what_of(c));
+                                "%sowned by uid %u, not by %s: whoever owns a folder on the way can swap what "
+                                "is below it", what_colon(c, w, sizeof(w)), (unsigned) st->st_uid, trusted_who(c));
+                if (h->what)
+                        slots_error_fix(c->e, "chown root %s%s, or point \"%s\" at a path that only %s %s",
+                                        shown(c), h->trusted_uid == (uid_t) -1 ? "" : " (or the service account)",
+                                        h->what, trusted_who(c), h->trusted_uid == (uid_t) -1 ? "controls" : "control");
+                else
+                        slots_error_fix(c->e, "chown root %s", shown(c));
                 return -EPERM;
         }
         if ((mode & S_IWOTH) && !root_sticky) {
-                slots_error_set(c->e, -EPERM, shown(c), "%s: writable by others (mode %04o)", what_of(c),
-                                (unsigned) mode);
+                slots_error_set(c->e, -EPERM, shown(c), "%swritable by others (mode %04o)",
+                                what_colon(c, w, sizeof(w)), (unsigned) mode);
                 slots_error_fix(c->e, "chmod o-w %s", shown(c));
                 return -EPERM;
         }
         if ((mode & S_IWGRP) && !root_sticky && st->st_gid != 0 &&
             (h->trusted_gid == (gid_t) -1 || st->st_gid != h->trusted_gid)) {
-                slots_error_set(c->e, -EPERM, shown(c),
-                                "%s: writable by group %u (mode %04o), neither root's nor the service's group",
-                                what_of(c), (unsigned) st->st_gid, (unsigned) mode);
+                slots_error_set(c->e, -EPERM, shown(c), "%swritable by group %u (mode %04o), not %s group",
+                                what_colon(c, w, sizeof(w)), (unsigned) st->st_gid, (unsigned) mode,
+                                h->trusted_gid == (gid_t) -1 ? "root's" : "root's or the service's");
                 slots_error_fix(c->e, "chmod g-w %s", shown(c));
                 return -EPERM;
         }
@@ -452,11 +473,17 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
                         }
                         target[n] = '\0';
                         if (how->flags & SLOTS_CHASE_NO_SYMLINKS) {
+                                char w[256];
+
                                 r = slots_error_set(e, -ELOOP, shown(&c),
-                                                    "%s: is a symbolic link (to %s), and %s is never reached "
-                                                    "through one", what_of(&c), target, what_of(&c));
-                                slots_error_fix(e, "point \"%s\" at the real folder, or replace the link %s "
-                                                "with what it points at", what_of(&c), shown(&c));
+                                                    "%sis a symbolic link (to %s), and %s is never reached "
+                                                    "through one", what_colon(&c, w, sizeof(w)), target, what_of(&c));
+                                if (how->what)
+                                        slots_error_fix(e, "point \"%s\" at the real folder, or replace the link "
+                                                        "%s with what it points at", how->what, shown(&c));
+                                else
+                                        slots_error_fix(e, "replace the link %s with what it points at",
+                                                        shown(&c));
                                 goto out;
                         }
                         /*
@@ -465,11 +492,13 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
                          */
                         if ((how->flags & SLOTS_CHASE_TRUSTED) && st.st_uid != 0 &&
                             (how->trusted_uid == (uid_t) -1 || st.st_uid != how->trusted_uid)) {
+                                char w[256];
+
                                 r = slots_error_set(e, -EPERM, shown(&c),
-                                                    "%s: is a symbolic link (to %s) owned by uid %u, not by root "
-                                                    "or the service", what_of(&c), target, (unsigned) st.st_uid);
-                                slots_error_fix(e, "remove the link %s, or point \"%s\" at the real folder",
-                                                shown(&c), what_of(&c));
+                                                    "%sis a symbolic link (to %s) owned by uid %u, not by %s",
+                                                    what_colon(&c, w, sizeof(w)), target, (unsigned) st.st_uid,
+                                                    trusted_who(&c));
+                                slots_error_fix(e, "remove the link %s, or use the path it points at", shown(&c));
                                 goto out;
                         }
                         if (++links > CHASE_MAX_LINKS) {

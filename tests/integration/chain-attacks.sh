@@ -7,6 +7,7 @@
 #     row for the configured roots is check's own test)
 #   B release's temp walk: a folder swapped for another account's folder between the look
 #     and the act; a symlink, a FIFO, a hard link where the slot's folder was
+#   B the service swaps the folder of slotctl_config for a symlink to /etc/sudoers.d
 #   C the mailbox: a hard link to another file, a FIFO, a symlink
 RELEASE_POOL=4
 . "$top_srcdir/tests/integration/release-lib.sh"
@@ -82,5 +83,37 @@ run adm assign bob
 check "ACL u:svc:rwx on docs_root: assign bob works" test "$st" = 0 -a "$(cat "$S/out")" = slot01
 check "release bob" quiet adm release bob
 setfacl -b "$D"
+
+# ---- B: the folder of the slotctl config, where provision writes as root ----
+# The admin put slotctl_config in a folder the service owns; the service swaps it for a
+# symlink to /etc/sudoers.d, or just keeps it: root's file there is the service's to replace.
+CTL=$SLOTS_WORLD/ctl
+mkdir -p "$CTL"
+chown svc:svc "$CTL"
+sed "s|/etc/slots/slotctl.json|$CTL/slotctl.json|" "$C" >"$S/ctl.conf"
+ls -la /etc/sudoers.d /etc >"$S/sudoers.before" 2>&1
+# row: how the folder is held, what the refusal says, the fix
+for row in "folder|owned by uid $(uid_of svc), not by root|fix: chown root $CTL" \
+	"symlink|is a symbolic link (to /etc/sudoers.d)|fix: replace the link $CTL"; do
+	how=${row%%|*} rest=${row#*|}
+	say=${rest%%|*} fix=${rest#*|}
+	# (root swaps it here: the folder above is root's in this world; the service does the same in its own)
+	[ "$how" = symlink ] && mv "$CTL" "$CTL.real" && ln -s /etc/sudoers.d "$CTL" && chown -h svc:svc "$CTL"
+	run "$SLOTS_PROVISION" --config "$S/ctl.conf"
+	check "slotctl_config in a $how the service holds: provision exits 1" test "$st" = 1
+	check "slotctl_config in a $how the service holds: the refusal names $CTL and why" \
+		grep -qF "$CTL: $say" "$S/err"
+	check "slotctl_config in a $how the service holds: the fix" grep -qF "$fix" "$S/err"
+	check "slotctl_config in a $how the service holds: nothing written there" \
+		test ! -e "$CTL/slotctl.json" -a ! -e "$CTL/slotctl.json.lock"
+	ls -la /etc/sudoers.d /etc >"$S/sudoers.after" 2>&1
+	check "slotctl_config in a $how the service holds: /etc and /etc/sudoers.d as before" \
+		cmp -s "$S/sudoers.before" "$S/sudoers.after"
+done
+rm "$CTL"
+mv "$CTL.real" "$CTL"
+chown root:root "$CTL"
+run "$SLOTS_PROVISION" --config "$S/ctl.conf"
+check "slotctl_config in a folder of root's: provision writes it" test "$st" = 0 -a -f "$CTL/slotctl.json"
 
 slots_done
