@@ -145,10 +145,15 @@ static int clean_crontab(int rootfd, const char *name, struct slots_error *e)
         return r;
 }
 
-/* The mail spool file stays (owner, group and mode as the MTA expects) but loses its content. */
+/*
+ * The mail spool file stays (owner, group and mode as the MTA expects) but loses its content:
+ * only a regular file of the slot's with one link, opened without following and checked on
+ * its fd.  Anything else of the slot's under its name (a symlink, a FIFO, a second name of
+ * another file, where the spool lets the slot make one) loses the name, never its content.
+ */
 static int clean_mail(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
-        struct stat st;
+        struct stat st, fst;
         int dfd, fd, r = 0;
 
         dfd = open_dir_in(rootfd, MAIL_DIR);
@@ -156,18 +161,34 @@ static int clean_mail(int rootfd, const struct slots_pw *slot, struct slots_erro
                 return 0;
         if (dfd < 0)
                 return slots_error_set(e, dfd, MAIL_DIR, "cannot open: %s", strerror(-dfd));
+        if (fstatat(dfd, slot->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT)
+                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
+                                            strerror(errno));
+                goto out;
+        }
+        if (st.st_uid != slot->uid)
+                goto out;       /* the MTA's or root's: not the slot's to lose */
+        if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+                if (unlinkat(dfd, slot->name, 0) < 0 && errno != ENOENT)
+                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s (not a plain mailbox): %s",
+                                            slot->name, strerror(errno));
+                goto out;
+        }
         fd = openat(dfd, slot->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
-                if (errno != ENOENT && errno != ELOOP)
+                if (errno != ENOENT && errno != ELOOP && errno != ENXIO)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot open the mailbox %s: %s", slot->name,
                                             strerror(errno));
-        } else {
-                if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == slot->uid && st.st_size > 0 &&
-                    ftruncate(fd, 0) < 0)
-                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
-                                            strerror(errno));
-                close(fd);
+                goto out;
         }
+        /* The name may have been swapped since the look: act only on what was looked at. */
+        if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
+            fst.st_uid == slot->uid && fst.st_nlink == 1 && fst.st_size > 0 && ftruncate(fd, 0) < 0)
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
+                                    strerror(errno));
+        close(fd);
+out:
         close(dfd);
         return r;
 }

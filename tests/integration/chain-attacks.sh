@@ -8,7 +8,7 @@
 #   B release's temp walk: a folder swapped for another account's folder between the look
 #     and the act; a symlink, a FIFO, a hard link where the slot's folder was
 #   B the service swaps the folder of slotctl_config for a symlink to /etc/sudoers.d
-#   C the mailbox: a hard link to another file, a FIFO, a symlink
+#   C the mailbox: a hard link to another file of the slot's, a FIFO, a symlink
 RELEASE_POOL=4
 . "$top_srcdir/tests/integration/release-lib.sh"
 command -v setfacl >/dev/null || { echo "SKIP: setfacl is not installed (apt-get install acl)"; exit 77; }
@@ -115,5 +115,38 @@ mv "$CTL.real" "$CTL"
 chown root:root "$CTL"
 run "$SLOTS_PROVISION" --config "$S/ctl.conf"
 check "slotctl_config in a folder of root's: provision writes it" test "$st" = 0 -a -f "$CTL/slotctl.json"
+
+# ---- C: the mailbox ----
+# A spool open to all (1777, as older hosts keep /var/mail): the slot names its own file,
+# a FIFO or a symlink as its mailbox.  Release empties a mailbox only when it is a regular
+# file of the slot's with one link; anything else of the slot's there loses its name only.
+mount -t tmpfs -o mode=1777 tmpfs /var/mail || { echo "Bail out! cannot mount a tmpfs on /var/mail"; exit 99; }
+echo "root's" >/var/mail/root-file
+chmod 0644 /var/mail/root-file
+# row: what slot03 leaves as /var/mail/slot03, set up as slot03
+for row in "hard link|echo keep me >/var/mail/keep && ln /var/mail/keep /var/mail/slot03" \
+	"FIFO|mkfifo /var/mail/slot03" \
+	"symlink|ln -s /var/mail/root-file /var/mail/slot03" \
+	"mailbox|echo old mail >/var/mail/slot03"; do
+	what=${row%%|*} make=${row#*|}
+	check "assign carol slot03 ($what)" test "$(adm assign carol slot03)" = slot03
+	runuser -u slot03 -- sh -c "$make"
+	before=$(sha256sum /var/mail/root-file)
+	run timeout 60 "$SLOTS_ADMIN" --config "$C" release carol
+	check "mailbox as a $what: release exits 0 (and never blocks)" test "$st" = 0
+	check "mailbox as a $what: root's file is as before" test "$(sha256sum /var/mail/root-file)" = "$before"
+	case $what in
+	"hard link")
+		check "mailbox as a hard link: the other name keeps its content" test "$(cat /var/mail/keep)" = "keep me"
+		check "mailbox as a hard link: the slot's name is gone" test ! -e /var/mail/slot03
+		rm -f /var/mail/keep ;;
+	mailbox)
+		check "a real mailbox stays, empty, the slot's" \
+			test -f /var/mail/slot03 -a ! -s /var/mail/slot03 -a "$(stat -c %U /var/mail/slot03)" = slot03
+		rm -f /var/mail/slot03 ;;
+	*)
+		check "mailbox as a $what: the name is gone" test ! -e /var/mail/slot03 -a ! -L /var/mail/slot03 ;;
+	esac
+done
 
 slots_done
