@@ -69,6 +69,44 @@ static int open_dir_in(int rootfd, const char *path)
         return slots_open_in(rootfd, path, O_RDONLY | O_DIRECTORY);
 }
 
+/*
+ * A folder whose every entry root may remove or hand over (a temp folder, a shared
+ * folder's way): through the owner chain, so no component on the way can have been
+ * swapped by a slot.  Symlinks only when root (or trusted_uid) made them: /var/tmp may
+ * be a link to /tmp.  -ENOENT quietly; any other refusal names the component and the fix.
+ */
+static int open_walk_root(int rootfd, const char *path, uid_t trusted_uid, gid_t trusted_gid, struct slots_error *e)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_MUST_DIR | SLOTS_CHASE_TRUSTED,
+                .trusted_uid = trusted_uid,
+                .trusted_gid = trusted_gid,
+                .open_flags = O_RDONLY | O_DIRECTORY,
+        };
+
+        return slots_chase(rootfd, path, &how, NULL, e);
+}
+
+/*
+ * Opens the folder dfd/name that statx showed as *sx, never following a link: -ESTALE when
+ * what opened is not that folder (renamed over since the look; with same_owner, or now of
+ * another owner), else an fd.
+ */
+static int open_seen_dir(int dfd, const char *name, const struct statx *sx, bool same_owner)
+{
+        struct stat st;
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || st.st_ino != sx->stx_ino || (same_owner && st.st_uid != sx->stx_uid) ||
+            st.st_dev != makedev(sx->stx_dev_major, sx->stx_dev_minor)) {
+                close(fd);
+                return -ESTALE;
+        }
+        return fd;
+}
+
 /* Removes the entries of folder dir owned by uid: files and links themselves, folders with all they hold. */
 static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error *e)
 {
@@ -112,10 +150,10 @@ static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error 
                         keep(&first, -EBUSY, &sub);
                         continue;
                 }
-                cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                cfd = open_seen_dir(fd, de->d_name, &sx, true);
                 if (cfd < 0) {
-                        if (errno != ENOENT)
-                                keep(&first, slots_error_set(&sub, -errno, path, "cannot open: %s", strerror(errno)),
+                        if (cfd != -ENOENT && cfd != -ESTALE)
+                                keep(&first, slots_error_set(&sub, cfd, path, "cannot open: %s", strerror(-cfd)),
                                      &sub);
                         continue;
                 }
@@ -559,10 +597,11 @@ static void own_remove(struct own *w, int dfd, const char *name, const struct st
                 keep(&w->first, -EBUSY, &w->sub);
                 return;
         }
-        cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        /* Only the folder looked at: one renamed over it since (by an account still running) is not the slot's. */
+        cfd = open_seen_dir(dfd, name, sx, true);
         if (cfd < 0) {
-                if (errno != ENOENT)
-                        own_fail(w, -errno, "cannot open");
+                if (cfd != -ENOENT && cfd != -ESTALE)
+                        own_fail(w, cfd, "cannot open");
                 return;
         }
         r = slots_tree_empty(cfd, w->path, &w->sub);
@@ -641,7 +680,6 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
         }
         while ((errno = 0, de = readdir(d))) {
                 struct statx sx;
-                struct stat st;
                 int cfd;
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -661,13 +699,10 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
                 /* Others' folders may hold the slot's files too; a mount point is another host's matter. */
                 if (!S_ISDIR(sx.stx_mode) || other_fs(top, &sx) || depth + 1 >= SLOTS_CLEANUP_MAX_DEPTH)
                         goto next;
-                cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                /* The owner may be the service's by now: own_hand above gave it over. */
+                cfd = open_seen_dir(dirfd(d), de->d_name, &sx, false);
                 if (cfd < 0)
                         goto next;
-                if (fstat(cfd, &st) < 0 || st.st_ino != sx.stx_ino) {
-                        close(cfd);
-                        goto next;
-                }
                 w->len = strlen(w->path);
                 own_walk(w, cfd, top, depth + 1);
 next:
@@ -679,15 +714,53 @@ next:
         closedir(d);
 }
 
-static int own_root(struct own *w, int rootfd, const char *dir)
+/*
+ * Walks dir.  Its way is checked with the owner chain; with slot_end the last
+ * folder is one slots may write (/run/user/<uid>, a shared folder): its parent
+ * is checked, and it is opened without following and must belong to the slot,
+ * root or (handing over) the service.
+ */
+static int own_root(struct own *w, int rootfd, const char *dir, bool slot_end)
 {
+        uid_t tu = w->hand ? w->to_uid : (uid_t) -1;
+        gid_t tg = w->hand ? w->to_gid : (gid_t) -1;
         struct statx top;
-        int fd = open_dir_in(rootfd, dir);
+        int fd;
 
-        if (fd == -ENOENT)
-                return 0;
-        if (fd < 0)
-                return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
+        if (slot_end) {
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_TRUSTED,
+                        .trusted_uid = tu,
+                        .trusted_gid = tg,
+                        .open_flags = O_RDONLY | O_DIRECTORY,
+                };
+                const char *base;
+                struct stat st;
+                int pfd = slots_chase(rootfd, dir, &how, &base, &w->sub);
+
+                if (pfd == -ENOENT)
+                        return 0;
+                if (pfd < 0)
+                        return pfd;
+                fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                fd = fd < 0 ? -errno : fd;
+                close(pfd);
+                if (fd == -ENOENT)
+                        return 0;
+                if (fd < 0)
+                        return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
+                if (fstat(fd, &st) < 0 || (st.st_uid != w->uid && st.st_uid != 0 && st.st_uid != tu)) {
+                        close(fd);
+                        return slots_error_set(&w->sub, -EPERM, dir, "belongs to uid %u, neither the slot, "
+                                               "root nor the service: not walked", (unsigned) st.st_uid);
+                }
+        } else {
+                fd = open_walk_root(rootfd, dir, tu, tg, &w->sub);
+                if (fd == -ENOENT)
+                        return 0;
+                if (fd < 0)
+                        return fd;
+        }
         if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &top) < 0) {
                 int r = -errno;
                 close(fd);
@@ -719,11 +792,11 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
                 slots_close(fd);
         }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
-                keep(&w.first, own_root(&w, rootfd, temp_dirs[i]), &w.sub);
+                keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
         /* The runtime folder logind makes (often a mount of its own): what it holds, then itself. */
         snprintf(runuser, sizeof(runuser), "/run/user/%u", (unsigned) slot->uid);
-        keep(&w.first, own_root(&w, rootfd, runuser), &w.sub);
-        fd = open_dir_in(rootfd, "/run/user");
+        keep(&w.first, own_root(&w, rootfd, runuser, true), &w.sub);
+        fd = open_walk_root(rootfd, "/run/user", (uid_t) -1, (gid_t) -1, NULL);
         if (fd >= 0) {
                 struct stat st;
 
@@ -752,7 +825,7 @@ int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct 
                 char dir[4096];
 
                 join(dir, sizeof(dir), c->docs_root, c->shared_dirs[i]);
-                keep(&w.first, own_root(&w, rootfd, dir), &w.sub);
+                keep(&w.first, own_root(&w, rootfd, dir, true), &w.sub);
         }
         return w.first.r;
 }
