@@ -1001,6 +1001,65 @@ static void unescape_octal(char *s)
         *o = '\0';
 }
 
+/* The mount id of fd, from /proc/self/fdinfo (no stat of the file itself). */
+static int fd_mnt_id(int fd, unsigned long long *id)
+{
+        char path[64], *text = NULL, *p;
+        size_t len;
+        int f, r;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = open(path, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+                return -errno;
+        r = slots_read_all(f, 4096, &text, &len);
+        close(f);
+        if (r < 0)
+                return r;
+        p = strstr(text, "\nmnt_id:");
+        r = p ? 0 : -ENOENT;
+        if (p)
+                *id = strtoull(p + 8, NULL, 10);
+        free(text);
+        return r;
+}
+
+/*
+ * Detaches the mount that mountinfo listed at path with mount id mnt_id.  The path is in
+ * folders others may still change (a slot's folder in /tmp): it is resolved with no
+ * symlink, the mount root reached must be that very mount, and the umount goes through
+ * its fd, so a path swapped meanwhile never detaches another mount (-ESTALE).
+ */
+static int umount_seen(const char *path, unsigned long long mnt_id)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                .open_flags = O_PATH,
+        };
+        unsigned long long got = 0, above = 0;
+        const char *base;
+        char proc[64];
+        int pfd, fd, r = 0;
+
+        pfd = slots_chase(AT_FDCWD, path, &how, &base, NULL);
+        if (pfd < 0)
+                return pfd == -ELOOP ? -ESTALE : pfd;
+        /* O_PATH and fdinfo: a FUSE root whose server is gone answers no stat, even to root. */
+        fd = openat(pfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                r = -errno;
+        else if (fd_mnt_id(fd, &got) < 0 || fd_mnt_id(pfd, &above) < 0)
+                r = -EIO;
+        else if (got != mnt_id || got == above)
+                r = -ESTALE;    /* not that mount, or not a mount root at all */
+        slots_close(pfd);
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (r == 0 && umount2(proc, MNT_DETACH) < 0)
+                r = -errno;
+        slots_close(fd);
+        return r;
+}
+
 int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
 {
         struct first first = { 0, e };
@@ -1040,9 +1099,10 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
                 if (!match)
                         continue;
                 unescape_octal(f[4]);
-                if (umount2(f[4], MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
-                        keep(&first, slots_error_set(&sub, -errno, f[4], "cannot unmount the slot's FUSE mount: %s",
-                                                     strerror(errno)), &sub);
+                r = umount_seen(f[4], strtoull(f[0], NULL, 10));
+                if (r < 0 && r != -EINVAL && r != -ENOENT && r != -ESTALE)
+                        keep(&first, slots_error_set(&sub, r, f[4], "cannot unmount the slot's FUSE mount: %s",
+                                                     strerror(-r)), &sub);
         }
         free(text);
         return first.r;
