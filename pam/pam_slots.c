@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "ids.h"
 #include "rlimits.h"
@@ -69,7 +70,9 @@ static unsigned session_slot(pam_handle_t *pamh, const char **user)
  * Reads and parses the config like slots_config_load() does, and refuses, like
  * sshd with its keys, a config that someone other than root (or the running
  * user, for tests run unprivileged) could change: it sets limits for other
- * accounts inside setuid programs.
+ * accounts inside setuid programs.  The path goes through the resolver: no
+ * symlink in any component, and every folder on the way root's and writable
+ * by nobody else (ACLs included), so no other file can be swapped in.
  */
 static int load_config(const char *path, struct slots_config **cfg, struct slots_error *e)
 {
@@ -80,9 +83,22 @@ static int load_config(const char *path, struct slots_config **cfg, struct slots
 
         if (path[0] != '/')
                 return slots_error_set(e, -EINVAL, path, "the config path is not absolute");
-        fd = slots_open_in(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-        if (fd < 0)
+        {
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
+                        .trusted_uid = geteuid() == 0 ? (uid_t) -1 : geteuid(),
+                        .trusted_gid = geteuid() == 0 ? (gid_t) -1 : getegid(),
+                        .open_flags = O_RDONLY | O_NONBLOCK | O_NOCTTY,
+                };
+
+                slots_error_clear(e);
+                fd = slots_chase(AT_FDCWD, path, &how, NULL, e);
+        }
+        /* A refusal keeps the resolver's words (the component and the fix); anything else is the open's error. */
+        if (fd < 0 && ((fd != -EPERM && fd != -ELOOP) || !e->reason[0]))
                 return slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
+        if (fd < 0)
+                return fd;
         if (fstat(fd, &st) < 0) {
                 r = slots_error_set(e, -errno, path, "cannot stat the config: %s", strerror(errno));
                 goto out;
@@ -224,8 +240,12 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         slots_error_clear(&e);
         r = load_config(o.config, &cfg, &e);
         if (r < 0) {
+                /* A symlink's target is a name from the file system: escaped, like every name in syslog. */
+                char shown[4 * sizeof(buf)], fix[4 * SLOTS_ERR_TEXT];
+
                 pam_syslog(pamh, LOG_ERR, "%s: cannot use the config: %s%s%s", slot,
-                           slots_error_format(&e, buf, sizeof(buf)), e.fix[0] ? "; fix: " : "", e.fix);
+                           slots_escape_buf(slots_error_format(&e, buf, sizeof(buf)), shown, sizeof(shown)),
+                           e.fix[0] ? "; fix: " : "", slots_escape_buf(e.fix, fix, sizeof(fix)));
                 return PAM_PERM_DENIED;
         }
         if (n > cfg->slots) {

@@ -69,6 +69,44 @@ static int open_dir_in(int rootfd, const char *path)
         return slots_open_in(rootfd, path, O_RDONLY | O_DIRECTORY);
 }
 
+/*
+ * A folder whose every entry root may remove or hand over (a temp folder, a shared
+ * folder's way): through the owner chain, so no component on the way can have been
+ * swapped by a slot.  Symlinks only when root (or trusted_uid) made them: /var/tmp may
+ * be a link to /tmp.  -ENOENT quietly; any other refusal names the component and the fix.
+ */
+static int open_walk_root(int rootfd, const char *path, uid_t trusted_uid, gid_t trusted_gid, struct slots_error *e)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_MUST_DIR | SLOTS_CHASE_TRUSTED,
+                .trusted_uid = trusted_uid,
+                .trusted_gid = trusted_gid,
+                .open_flags = O_RDONLY | O_DIRECTORY,
+        };
+
+        return slots_chase(rootfd, path, &how, NULL, e);
+}
+
+/*
+ * Opens the folder dfd/name that statx showed as *sx, never following a link: -ESTALE when
+ * what opened is not that folder (renamed over since the look; with same_owner, or now of
+ * another owner), else an fd.
+ */
+static int open_seen_dir(int dfd, const char *name, const struct statx *sx, bool same_owner)
+{
+        struct stat st;
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || st.st_ino != sx->stx_ino || (same_owner && st.st_uid != sx->stx_uid) ||
+            st.st_dev != makedev(sx->stx_dev_major, sx->stx_dev_minor)) {
+                close(fd);
+                return -ESTALE;
+        }
+        return fd;
+}
+
 /* Removes the entries of folder dir owned by uid: files and links themselves, folders with all they hold. */
 static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error *e)
 {
@@ -112,10 +150,10 @@ static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error 
                         keep(&first, -EBUSY, &sub);
                         continue;
                 }
-                cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                cfd = open_seen_dir(fd, de->d_name, &sx, true);
                 if (cfd < 0) {
-                        if (errno != ENOENT)
-                                keep(&first, slots_error_set(&sub, -errno, path, "cannot open: %s", strerror(errno)),
+                        if (cfd != -ENOENT && cfd != -ESTALE)
+                                keep(&first, slots_error_set(&sub, cfd, path, "cannot open: %s", strerror(-cfd)),
                                      &sub);
                         continue;
                 }
@@ -145,10 +183,15 @@ static int clean_crontab(int rootfd, const char *name, struct slots_error *e)
         return r;
 }
 
-/* The mail spool file stays (owner, group and mode as the MTA expects) but loses its content. */
+/*
+ * The mail spool file stays (owner, group and mode as the MTA expects) but loses its content:
+ * only a regular file of the slot's with one link, opened without following and checked on
+ * its fd.  Anything else of the slot's under its name (a symlink, a FIFO, a second name of
+ * another file, where the spool lets the slot make one) loses the name, never its content.
+ */
 static int clean_mail(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
-        struct stat st;
+        struct stat st, fst;
         int dfd, fd, r = 0;
 
         dfd = open_dir_in(rootfd, MAIL_DIR);
@@ -156,18 +199,34 @@ static int clean_mail(int rootfd, const struct slots_pw *slot, struct slots_erro
                 return 0;
         if (dfd < 0)
                 return slots_error_set(e, dfd, MAIL_DIR, "cannot open: %s", strerror(-dfd));
+        if (fstatat(dfd, slot->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (errno != ENOENT)
+                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
+                                            strerror(errno));
+                goto out;
+        }
+        if (st.st_uid != slot->uid)
+                goto out;       /* the MTA's or root's: not the slot's to lose */
+        if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+                if (unlinkat(dfd, slot->name, 0) < 0 && errno != ENOENT)
+                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s (not a plain mailbox): %s",
+                                            slot->name, strerror(errno));
+                goto out;
+        }
         fd = openat(dfd, slot->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0) {
-                if (errno != ENOENT && errno != ELOOP)
+                if (errno != ENOENT && errno != ELOOP && errno != ENXIO)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot open the mailbox %s: %s", slot->name,
                                             strerror(errno));
-        } else {
-                if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == slot->uid && st.st_size > 0 &&
-                    ftruncate(fd, 0) < 0)
-                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
-                                            strerror(errno));
-                close(fd);
+                goto out;
         }
+        /* The name may have been swapped since the look: act only on what was looked at. */
+        if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
+            fst.st_uid == slot->uid && fst.st_nlink == 1 && fst.st_size > 0 && ftruncate(fd, 0) < 0)
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
+                                    strerror(errno));
+        close(fd);
+out:
         close(dfd);
         return r;
 }
@@ -538,10 +597,11 @@ static void own_remove(struct own *w, int dfd, const char *name, const struct st
                 keep(&w->first, -EBUSY, &w->sub);
                 return;
         }
-        cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        /* Only the folder looked at: one renamed over it since (by an account still running) is not the slot's. */
+        cfd = open_seen_dir(dfd, name, sx, true);
         if (cfd < 0) {
-                if (errno != ENOENT)
-                        own_fail(w, -errno, "cannot open");
+                if (cfd != -ENOENT && cfd != -ESTALE)
+                        own_fail(w, cfd, "cannot open");
                 return;
         }
         r = slots_tree_empty(cfd, w->path, &w->sub);
@@ -620,7 +680,6 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
         }
         while ((errno = 0, de = readdir(d))) {
                 struct statx sx;
-                struct stat st;
                 int cfd;
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -640,13 +699,10 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
                 /* Others' folders may hold the slot's files too; a mount point is another host's matter. */
                 if (!S_ISDIR(sx.stx_mode) || other_fs(top, &sx) || depth + 1 >= SLOTS_CLEANUP_MAX_DEPTH)
                         goto next;
-                cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                /* The owner may be the service's by now: own_hand above gave it over. */
+                cfd = open_seen_dir(dirfd(d), de->d_name, &sx, false);
                 if (cfd < 0)
                         goto next;
-                if (fstat(cfd, &st) < 0 || st.st_ino != sx.stx_ino) {
-                        close(cfd);
-                        goto next;
-                }
                 w->len = strlen(w->path);
                 own_walk(w, cfd, top, depth + 1);
 next:
@@ -658,15 +714,53 @@ next:
         closedir(d);
 }
 
-static int own_root(struct own *w, int rootfd, const char *dir)
+/*
+ * Walks dir.  Its way is checked with the owner chain; with slot_end the last
+ * folder is one slots may write (/run/user/<uid>, a shared folder): its parent
+ * is checked, and it is opened without following and must belong to the slot,
+ * root or (handing over) the service.
+ */
+static int own_root(struct own *w, int rootfd, const char *dir, bool slot_end)
 {
+        uid_t tu = w->hand ? w->to_uid : (uid_t) -1;
+        gid_t tg = w->hand ? w->to_gid : (gid_t) -1;
         struct statx top;
-        int fd = open_dir_in(rootfd, dir);
+        int fd;
 
-        if (fd == -ENOENT)
-                return 0;
-        if (fd < 0)
-                return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
+        if (slot_end) {
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_TRUSTED,
+                        .trusted_uid = tu,
+                        .trusted_gid = tg,
+                        .open_flags = O_RDONLY | O_DIRECTORY,
+                };
+                const char *base;
+                struct stat st;
+                int pfd = slots_chase(rootfd, dir, &how, &base, &w->sub);
+
+                if (pfd == -ENOENT)
+                        return 0;
+                if (pfd < 0)
+                        return pfd;
+                fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                fd = fd < 0 ? -errno : fd;
+                close(pfd);
+                if (fd == -ENOENT)
+                        return 0;
+                if (fd < 0)
+                        return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
+                if (fstat(fd, &st) < 0 || (st.st_uid != w->uid && st.st_uid != 0 && st.st_uid != tu)) {
+                        close(fd);
+                        return slots_error_set(&w->sub, -EPERM, dir, "belongs to uid %u, neither the slot, "
+                                               "root nor the service: not walked", (unsigned) st.st_uid);
+                }
+        } else {
+                fd = open_walk_root(rootfd, dir, tu, tg, &w->sub);
+                if (fd == -ENOENT)
+                        return 0;
+                if (fd < 0)
+                        return fd;
+        }
         if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &top) < 0) {
                 int r = -errno;
                 close(fd);
@@ -698,11 +792,11 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
                 slots_close(fd);
         }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
-                keep(&w.first, own_root(&w, rootfd, temp_dirs[i]), &w.sub);
+                keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
         /* The runtime folder logind makes (often a mount of its own): what it holds, then itself. */
         snprintf(runuser, sizeof(runuser), "/run/user/%u", (unsigned) slot->uid);
-        keep(&w.first, own_root(&w, rootfd, runuser), &w.sub);
-        fd = open_dir_in(rootfd, "/run/user");
+        keep(&w.first, own_root(&w, rootfd, runuser, true), &w.sub);
+        fd = open_walk_root(rootfd, "/run/user", (uid_t) -1, (gid_t) -1, NULL);
         if (fd >= 0) {
                 struct stat st;
 
@@ -731,7 +825,7 @@ int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct 
                 char dir[4096];
 
                 join(dir, sizeof(dir), c->docs_root, c->shared_dirs[i]);
-                keep(&w.first, own_root(&w, rootfd, dir), &w.sub);
+                keep(&w.first, own_root(&w, rootfd, dir, true), &w.sub);
         }
         return w.first.r;
 }
@@ -907,6 +1001,65 @@ static void unescape_octal(char *s)
         *o = '\0';
 }
 
+/* The mount id of fd, from /proc/self/fdinfo (no stat of the file itself). */
+static int fd_mnt_id(int fd, unsigned long long *id)
+{
+        char path[64], *text = NULL, *p;
+        size_t len;
+        int f, r;
+
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+        f = open(path, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+                return -errno;
+        r = slots_read_all(f, 4096, &text, &len);
+        close(f);
+        if (r < 0)
+                return r;
+        p = strstr(text, "\nmnt_id:");
+        r = p ? 0 : -ENOENT;
+        if (p)
+                *id = strtoull(p + 8, NULL, 10);
+        free(text);
+        return r;
+}
+
+/*
+ * Detaches the mount that mountinfo listed at path with mount id mnt_id.  The path is in
+ * folders others may still change (a slot's folder in /tmp): it is resolved with no
+ * symlink, the mount root reached must be that very mount, and the umount goes through
+ * its fd, so a path swapped meanwhile never detaches another mount (-ESTALE).
+ */
+static int umount_seen(const char *path, unsigned long long mnt_id)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                .open_flags = O_PATH,
+        };
+        unsigned long long got = 0, above = 0;
+        const char *base;
+        char proc[64];
+        int pfd, fd, r = 0;
+
+        pfd = slots_chase(AT_FDCWD, path, &how, &base, NULL);
+        if (pfd < 0)
+                return pfd == -ELOOP ? -ESTALE : pfd;
+        /* O_PATH and fdinfo: a FUSE root whose server is gone answers no stat, even to root. */
+        fd = openat(pfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                r = -errno;
+        else if (fd_mnt_id(fd, &got) < 0 || fd_mnt_id(pfd, &above) < 0)
+                r = -EIO;
+        else if (got != mnt_id || got == above)
+                r = -ESTALE;    /* not that mount, or not a mount root at all */
+        slots_close(pfd);
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (r == 0 && umount2(proc, MNT_DETACH) < 0)
+                r = -errno;
+        slots_close(fd);
+        return r;
+}
+
 int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
 {
         struct first first = { 0, e };
@@ -946,9 +1099,10 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
                 if (!match)
                         continue;
                 unescape_octal(f[4]);
-                if (umount2(f[4], MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
-                        keep(&first, slots_error_set(&sub, -errno, f[4], "cannot unmount the slot's FUSE mount: %s",
-                                                     strerror(errno)), &sub);
+                r = umount_seen(f[4], strtoull(f[0], NULL, 10));
+                if (r < 0 && r != -EINVAL && r != -ENOENT && r != -ESTALE)
+                        keep(&first, slots_error_set(&sub, r, f[4], "cannot unmount the slot's FUSE mount: %s",
+                                                     strerror(-r)), &sub);
         }
         free(text);
         return first.r;

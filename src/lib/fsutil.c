@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -78,35 +80,156 @@ static const char *what_of(const struct chase_state *c)
         return c->how->what ? c->how->what : "the path";
 }
 
+/* "docs_root: " before a reason, or nothing when the caller named no config key. */
+static const char *what_colon(const struct chase_state *c, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.200s%s", c->how->what ? c->how->what : "", c->how->what ? ": " : "");
+        return buf;
+}
+
+/* Who may own or write a component: "root" or "root or the service". */
+static const char *trusted_who(const struct chase_state *c)
+{
+        return c->how->trusted_uid == (uid_t) -1 ? "root" : "root or the service";
+}
+
+/*
+ * The kernel's POSIX ACL attribute (system.posix_acl_access): a 4-byte version,
+ * then 8-byte entries of tag, permission and id, little-endian.  Read raw, so
+ * the core library (and pam_slots.so) needs no libacl.
+ */
+#define ACL_XATTR_VERSION 2
+enum { ACLX_USER = 0x02, ACLX_GROUP = 0x08, ACLX_MASK = 0x10 };
+#define ACLX_WRITE 0x02
+
+/* The access ACL of an O_PATH fd: fgetxattr refuses O_PATH, its /proc link does not. */
+static ssize_t acl_read(int fd, const struct stat *st, unsigned char *buf, size_t size)
+{
+        char proc[64];
+        ssize_t n;
+        int rfd;
+
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        n = getxattr(proc, "system.posix_acl_access", buf, size);
+        if (n >= 0 || errno == ENODATA || errno == EOPNOTSUPP || errno == ERANGE || !S_ISDIR(st->st_mode))
+                return n;
+        /* No /proc: a folder can be opened again for reading through ".". */
+        rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rfd < 0)
+                return -1;
+        n = fgetxattr(rfd, "system.posix_acl_access", buf, size);
+        slots_close(rfd);
+        return n;
+}
+
+static unsigned le16(const unsigned char *p)
+{
+        return (unsigned) p[0] | (unsigned) p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/*
+ * The ACL's named entries: an ACL_USER or ACL_GROUP entry that grants write,
+ * and that the mask lets through, to anyone but root or the trusted account
+ * is a writer the mode bits do not show.  Only read when the mode's group
+ * bits (the mask, when there is an ACL) allow write at all.
+ */
+static int check_acl(struct chase_state *c, int fd, const struct stat *st)
+{
+        const struct slots_chase *h = c->how;
+        unsigned char buf[4 + 8 * 64], *big = NULL, *a = buf;
+        unsigned mask = 07;
+        char w[256];
+        ssize_t n;
+        int r = 0;
+
+        n = acl_read(fd, st, buf, sizeof(buf));
+        if (n < 0 && errno == ERANGE) {
+                n = acl_read(fd, st, NULL, 0);
+                if (n > 0 && (big = malloc((size_t) n)))
+                        n = acl_read(fd, st, a = big, (size_t) n);
+                else if (n > 0)
+                        errno = ENOMEM;
+        }
+        if (n < 0 && (errno == ENODATA || errno == EOPNOTSUPP))
+                goto out;
+        if (n < 0 || n < 4 || (n - 4) % 8 != 0 || le32(a) != ACL_XATTR_VERSION) {
+                /* Fail closed: a writer may hide in an ACL that cannot be read. */
+                r = slots_error_set(c->e, n < 0 ? -errno : -EBADMSG, shown(c),
+                                    "%sgroup-writable (mode %04o) and its ACL cannot be read: %s",
+                                    what_colon(c, w, sizeof(w)), (unsigned) (st->st_mode & 07777),
+                                    n < 0 ? strerror(errno) : "unknown format");
+                slots_error_fix(c->e, "chmod g-w %s, or mount /proc so the ACL can be read", shown(c));
+                goto out;
+        }
+        for (ssize_t i = 4; i < n; i += 8)
+                if (le16(a + i) == ACLX_MASK)
+                        mask = le16(a + i + 2);
+        for (ssize_t i = 4; i < n && r == 0; i += 8) {
+                unsigned tag = le16(a + i), perm = le16(a + i + 2);
+                uint32_t id = le32(a + i + 4);
+                bool user = tag == ACLX_USER, group = tag == ACLX_GROUP;
+
+                if ((!user && !group) || !(perm & mask & ACLX_WRITE) || id == 0)
+                        continue;
+                if (user && h->trusted_uid != (uid_t) -1 && id == h->trusted_uid)
+                        continue;
+                if (group && h->trusted_gid != (gid_t) -1 && id == h->trusted_gid)
+                        continue;
+                r = slots_error_set(c->e, -EPERM, shown(c),
+                                    "%sits ACL lets %s %u write (%s:%u:%s%s%s), not %s: whoever can write a "
+                                    "folder on the way can swap what is below it", what_colon(c, w, sizeof(w)),
+                                    user ? "user" : "group", (unsigned) id, user ? "user" : "group", (unsigned) id,
+                                    perm & 04 ? "r" : "-", "w", perm & 01 ? "x" : "-", trusted_who(c));
+                slots_error_fix(c->e, "setfacl -x %s:%u %s", user ? "u" : "g", (unsigned) id, shown(c));
+        }
+out:
+        free(big);
+        return r;
+}
+
 /* sshd StrictModes for one component: owned by root or the trusted account, writable by nobody else. */
-static int check_trusted(struct chase_state *c, const struct stat *st)
+static int check_trusted(struct chase_state *c, int fd, const struct stat *st)
 {
         const struct slots_chase *h = c->how;
         bool root_sticky = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && st->st_uid == 0;
         mode_t mode = st->st_mode & 07777;
 
+        char w[256];
+
         if (st->st_uid != 0 && (h->trusted_uid == (uid_t) -1 || st->st_uid != h->trusted_uid)) {
                 slots_error_set(c->e, -EPERM, shown(c),
-                                "%s: owned by uid %u, not by root or the service: whoever owns a folder on "
-                                "the way can swap what is below it", what_of(c), (unsigned) st->st_uid);
-                slots_error_fix(c->e, "chown root %s (or the service account), or point \"%s\" at a path "
-                                "that only root and the service control", shown(c), what_of(c));
+                                "%sowned by uid %u, not by %s: whoever owns a folder on the way can swap what "
+                                "is below it", what_colon(c, w, sizeof(w)), (unsigned) st->st_uid, trusted_who(c));
+                if (h->what)
+                        slots_error_fix(c->e, "chown root %s%s, or point \"%s\" at a path that only %s %s",
+                                        shown(c), h->trusted_uid == (uid_t) -1 ? "" : " (or the service account)",
+                                        h->what, trusted_who(c), h->trusted_uid == (uid_t) -1 ? "controls" : "control");
+                else
+                        slots_error_fix(c->e, "chown root %s", shown(c));
                 return -EPERM;
         }
         if ((mode & S_IWOTH) && !root_sticky) {
-                slots_error_set(c->e, -EPERM, shown(c), "%s: writable by others (mode %04o)", what_of(c),
-                                (unsigned) mode);
+                slots_error_set(c->e, -EPERM, shown(c), "%swritable by others (mode %04o)",
+                                what_colon(c, w, sizeof(w)), (unsigned) mode);
                 slots_error_fix(c->e, "chmod o-w %s", shown(c));
                 return -EPERM;
         }
         if ((mode & S_IWGRP) && !root_sticky && st->st_gid != 0 &&
             (h->trusted_gid == (gid_t) -1 || st->st_gid != h->trusted_gid)) {
-                slots_error_set(c->e, -EPERM, shown(c),
-                                "%s: writable by group %u (mode %04o), neither root's nor the service's group",
-                                what_of(c), (unsigned) st->st_gid, (unsigned) mode);
+                slots_error_set(c->e, -EPERM, shown(c), "%swritable by group %u (mode %04o), not %s group",
+                                what_colon(c, w, sizeof(w)), (unsigned) st->st_gid, (unsigned) mode,
+                                h->trusted_gid == (gid_t) -1 ? "root's" : "root's or the service's");
                 slots_error_fix(c->e, "chmod g-w %s", shown(c));
                 return -EPERM;
         }
+        /* With an ACL the group bits are its mask: named writers can only be there when it has w. */
+        if ((mode & S_IWGRP) && !root_sticky)
+                return check_acl(c, fd, st);
         return 0;
 }
 
@@ -115,7 +238,7 @@ static int step(struct chase_state *c, int fd, const struct stat *st, bool last)
         struct slots_chase_step s = { .path = shown(c), .fd = fd, .st = st, .last = last };
         int r;
 
-        if ((c->how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(c, st)) < 0)
+        if ((c->how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(c, fd, st)) < 0)
                 return r;
         return c->how->step ? c->how->step(c->how->data, &s) : 0;
 }
@@ -350,11 +473,32 @@ int slots_chase(int rootfd, const char *path, const struct slots_chase *how, con
                         }
                         target[n] = '\0';
                         if (how->flags & SLOTS_CHASE_NO_SYMLINKS) {
+                                char w[256];
+
                                 r = slots_error_set(e, -ELOOP, shown(&c),
-                                                    "%s: is a symbolic link (to %s), and %s is never reached "
-                                                    "through one", what_of(&c), target, what_of(&c));
-                                slots_error_fix(e, "point \"%s\" at the real folder, or replace the link %s "
-                                                "with what it points at", what_of(&c), shown(&c));
+                                                    "%sis a symbolic link (to %s), and %s is never reached "
+                                                    "through one", what_colon(&c, w, sizeof(w)), target, what_of(&c));
+                                if (how->what)
+                                        slots_error_fix(e, "point \"%s\" at the real folder, or replace the link "
+                                                        "%s with what it points at", how->what, shown(&c));
+                                else
+                                        slots_error_fix(e, "replace the link %s with what it points at",
+                                                        shown(&c));
+                                goto out;
+                        }
+                        /*
+                         * Only a link root or the trusted account made is followed: in a
+                         * root-owned sticky folder (/tmp) anyone may have made it.
+                         */
+                        if ((how->flags & SLOTS_CHASE_TRUSTED) && st.st_uid != 0 &&
+                            (how->trusted_uid == (uid_t) -1 || st.st_uid != how->trusted_uid)) {
+                                char w[256];
+
+                                r = slots_error_set(e, -EPERM, shown(&c),
+                                                    "%sis a symbolic link (to %s) owned by uid %u, not by %s",
+                                                    what_colon(&c, w, sizeof(w)), target, (unsigned) st.st_uid,
+                                                    trusted_who(&c));
+                                slots_error_fix(e, "remove the link %s, or use the path it points at", shown(&c));
                                 goto out;
                         }
                         if (++links > CHASE_MAX_LINKS) {

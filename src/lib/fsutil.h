@@ -41,7 +41,11 @@ struct slots_chase {
          * owned by root or trusted_uid, and writable by nobody else: no write for
          * others, group write only for group 0 or trusted_gid.  A root-owned sticky
          * folder (/tmp) may be writable by all: nobody can rename what is in it.
-         * (uid_t) -1 / (gid_t) -1: root only.
+         * Writers in a POSIX ACL count too: an ACL_USER or ACL_GROUP entry with
+         * write that the mask lets through, for anyone but root and the trusted
+         * account, is refused like group or other write.  Without
+         * SLOTS_CHASE_NO_SYMLINKS a symlink is followed only when root or
+         * trusted_uid owns it.  (uid_t) -1 / (gid_t) -1: root only.
          */
         uid_t trusted_uid;
         gid_t trusted_gid;

@@ -1057,9 +1057,10 @@ static int open_dirs(struct ctx *x, const char *path)
                 return -ENOMEM;
         if (strcmp(path, "/") != 0)
                 finish_dirs(x, path);
-        fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
+        /* Root writes in it: no symlink on the way, root's all the way (reported by open_root). */
+        fd = open_root(x, p, NULL, false);
         if (fd != -ENOENT)
-                goto out;
+                goto done;
         /* Find the longest prefix that exists. */
         for (;;) {
                 cut = strrchr(p, '/');
@@ -1068,12 +1069,12 @@ static int open_dirs(struct ctx *x, const char *path)
                 } else {
                         *cut = '\0';
                 }
-                fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
+                fd = open_root(x, p, NULL, false);
                 if (fd != -ENOENT || strcmp(p, "/") == 0)
                         break;
         }
         if (fd < 0)
-                goto out;
+                goto done;
         have = strlen(p);
         if (have == 1)
                 have = 0;
@@ -1116,10 +1117,10 @@ static int open_dirs(struct ctx *x, const char *path)
                         *end = save;
                 have = end ? (size_t) (end - p) : strlen(p);
         }
-out:
         if (fd < 0 && fd != -ENOENT)
                 PROBLEM(x, path, "make it a folder (a symlink or file is in the way, or it cannot be opened)",
                         "cannot open the folder: %s", strerror(-fd));
+done:
         free(p);
         return fd;
 }

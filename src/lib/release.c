@@ -99,6 +99,9 @@ static int step_processes(struct slots_release_job *j, struct slots_error *e)
 {
         int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &j->procs, e);
 
+        /* Nothing of the holder runs any more: the cleanup needs no head start. */
+        if (r == 0 && j->lower_after_processes)
+                (void) setpriority(PRIO_PROCESS, 0, j->nice_before);
         if (r == -EBUSY) {
                 const struct slots_proc *p = &j->procs.shown[0];
 
@@ -231,9 +234,11 @@ static int resolve(const struct slots_store *s, const char *user, unsigned n, un
 }
 
 static int release(const struct slots_config *c, gid_t service_gid, const char *user, unsigned n,
-                   struct slots_release_report *rep, struct slots_error *e)
+                   const int *nice_before, struct slots_release_report *rep, struct slots_error *e)
 {
-        struct slots_release_job j = { .rootfd = AT_FDCWD, .cfg = c, .svc_gid = service_gid };
+        struct slots_release_job j = { .rootfd = AT_FDCWD, .cfg = c, .svc_gid = service_gid,
+                                       .lower_after_processes = nice_before != NULL,
+                                       .nice_before = nice_before ? *nice_before : 0 };
         char name[SLOTS_NAME_MAX], released[32], *tree_user = NULL;
         struct slots_store s = { .dirfd = -1, .lockfd = -1 };
         const char *holder = NULL;
@@ -363,12 +368,13 @@ int slots_release(const struct slots_config *c, gid_t service_gid, const char *u
 
         /*
          * The holder's code may keep every CPU busy (a fork bomb within its limits); at the
-         * default priority each step of the release would crawl until step 2 ends it.
+         * default priority each step of the release would crawl until step 2 ends it.  After
+         * step 2 the priority goes back (step_processes): nothing of the holder is left.
          */
         errno = 0;
         before = getpriority(PRIO_PROCESS, 0);
         raised = errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
-        r = release(c, service_gid, user, n, rep, e);
+        r = release(c, service_gid, user, n, raised ? &before : NULL, rep, e);
         if (raised)
                 (void) setpriority(PRIO_PROCESS, 0, before);
         return r;

@@ -40,6 +40,13 @@ struct slots_release_job {
         uid_t svc_uid;
         gid_t svc_gid;                  /* the service group */
         int kill_timeout_ms;
+        /*
+         * Release runs at nice -20 until the slot's processes are ended; then the walks
+         * go back to the caller's priority (nice_before), so an assign or another release
+         * is not starved by this one's cleanup.
+         */
+        bool lower_after_processes;
+        int nice_before;
         struct slots_tree_stats tree;
         struct slots_procs_report procs;
 };

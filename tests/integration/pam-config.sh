@@ -15,6 +15,7 @@ DRV=$top_builddir/tests/integration/pam-open
 [ -x "$DRV" ] || { echo "Bail out! $DRV is not built"; exit 99; }
 
 C=$SLOTS_SCRATCH/c
+S_ERR=$SLOTS_SCRATCH/driver.err
 mkdir -p "$C/pam.d"
 chmod 0755 "$C"
 printf 'session required pam_permit.so\n' >"$C/pam.d/slots-open"
@@ -39,8 +40,9 @@ mkfifo "$C/fifo.conf"
 session() {
 	desc=$1 want=$2 user=$3
 	shift 3
-	got=$(timeout 10 "$DRV" "$MOD" "$C/pam.d" "$user" "$@")
+	got=$(timeout 10 "$DRV" "$MOD" "$C/pam.d" "$user" "$@" 2>"$S_ERR")
 	st=$?
+	cat "$S_ERR"
 	check "$desc: $want" test "$got" = "$want"
 	[ -n "$got" ] || not_ok "$desc: the driver printed nothing (exit $st)"
 }
@@ -56,7 +58,24 @@ session "a relative path" PAM_PERM_DENIED slot01 "config=good.conf"
 session "a folder" PAM_PERM_DENIED slot01 "config=$C/dir.conf"
 session "a FIFO (never blocks)" PAM_PERM_DENIED slot01 "config=$C/fifo.conf"
 session "missing" PAM_PERM_DENIED slot01 "config=$C/missing.conf"
-# Not refused today, and not promised by pam_slots(8): a symlink to a root-owned config, and
-# a config inside a folder anyone can write (its other files could be swapped in).  Left to
-# the PAM module's owners; see RELIABILITY.md, "Issue 19".
+# The config is reached through the owner chain (issue 13): a symlink to a root-owned config,
+# a config in a folder anyone (or a slot, through an ACL) can write, or below one, is refused;
+# syslog names the folder and the fix (the driver copies syslog to its stderr).
+ln -s "$C/good.conf" "$C/link.conf"
+mkdir -p "$C/ww/in" "$C/aclw"
+chmod 0777 "$C/ww"
+cp "$C/good.conf" "$C/ww/in/good.conf"
+cp "$C/good.conf" "$C/aclw/good.conf"
+session "a symlink to a root-owned config" PAM_PERM_DENIED slot01 "config=$C/link.conf"
+check "the symlink: syslog names it and the fix" \
+	grep -q "$C/link.conf: is a symbolic link.*fix: replace the link" "$S_ERR"
+session "below a folder anyone can write" PAM_PERM_DENIED slot01 "config=$C/ww/in/good.conf"
+check "the folder anyone can write: syslog names it and the fix" \
+	grep -q "$C/ww: writable by others (mode 0777).*fix: chmod o-w $C/ww" "$S_ERR"
+if command -v setfacl >/dev/null && setfacl -m u:4321:rwx "$C/aclw" 2>/dev/null; then
+	session "in a folder whose ACL lets uid 4321 write" PAM_PERM_DENIED slot01 "config=$C/aclw/good.conf"
+	check "the ACL: syslog names the folder and the fix" grep -q "fix: setfacl -x u:4321 $C/aclw" "$S_ERR"
+else
+	echo "# no ACL on this file system: the ACL row is not run"
+fi
 slots_done

@@ -3,10 +3,11 @@
  * module argument line, and prints the PAM result: the driver of pam-config.sh.
  * Usage: pam-open MODULE.so CONFDIR USER [ARG...]   (CONFDIR holds a "slots-open" service
  * file; pam_start needs one).  Prints PAM_SUCCESS, PAM_IGNORE, PAM_PERM_DENIED, PAM_SESSION_ERR or the
- * number; exit status 0 when it got that far.
+ * number; exit status 0 when it got that far.  What the module logs goes to stderr too.
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <syslog.h>
 
 #include <security/pam_appl.h>
 
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "usage: pam-open MODULE.so CONFDIR USER [ARG...]\n");
                 return 99;
         }
+        /* pam_syslog goes through syslog(3): LOG_PERROR copies each line to stderr for the test. */
+        openlog("pam-open", LOG_PERROR, LOG_AUTHPRIV);
         h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
         if (!h) {
                 fprintf(stderr, "dlopen %s: %s\n", argv[1], dlerror());

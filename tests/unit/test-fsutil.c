@@ -14,6 +14,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -21,6 +22,40 @@
 
 static char root[256];
 static int rootfd = -1;
+static bool acl_ok;             /* the file system of /tmp takes POSIX ACLs */
+
+/*
+ * Sets the access ACL of rootfd/path in the kernel's format: owner rwx, one named
+ * entry (tag 0x02 user or 0x08 group, id, perm), group r-x, mask, other r-x.
+ */
+static int set_acl(const char *path, unsigned tag, unsigned id, unsigned perm, unsigned mask)
+{
+        unsigned entries[5][3] = { { 0x01, 7, (unsigned) -1 }, { tag, perm, id }, { 0x04, 5, (unsigned) -1 },
+                                   { 0x10, mask, (unsigned) -1 }, { 0x20, 5, (unsigned) -1 } };
+        unsigned char buf[4 + 5 * 8] = { 2, 0, 0, 0 };
+        char full[600];
+
+        if (tag == 0x08) {
+                /* Entries go in tag order: the named group after the owning group. */
+                unsigned t[3];
+
+                memcpy(t, entries[1], sizeof(t));
+                memcpy(entries[1], entries[2], sizeof(t));
+                memcpy(entries[2], t, sizeof(t));
+        }
+        for (int i = 0; i < 5; i++) {
+                unsigned char *p = buf + 4 + 8 * i;
+
+                p[0] = (unsigned char) entries[i][0];
+                p[1] = (unsigned char) (entries[i][0] >> 8);
+                p[2] = (unsigned char) entries[i][1];
+                p[3] = 0;
+                for (int b = 0; b < 4; b++)
+                        p[4 + b] = (unsigned char) (entries[i][2] >> (8 * b));
+        }
+        snprintf(full, sizeof(full), "%s/%s", root, path);
+        return setxattr(full, "system.posix_acl_access", buf, sizeof(buf), 0);
+}
 
 /* A small image: a file inside, links that point out of it in every way a link can. */
 static int setup(void **state)
@@ -51,6 +86,19 @@ static int setup(void **state)
             mkdirat(rootfd, "srv/g", 0) < 0 || fchmodat(rootfd, "srv/g", 0775, 0) < 0)
                 return -1;
         if (geteuid() == 0 && (fchownat(rootfd, "srv/u", 4242, 4242, 0) < 0 || fchownat(rootfd, "srv/g", 0, 4243, 0) < 0))
+                return -1;
+        /*
+         * Writers only an ACL shows: a named user, a named group, one the mask takes write
+         * from, root's own entry; and a symlink another account owns.
+         */
+        if (mkdirat(rootfd, "srv/au", 0755) < 0 || mkdirat(rootfd, "srv/ag", 0755) < 0 ||
+            mkdirat(rootfd, "srv/am", 0755) < 0 || mkdirat(rootfd, "srv/ar", 0755) < 0 ||
+            mkdirat(rootfd, "srv/au/in", 0755) < 0)
+                return -1;
+        acl_ok = set_acl("srv/au", 0x02, 4244, 7, 7) == 0 && set_acl("srv/ag", 0x08, 4245, 7, 7) == 0 &&
+                 set_acl("srv/am", 0x02, 4244, 7, 5) == 0 && set_acl("srv/ar", 0x02, 0, 7, 7) == 0;
+        if (symlinkat("/etc", rootfd, "srv/theirs") < 0 ||
+            (geteuid() == 0 && fchownat(rootfd, "srv/theirs", 4242, 4242, AT_SYMLINK_NOFOLLOW) < 0))
                 return -1;
         return 0;
 }
@@ -167,6 +215,17 @@ static void test_chase_table(void **state)
                 { "/srv/u/in", NOSYM | TRUST, 4242, 0, "dir", NULL, true },
                 { "/srv/g", NOSYM | TRUST, 0, 0, "error -1", "/srv/g", true },
                 { "/srv/g", NOSYM | TRUST, 0, 4243, "dir", NULL, true },
+                /* writers in an ACL (acl_ok), both sides: the entry's id trusted, the mask without w */
+                { "/srv/au/in", NOSYM | TRUST, 0, 0, "error -1", "/srv/au", true },
+                { "/srv/au/in", NOSYM | TRUST, 4244, 0, "dir", NULL, true },
+                { "/srv/ag", NOSYM | TRUST, 0, 0, "error -1", "/srv/ag", true },
+                { "/srv/ag", NOSYM | TRUST, 0, 4245, "dir", NULL, true },
+                { "/srv/am", NOSYM | TRUST, 0, 0, "dir", NULL, true },
+                { "/srv/ar", NOSYM | TRUST, 0, 0, "dir", NULL, true },
+                /* a symlink is followed under TRUST only when root or the trusted account owns it */
+                { "/srv/etcdir/slots", TRUST, 0, 0, "dir", NULL, true },
+                { "/srv/theirs/slots", TRUST, 0, 0, "error -1", "/srv/theirs", true },
+                { "/srv/theirs/slots", TRUST, 4242, 0, "dir", NULL, true },
         };
 
         (void) state;
@@ -182,6 +241,8 @@ static void test_chase_table(void **state)
                 int fd;
 
                 if (rows[i].root_only && geteuid() != 0)
+                        continue;
+                if (strncmp(rows[i].path, "/srv/a", 6) == 0 && !acl_ok)
                         continue;
                 slots_error_clear(&e);
                 fd = slots_chase(rootfd, rows[i].path, &how, NULL, &e);

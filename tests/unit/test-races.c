@@ -4,6 +4,8 @@
  * only O_NOFOLLOW on the open itself stops it being followed.  fstatat is wrapped at link
  * time (-Wl,--wrap=fstatat): after the real call sees the regular file (or nothing), the wrap
  * renames a symlink to a victim over the name, exactly inside the window.
+ * statx is wrapped too (-Wl,--wrap=statx) for release's temp walk, which looks with statx
+ * and then opens: the wrap renames another account's folder over the slot's folder there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cleanup.h"
+#include "config.h"
 #include "fsutil.h"
+#include "nss.h"
 #include "replace.h"
 #include "store.h"
 
@@ -38,6 +43,28 @@ int __wrap_fstatat(int fd, const char *name, struct stat *st, int flags)
                 /* The attacker's move: a symlink to the victim, renamed over the checked name. */
                 swap_name = NULL;
                 if (symlinkat("victim", fd, ".swap") == 0 && renameat(fd, ".swap", fd, name) == 0)
+                        swaps++;
+        }
+        errno = saved;
+        return r;
+}
+
+static const char *swap_dir;    /* the folder to swap for swap_with (an fd of rootfd) at its next statx */
+static int swap_rootfd = -1;
+static const char *swap_with;
+
+int __real_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx);
+int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx);
+
+int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx)
+{
+        int r = __real_statx(fd, name, flags, mask, sx);
+        int saved = errno;
+
+        if (swap_dir && strcmp(name, swap_dir) == 0) {
+                /* A helper that still runs moves the slot's folder away and another's in its place. */
+                swap_dir = NULL;
+                if (renameat(fd, name, fd, ".gone") == 0 && renameat(swap_rootfd, swap_with, fd, name) == 0)
                         swaps++;
         }
         errno = saved;
@@ -182,6 +209,50 @@ static void replace_swapped(void **state)
         assert_victim_untouched();
 }
 
+/*
+ * Release's temp walk: it saw the slot's folder /tmp/x, then x became root's folder with a
+ * file; the walk must not empty or remove what it did not look at.  Needs root (the slot's
+ * folder has another owner, and uid 0 is never cleaned up after).
+ */
+static void temp_walk_swapped(void **state)
+{
+        struct slots_config c = { 0 };
+        struct slots_pw slot = { .name = (char *) "slot42", .uid = 4242, .gid = 4242 };
+        struct slots_error e;
+        char img[] = "/tmp/slots-races-img.XXXXXX", cmd[300];
+        struct stat st;
+        int rootfd, fd;
+
+        (void) state;
+        if (geteuid() != 0)
+                skip();
+        assert_non_null(mkdtemp(img));
+        rootfd = open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(rootfd >= 0);
+        assert_int_equal(mkdirat(rootfd, "tmp", 0), 0);
+        assert_int_equal(fchmodat(rootfd, "tmp", 01777, 0), 0);
+        assert_int_equal(mkdirat(rootfd, "tmp/x", 0700), 0);
+        assert_int_equal(fchownat(rootfd, "tmp/x", 4242, 4242, 0), 0);
+        assert_int_equal(mkdirat(rootfd, "victim", 0755), 0);
+        fd = openat(rootfd, "victim/precious", O_WRONLY | O_CREAT | O_EXCL, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+        swaps = 0;
+        swap_rootfd = rootfd;
+        swap_with = "victim";
+        swap_dir = "x";
+        slots_error_clear(&e);
+        (void) slots_cleanup_temp(rootfd, &c, &slot, &e);
+        assert_int_equal(swaps, 1);
+        /* root's folder, now at tmp/x, is still there with its file. */
+        assert_int_equal(fstatat(rootfd, "tmp/x/precious", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(fstatat(rootfd, "tmp/x", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(st.st_uid, 0);
+        close(rootfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", img);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -190,6 +261,7 @@ int main(void)
                 cmocka_unit_test_setup(store_open_swapped, fresh),
                 cmocka_unit_test_setup(lock_swapped, fresh),
                 cmocka_unit_test_setup(replace_swapped, fresh),
+                cmocka_unit_test(temp_walk_swapped),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
