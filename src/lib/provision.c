@@ -1,4 +1,23 @@
 /* What slots-provision brings a host (or an image tree) to: accounts, folders, traversal bits, files. */
+/*
+ * A run is two passes over the same steps; the account files are locked from
+ * their first read until the planned ones are written:
+ *
+ *   1. the check (x->quiet): the accounts are planned in memory (the files are
+ *      parsed once, additions go into that copy) and the slot folders, table,
+ *      drop-in and slotctl config are looked at.  It changes nothing and reports
+ *      only PROBLEMs: a conflict a careful admin must settle (a uid taken, a
+ *      symlink where a folder belongs).  Any PROBLEM ends the run here, before
+ *      first change (-EEXIST: refused) with every conflict named.
+ *   2. the change (x->quiet false): the planned account files are written as one
+ *      transaction, then each step makes or repairs its objects, reporting one
+ *      CHANGE per object.  With --dry-run (x->dry) the same pass runs and reports
+ *      what it would do, changing nothing.  A system call that fails here is a
+ *      WARNING and the run goes on to the end, then fails naming the first.
+ *
+ * Every message goes through change(), note() or failed() and reaches the
+ * command through opts->report; this file never prints.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +38,7 @@
 #include "provision.h"
 #include "replace.h"
 #include "store.h"
+#include "strbuf.h"
 
 #define VISUDO "/usr/sbin/visudo"
 #define SUDOERS_DIR "/etc/sudoers.d"
@@ -47,11 +67,14 @@ struct ctx {
         size_t n_acct_lines;
         unsigned changes, problems;
         unsigned failures;              /* steps that failed (I/O errors); the run ends with exit 1 */
-        char failed_obj[1024], failed_text[1024]; /* the first of them */
+        char *failed_obj, *failed_text; /* the first of them */
         char **dry_made;                /* folders a dry pass has reported as created */
         size_t n_dry_made;
         bool quiet;                     /* the check before changing: problems only */
         bool dry;                       /* this pass changes nothing */
+        bool oom;                       /* a message could not be formatted: the run ends with ENOMEM */
+        struct strbuf text, fix;        /* the message being reported, and its fix */
+        char *range;                    /* the id range as messages name it */
 };
 
 /* ---- reporting ---- */
@@ -66,19 +89,35 @@ static void emit(struct ctx *x, enum slots_prov_kind kind, const char *object, c
                 x->o->report(x->o->arg, &m);
 }
 
+/*
+ * Formats a message into b (emptied first).  An allocation failure is remembered
+ * in x->oom and ends the run with an error: a message is never cut short.
+ */
+static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+        __attribute__((format(printf, 3, 0)));
+static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+{
+        strbuf_free(b);
+        strbuf_vaddf(b, fmt, ap);
+        if (b->oom) {
+                x->oom = true;
+                strbuf_free(b);
+        }
+        return strbuf_str(b);
+}
+
 static void change(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void change(struct ctx *x, const char *fmt, ...)
 {
-        char text[8192];
         va_list ap;
 
         if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
         x->changes++;
-        emit(x, SLOTS_PROV_CHANGE, NULL, NULL, text);
+        emit(x, SLOTS_PROV_CHANGE, NULL, NULL, strbuf_str(&x->text));
 }
 
 static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
@@ -88,7 +127,6 @@ static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, c
 static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
                  const char *fmt, ...)
 {
-        char text[4096];
         va_list ap;
 
         if (kind == SLOTS_PROV_PROBLEM)
@@ -96,26 +134,27 @@ static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, c
         else if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
-        emit(x, kind, object, fix, text);
+        emit(x, kind, object, fix, strbuf_str(&x->text));
 }
 
 static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
 {
-        char text[1024];
         va_list ap;
 
         if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
         if (x->failures++ == 0) {
-                snprintf(x->failed_obj, sizeof(x->failed_obj), "%s", object ? object : "");
-                snprintf(x->failed_text, sizeof(x->failed_text), "%s", text);
+                x->failed_obj = strdup(object ? object : "");
+                x->failed_text = strdup(strbuf_str(&x->text));
+                if (!x->failed_obj || !x->failed_text)
+                        x->oom = true;
         }
-        emit(x, SLOTS_PROV_WARNING, object, fix, text);
+        emit(x, SLOTS_PROV_WARNING, object, fix, strbuf_str(&x->text));
 }
 
 #define WARN(x, obj, fix, ...) note(x, SLOTS_PROV_WARNING, obj, fix, __VA_ARGS__)
@@ -123,33 +162,37 @@ static void failed(struct ctx *x, const char *object, const char *fix, const cha
 #define FAILED(x, obj, fix, ...) failed(x, obj, fix, __VA_ARGS__)
 #define PROBLEM(x, obj, fix, ...) note(x, SLOTS_PROV_PROBLEM, obj, fix, __VA_ARGS__)
 
-static char *fmt_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt_fix(const char *fmt, ...)
+/* The fix of the next message, kept in x until the next fix is made (one per message). */
+static const char *fmt_fix(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *fmt_fix(struct ctx *x, const char *fmt, ...)
 {
-        static char buf[2048];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
+        vformat(x, &x->fix, fmt, ap);
         va_end(ap);
-        return buf;
+        return strbuf_str(&x->fix);
 }
 
 /*
  * The fix for an account or group that NSS serves from a directory (LDAP, extrausers):
  * it is changed where it is kept, never locally with usermod or groupmod.
  */
-static char *dir_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *dir_fix(const char *fmt, ...)
+static const char *dir_fix(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *dir_fix(struct ctx *x, const char *fmt, ...)
 {
-        char what[512];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
+        vformat(x, &x->fix, fmt, ap);
         va_end(ap);
-        return fmt_fix("%s where it is kept (the directory service), not on this host, then run slots-provision "
-                       "again; slots-provision --ldif prints the planned entries", what);
+        strbuf_addf(&x->fix, " where it is kept (the directory service), not on this host, then run "
+                             "slots-provision again; slots-provision --ldif prints the planned entries");
+        if (x->fix.oom) {
+                x->oom = true;
+                strbuf_free(&x->fix);
+        }
+        return strbuf_str(&x->fix);
 }
 
 static int acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -285,7 +328,7 @@ static void nsswitch_warn(struct ctx *x)
                 for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
                         if (slots_nss_masked_source(text, dbs[i], src, sizeof(src), next, sizeof(next)))
                                 WARN(x, "/etc/nsswitch.conf",
-                                     fmt_fix("write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
+                                     fmt_fix(x, "write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
                                              next, dbs[i], src),
                                      "%s: %s is followed by %s: when %s is down, %s answers \"not found\" and a failed "
                                      "lookup cannot be told from a missing account", dbs[i], src, next, src, next);
@@ -429,15 +472,6 @@ static char *slot_home(struct ctx *x, const char *slot)
         return s;
 }
 
-static const char *range_text(struct ctx *x)
-{
-        static char buf[96];
-
-        snprintf(buf, sizeof(buf), "%u-%u%s", (unsigned) x->id_min, (unsigned) x->id_max,
-                 x->c->uid_range_set ? " (uid_min-uid_max)" : " (SYS_UID_MIN-SYS_UID_MAX of login.defs)");
-        return buf;
-}
-
 static int plan_shared(struct ctx *x)
 {
         struct acct g;
@@ -454,9 +488,9 @@ static int plan_shared(struct ctx *x)
         }
         if (g.found && x->c->uid_base && g.gid != x->c->uid_base) {
                 PROBLEM(x, x->shared,
-                        g.local ? fmt_fix("groupmod -g %u %s, or change uid_base in the config for the whole fleet",
+                        g.local ? fmt_fix(x, "groupmod -g %u %s, or change uid_base in the config for the whole fleet",
                                           (unsigned) x->c->uid_base, x->shared)
-                                : dir_fix("set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
+                                : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
                         "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
                         (unsigned) x->c->uid_base);
                 acct_clear(&g);
@@ -483,7 +517,7 @@ static int plan_shared(struct ctx *x)
                         return nss_failed(x, r, x->shared);
                 if (r > 0) {
                         PROBLEM(x, x->shared,
-                                fmt_fix("renumber or remove the group %s, or change uid_base in the config for the "
+                                fmt_fix(x, "renumber or remove the group %s, or change uid_base in the config for the "
                                         "whole fleet", who),
                                 "planned gid %u for the group %s (uid_base) is taken by the group %s",
                                 (unsigned) x->shared_gid, x->shared, who);
@@ -494,7 +528,7 @@ static int plan_shared(struct ctx *x)
         }
         if (r == -ENOSPC) {
                 PROBLEM(x, x->shared, "widen uid_min/uid_max in the config", "no free id left in %s",
-                        range_text(x));
+                        x->range);
                 return 0;
         }
         if (r < 0)
@@ -541,11 +575,11 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 id = u.uid;
                 if (want && u.uid != want) {
                         PROBLEM(x, s->name,
-                                u.local ? fmt_fix("remove it (userdel %s) so that it is created again, or renumber "
+                                u.local ? fmt_fix(x, "remove it (userdel %s) so that it is created again, or renumber "
                                                   "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
                                                   "the config for the whole fleet", s->name, (unsigned) want,
                                                   s->name, (unsigned) want, s->name)
-                                        : dir_fix("set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
+                                        : dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
                                 "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
                                 (unsigned) want, (unsigned) (want - c->uid_base));
                         ok = uid_ok = false;
@@ -560,48 +594,48 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         else
                                 snprintf(who, sizeof(who), "no id free");
                         PROBLEM(x, s->name,
-                                fmt_fix("remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
+                                fmt_fix(x, "remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
                                         "uid_min/uid_max to a range that holds %u", s->name, (unsigned) u.uid),
                                 "%s exists with uid %u, %s: %u is outside %s", s->name, (unsigned) u.uid, who,
-                                (unsigned) u.uid, range_text(x));
+                                (unsigned) u.uid, x->range);
                         ok = uid_ok = false;
                 }
                 /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
                 if (uid_ok && u.gid != u.uid) {
                         PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                u.local ? fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
                                                   (unsigned) u.uid, s->name, s->name, (unsigned) u.uid)
-                                        : dir_fix("set gidNumber %u on the account %s", (unsigned) u.uid, s->name),
+                                        : dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u.uid, s->name),
                                 "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
                                 (unsigned) u.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
                 if (strcmp(u.dir, home) != 0) {
                         PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -d %s %s", home, s->name)
-                                        : dir_fix("set homeDirectory %s on the account %s", home, s->name),
+                                u.local ? fmt_fix(x, "usermod -d %s %s", home, s->name)
+                                        : dir_fix(x, "set homeDirectory %s on the account %s", home, s->name),
                                 "%s has home %s, planned %s", s->name, u.dir, home);
                         ok = false;
                 }
                 if (strcmp(u.shell, c->shell) != 0) {
                         PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
-                                        : dir_fix("set loginShell %s on the account %s", c->shell, s->name),
+                                u.local ? fmt_fix(x, "usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
+                                        : dir_fix(x, "set loginShell %s on the account %s", c->shell, s->name),
                                 "%s has shell %s, planned %s", s->name, u.shell, c->shell);
                         ok = false;
                 }
                 if (uid_ok && g.found && g.gid != u.uid) {
                         PROBLEM(x, s->name,
-                                g.local ? fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)",
+                                g.local ? fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
                                                   (unsigned) u.uid, s->name, s->name)
-                                        : dir_fix("set gidNumber %u on the group %s", (unsigned) u.uid, s->name),
+                                        : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) u.uid, s->name),
                                 "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
                                 (unsigned) g.gid, (unsigned) u.uid, s->name);
                         ok = false;
                 }
                 if (uid_ok && !g.found && !u.local) {
                         /* No local half of a directory account: its group belongs in the directory too. */
-                        PROBLEM(x, s->name, dir_fix("add the group %s with gidNumber %u", s->name, (unsigned) u.uid),
+                        PROBLEM(x, s->name, dir_fix(x, "add the group %s with gidNumber %u", s->name, (unsigned) u.uid),
                                 "%s comes from the name service, but its group %s exists nowhere", s->name,
                                 s->name);
                         ok = false;
@@ -615,7 +649,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         }
                         if (k > 0) {
                                 PROBLEM(x, s->name,
-                                        fmt_fix("renumber or remove the group %s, or remove %s so that it is "
+                                        fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
                                                 "created again with a free id", who, s->name),
                                         "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
                                         (unsigned) u.uid, s->name, s->name, who);
@@ -627,14 +661,14 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 id = g.gid;
                 if (!g.local) {
                         PROBLEM(x, s->name,
-                                dir_fix("add the account %s with uidNumber and gidNumber %u", s->name,
+                                dir_fix(x, "add the account %s with uidNumber and gidNumber %u", s->name,
                                         want ? (unsigned) want : (unsigned) g.gid),
                                 "the group %s comes from the name service, but the account %s exists nowhere",
                                 s->name, s->name);
                         ok = false;
                 } else if (want && g.gid != want) {
                         PROBLEM(x, s->name,
-                                fmt_fix("remove the group (groupdel %s) so that it is created again, or renumber it "
+                                fmt_fix(x, "remove the group (groupdel %s) so that it is created again, or renumber it "
                                         "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
                                         s->name, (unsigned) want, s->name),
                                 "group %s exists with gid %u, planned %u (uid_base + %u)", s->name,
@@ -642,10 +676,10 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         ok = false;
                 } else if (!want && (g.gid < x->id_min || g.gid > x->id_max)) {
                         PROBLEM(x, s->name,
-                                fmt_fix("remove the group (groupdel %s) or renumber it (groupmod -g), or set "
+                                fmt_fix(x, "remove the group (groupdel %s) or renumber it (groupmod -g), or set "
                                         "uid_min/uid_max to a range that holds %u", s->name, (unsigned) g.gid),
                                 "group %s exists with gid %u, outside %s", s->name, (unsigned) g.gid,
-                                range_text(x));
+                                x->range);
                         ok = false;
                 } else {
                         /* The account will be made with uid = the group's gid: that uid must be free. */
@@ -657,7 +691,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         }
                         if (k > 0) {
                                 PROBLEM(x, s->name,
-                                        fmt_fix("remove the group %s (groupdel %s) so that a free id is chosen, or "
+                                        fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
                                                 "renumber the account %s", s->name, s->name, who),
                                         "planned uid %u for %s (the gid of its existing group %s) is taken by the "
                                         "account %s", (unsigned) g.gid, s->name, s->name, who);
@@ -676,7 +710,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                         }
                         if (k > 0) {
                                 PROBLEM(x, s->name,
-                                        fmt_fix("renumber or remove the %s %s, or change uid_base in the config for "
+                                        fmt_fix(x, "renumber or remove the %s %s, or change uid_base in the config for "
                                                 "the whole fleet", group ? "group" : "account", who),
                                         "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
                                         group ? "gid" : "uid", (unsigned) want, s->name,
@@ -688,7 +722,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 r = next_id(x, &id);
                 if (r == -ENOSPC) {
                         PROBLEM(x, s->name, "widen uid_min/uid_max in the config, or make the pool smaller",
-                                "no free id left for %s in %s", s->name, range_text(x));
+                                "no free id left for %s in %s", s->name, x->range);
                         r = 0;
                         goto out;
                 }
@@ -741,7 +775,7 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 }
                 if (k > 0 && !slots_gr_has_member(&gr, s->name))
                         PROBLEM(x, x->shared,
-                                fmt_fix("add %s to %s where the group is kept (directory service)", s->name,
+                                fmt_fix(x, "add %s to %s where the group is kept (directory service)", s->name,
                                         x->shared),
                                 "the group comes from the name service, not /etc/group, and does not list %s",
                                 s->name);
@@ -899,7 +933,7 @@ static int plan_run_as_group(struct ctx *x)
                 acct_clear(&g);
                 r = service_in_group(x, name);
                 if (r == 0)
-                        PROBLEM(x, name, fmt_fix("add %s to %s where the group is kept (directory service)",
+                        PROBLEM(x, name, fmt_fix(x, "add %s to %s where the group is kept (directory service)",
                                                  x->c->service, name),
                                 "run_as_group comes from the name service and does not list %s", x->c->service);
                 return r < 0 ? r : 0;
@@ -910,7 +944,7 @@ static int plan_run_as_group(struct ctx *x)
                 r = next_id(x, &gid);
                 if (r == -ENOSPC) {
                         PROBLEM(x, name, "widen uid_min/uid_max in the config", "no free id left in %s",
-                                range_text(x));
+                                x->range);
                         return 0;
                 }
                 if (r == 0)
@@ -1029,12 +1063,14 @@ static void finish_dirs(struct ctx *x, const char *path)
                         fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
                         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 &&
                             st.st_uid == 0 && st.st_gid == 0) {
-                                char key[4096];
+                                struct strbuf key = { 0 };
 
                                 /* A dry pass finds it again for the next file in it: report it once. */
-                                snprintf(key, sizeof(key), "finish:%s", p);
-                                if (!x->dry || !dry_seen(x, key))
+                                strbuf_addf(&key, "finish:%s", p);
+                                x->oom |= key.oom;
+                                if (!x->dry || !dry_seen(x, strbuf_str(&key)))
                                         change(x, "finish folder %s (root:root 0755)", p);
+                                strbuf_free(&key);
                                 if (!x->dry && fchmod(fd, 0755) < 0)
                                         FAILED(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
                         }
@@ -1155,11 +1191,11 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
                         return -ENOENT;
                 }
         } else if (S_ISLNK(st.st_mode)) {
-                PROBLEM(x, path, fmt_fix("remove the link (rm %s); slots-provision then creates the folder", path),
+                PROBLEM(x, path, fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");
                 return -ELOOP;
         } else if (!S_ISDIR(st.st_mode)) {
-                PROBLEM(x, path, fmt_fix("move it away; slots-provision then creates the folder"),
+                PROBLEM(x, path, fmt_fix(x, "move it away; slots-provision then creates the folder"),
                         "is not a folder");
                 return -ENOTDIR;
         }
@@ -1275,7 +1311,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
                 WARN(x, path,
-                     fmt_fix("chown it to root or %s if it belongs to the application, then run slots-provision "
+                     fmt_fix(x, "chown it to root or %s if it belongs to the application, then run slots-provision "
                              "again", x->c->service),
                      "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
                      uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
@@ -1283,7 +1319,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         /* The launcher may be a private file under another name: a hard link is never loosened. */
         if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-                WARN(x, path, fmt_fix("replace the link with a copy of the launcher, then run slots-provision "
+                WARN(x, path, fmt_fix(x, "replace the link with a copy of the launcher, then run slots-provision "
                                       "again"),
                      "has %lu hard links: its mode is left alone (the other name may be a private file)",
                      (unsigned long) st.st_nlink);
@@ -1380,7 +1416,7 @@ static void check_reachable(struct ctx *x, const char *path)
                         *s = '\0';
                         fd = slots_open_in(x->rootfd, p[0] ? p : "/", O_PATH);
                         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
-                                WARN(x, p[0] ? p : "/", fmt_fix("chmod o+x %s", p[0] ? p : "/"),
+                                WARN(x, p[0] ? p : "/", fmt_fix(x, "chmod o+x %s", p[0] ? p : "/"),
                                      "others cannot traverse it (mode %04o): the slots cannot reach the launcher; "
                                      "not changed (slots-provision loosens only the releases)",
                                      st.st_mode & 07777);
@@ -2227,7 +2263,7 @@ static int file_check(struct ctx *x, const char *path)
         if (dfd < 0)
                 return 0;       /* a folder still to be made, or reported by open_dirs later */
         if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-                PROBLEM(x, path, fmt_fix("move it away; slots-provision then writes the file"),
+                PROBLEM(x, path, fmt_fix(x, "move it away; slots-provision then writes the file"),
                         "is %s, not a regular file; not replacing it",
                         S_ISLNK(st.st_mode) ? "a symlink" : S_ISDIR(st.st_mode) ? "a folder" : "a special file");
         slots_close(dfd);
@@ -2266,8 +2302,22 @@ static void ctx_free(struct ctx *x)
         free(x->acct_lines);
         free(x->slots);
         free(x->table_group);
+        free(x->range);
+        free(x->failed_obj);
+        free(x->failed_text);
+        strbuf_free(&x->text);
+        strbuf_free(&x->fix);
         slots_accounts_free(x->db);
         slots_close(x->etcfd);
+}
+
+/* A message that could not be formatted ends the run: no line is reported cut short. */
+static int oom_check(struct ctx *x)
+{
+        if (!x->oom)
+                return 0;
+        return slots_error_set(x->e, -ENOMEM, x->c->path, "out of memory while reporting; run slots-provision "
+                                                          "again");
 }
 
 static void report_accounts(struct ctx *x)
@@ -2304,6 +2354,11 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                         return -EBADMSG;
                 }
         }
+        if (asprintf(&x.range, "%u-%u%s", (unsigned) x.id_min, (unsigned) x.id_max,
+                     c->uid_range_set ? " (uid_min-uid_max)" : " (SYS_UID_MIN-SYS_UID_MAX of login.defs)") < 0) {
+                x.range = NULL;
+                return slots_error_set(e, -ENOMEM, c->path, "out of memory");
+        }
         x.etcfd = slots_open_in(rootfd, "/etc", O_RDONLY | O_DIRECTORY);
         if (x.etcfd < 0) {
                 r = slots_error_set(e, x.etcfd, "/etc", "cannot open: %s", strerror(-x.etcfd));
@@ -2337,15 +2392,18 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r == 0)
                         r = file_check(&x, c->slotctl_config);
                 if (r == 0 && sudo_installed(&x)) {
-                        char name[128], path[256];
+                        char name[128], *path = path_join(SUDOERS_DIR,
+                                                                  slots_provision_sudoers_name(c, name, sizeof(name)));
 
-                        slots_provision_sudoers_name(c, name, sizeof(name));
-                        snprintf(path, sizeof(path), "%s/%s", SUDOERS_DIR, name);
-                        r = file_check(&x, path);
+                        r = path ? file_check(&x, path) : slots_error_set(e, -ENOMEM, SUDOERS_DIR, "out of memory");
+                        free(path);
                 }
                 if (r < 0)
                         goto out;
         }
+        r = oom_check(&x);
+        if (r < 0)
+                goto out;
         if (x.problems) {
                 r = -EEXIST;
                 goto out;
@@ -2379,6 +2437,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 r = table_step(&x);
         if (r == 0)
                 r = files_step(&x);
+        if (r == 0)
+                r = oom_check(&x);
         /* An I/O error on the way is a failed run, not a warning: exit 1, naming the first one. */
         if (r == 0 && x.failures)
                 r = slots_error_set(e, -EIO, x.failed_obj, "%s (%u step%s failed; run slots-provision again once "
