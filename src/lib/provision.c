@@ -539,21 +539,241 @@ static int plan_shared(struct ctx *x)
         return r;
 }
 
-/* Checks (and plans) one slot; conflicts are PROBLEMs. */
+/*
+ * A slot whose account exists (in the files or through NSS): its uid, primary
+ * gid, home and shell against the plan, and its group's gid against its uid.
+ * want is the uid uid_base fixes (0 without).  Conflicts are PROBLEMs; -errno
+ * when a lookup failed.
+ */
+static int check_user(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+                      const char *home, uid_t want)
+{
+        const struct slots_config *c = x->c;
+        char who[256];
+        bool uid_ok = true;
+        int r;
+
+        if (want && u->uid != want) {
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "remove it (userdel %s) so that it is created again, or renumber "
+                                              "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
+                                              "the config for the whole fleet", name, (unsigned) want,
+                                           name, (unsigned) want, name)
+                                 : dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want, name),
+                        "%s exists with uid %u, planned %u (uid_base + %u)", name, (unsigned) u->uid,
+                        (unsigned) want, (unsigned) (want - c->uid_base));
+                uid_ok = false;
+        } else if (!want && (u->uid < x->id_min || u->uid > x->id_max)) {
+                uid_t planned = 0;
+
+                r = next_id(x, &planned);
+                if (r < 0 && r != -ENOSPC)
+                        return r;
+                if (planned)
+                        snprintf(who, sizeof(who), "planned %u", (unsigned) planned);
+                else
+                        snprintf(who, sizeof(who), "no id free");
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
+                                   "uid_min/uid_max to a range that holds %u", name, (unsigned) u->uid),
+                        "%s exists with uid %u, %s: %u is outside %s", name, (unsigned) u->uid, who,
+                        (unsigned) u->uid, x->range);
+                uid_ok = false;
+        }
+        /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
+        if (uid_ok && u->gid != u->uid)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                           (unsigned) u->uid, name, name, (unsigned) u->uid)
+                                 : dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u->uid, name),
+                        "%s has primary gid %u, planned %u (its group %s, GID = UID)", name,
+                        (unsigned) u->gid, (unsigned) u->uid, name);
+        if (strcmp(u->dir, home) != 0)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -d %s %s", home, name)
+                                 : dir_fix(x, "set homeDirectory %s on the account %s", home, name),
+                        "%s has home %s, planned %s", name, u->dir, home);
+        if (strcmp(u->shell, c->shell) != 0)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -s %s %s, or set \"shell\" in the config", c->shell, name)
+                                 : dir_fix(x, "set loginShell %s on the account %s", c->shell, name),
+                        "%s has shell %s, planned %s", name, u->shell, c->shell);
+        if (uid_ok && g->found && g->gid != u->uid)
+                PROBLEM(x, name,
+                        g->local ? fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
+                                           (unsigned) u->uid, name, name)
+                                 : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) u->uid, name),
+                        "group %s exists with gid %u, planned %u (the uid of %s)", name,
+                        (unsigned) g->gid, (unsigned) u->uid, name);
+        if (uid_ok && !g->found && !u->local) {
+                /* No local half of a directory account: its group belongs in the directory too. */
+                PROBLEM(x, name, dir_fix(x, "add the group %s with gidNumber %u", name, (unsigned) u->uid),
+                        "%s comes from the name service, but its group %s exists nowhere", name, name);
+        } else if (uid_ok && !g->found) {
+                /* The group will be made with gid = uid: that gid must be free. */
+                int k = id_holder(x, u->uid, true, who, sizeof(who));
+
+                if (k < 0)
+                        return nss_failed(x, k, name);
+                if (k > 0)
+                        PROBLEM(x, name,
+                                fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
+                                           "created again with a free id", who, name),
+                                "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
+                                (unsigned) u->uid, name, name, who);
+        }
+        return 0;
+}
+
+/*
+ * A slot whose group exists but whose account does not: the account will take
+ * the group's gid as its uid, so that gid must fit the plan and be free as a uid.
+ */
+static int check_group(struct ctx *x, const char *name, const struct acct *g, uid_t want)
+{
+        const struct slots_config *c = x->c;
+        char who[256];
+        int k;
+
+        if (!g->local) {
+                PROBLEM(x, name,
+                        dir_fix(x, "add the account %s with uidNumber and gidNumber %u", name,
+                                want ? (unsigned) want : (unsigned) g->gid),
+                        "the group %s comes from the name service, but the account %s exists nowhere", name,
+                        name);
+        } else if (want && g->gid != want) {
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove the group (groupdel %s) so that it is created again, or renumber it "
+                                   "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
+                                name, (unsigned) want, name),
+                        "group %s exists with gid %u, planned %u (uid_base + %u)", name, (unsigned) g->gid,
+                        (unsigned) want, (unsigned) (want - c->uid_base));
+        } else if (!want && (g->gid < x->id_min || g->gid > x->id_max)) {
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove the group (groupdel %s) or renumber it (groupmod -g), or set "
+                                   "uid_min/uid_max to a range that holds %u", name, (unsigned) g->gid),
+                        "group %s exists with gid %u, outside %s", name, (unsigned) g->gid, x->range);
+        } else {
+                k = id_holder(x, g->gid, false, who, sizeof(who));
+                if (k < 0)
+                        return nss_failed(x, k, name);
+                if (k > 0)
+                        PROBLEM(x, name,
+                                fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
+                                           "renumber the account %s", name, name, who),
+                                "planned uid %u for %s (the gid of its existing group %s) is taken by the "
+                                "account %s", (unsigned) g->gid, name, name, who);
+        }
+        return 0;
+}
+
+/*
+ * A slot with neither account nor group: its id is uid_base's (free as a uid and
+ * as a gid, or another host's slot would differ) or the next free one of the range.
+ */
+static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
+{
+        char who[256];
+        int r;
+
+        if (want) {
+                *id = want;
+                for (int group = 0; group < 2; group++) {
+                        int k = id_holder(x, want, group, who, sizeof(who));
+
+                        if (k < 0)
+                                return nss_failed(x, k, name);
+                        if (k > 0)
+                                PROBLEM(x, name,
+                                        fmt_fix(x, "renumber or remove the %s %s, or change uid_base in the config "
+                                                   "for the whole fleet", group ? "group" : "account", who),
+                                        "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
+                                        group ? "gid" : "uid", (unsigned) want, name,
+                                        (unsigned) (want - x->c->uid_base), group ? "group" : "account", who);
+                }
+                return 0;
+        }
+        r = next_id(x, id);
+        if (r == -ENOSPC) {
+                PROBLEM(x, name, "widen uid_min/uid_max in the config, or make the pool smaller",
+                        "no free id left for %s in %s", name, x->range);
+                return 0;
+        }
+        return r;
+}
+
+/* Nothing conflicts: adds what is missing of the slot's group, its account and its shared membership. */
+static int plan_missing(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+                        const char *home, uid_t id)
+{
+        int r = 0;
+
+        if (!g->found) {
+                r = slots_accounts_add_group(x->db, name, id);
+                if (r == 0)
+                        r = acct_line(x, "create group %s (gid %u)", name, (unsigned) id);
+        } else if (g->local && !slots_accounts_has_gshadow(x->db, name)) {
+                r = slots_accounts_add_gshadow(x->db, name);
+                if (r == 0)
+                        r = acct_line(x, "add gshadow entry for group %s", name);
+        }
+        if (r < 0)
+                return r;
+        if (!u->found) {
+                r = slots_accounts_add_user(x->db, name, id, id, home, x->c->shell, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
+                                      name, (unsigned) id, name, home, x->c->shell);
+        } else if (u->local && !slots_accounts_has_shadow(x->db, name)) {
+                r = slots_accounts_add_shadow(x->db, name, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "add locked shadow entry for %s", name);
+        }
+        if (r < 0)
+                return r;
+        if (slots_accounts_group(x->db, x->shared)) {
+                /* Both files: a run killed between the group and gshadow renames left one without it. */
+                if (!slots_accounts_is_member(x->db, x->shared, name) ||
+                    !slots_accounts_gshadow_lists(x->db, x->shared, name)) {
+                        r = slots_accounts_add_member(x->db, x->shared, name);
+                        if (r == 0)
+                                r = acct_line(x, "add %s to group %s", name, x->shared);
+                }
+        } else if (x->o->host) {
+                struct slots_gr gr;
+                int k = slots_nss_group(x->shared, &gr);
+
+                if (k < 0)
+                        return nss_failed(x, k, x->shared);
+                if (k > 0 && !slots_gr_has_member(&gr, name))
+                        PROBLEM(x, x->shared,
+                                fmt_fix(x, "add %s to %s where the group is kept (directory service)", name,
+                                        x->shared),
+                                "the group comes from the name service, not /etc/group, and does not list %s",
+                                name);
+                if (k > 0)
+                        slots_gr_clear(&gr);
+        }
+        return r;
+}
+
+/*
+ * Checks one slot against the plan: its account, else its group, else the id
+ * it will get.  When nothing conflicts (in this slot or one before it), plans
+ * what is missing.  Conflicts are PROBLEMs.
+ */
 static int plan_slot(struct ctx *x, struct pslot *s)
 {
         const struct slots_config *c = x->c;
         struct acct u, g;
         char *home = slot_home(x, s->name);
-        char who[256];
-        uid_t id = 0;
         /* With uid_base every id is fixed by the slot's number, the same on every host. */
         uid_t want = c->uid_base ? c->uid_base + (uid_t) (s - x->slots + 1) : 0;
-        bool ok = true, uid_ok = true;
+        uid_t id = 0;
         int r;
 
         if (!home)
-                return -ENOMEM;
+                return slots_error_set(x->e, -ENOMEM, s->name, "out of memory");
         r = find_user(x, s->name, &u);
         if (r == 0)
                 r = find_group(x, s->name, &g);
@@ -570,218 +790,20 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 PROBLEM(x, s->name, "repair the line with vigr", "the group's line in /etc/group is malformed");
                 goto out;
         }
-
         if (u.found) {
                 id = u.uid;
-                if (want && u.uid != want) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix(x, "remove it (userdel %s) so that it is created again, or renumber "
-                                                  "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
-                                                  "the config for the whole fleet", s->name, (unsigned) want,
-                                                  s->name, (unsigned) want, s->name)
-                                        : dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
-                                "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
-                                (unsigned) want, (unsigned) (want - c->uid_base));
-                        ok = uid_ok = false;
-                } else if (!want && (u.uid < x->id_min || u.uid > x->id_max)) {
-                        uid_t planned = 0;
-                        r = next_id(x, &planned);
-                        if (r < 0 && r != -ENOSPC)
-                                goto out;
-                        r = 0;
-                        if (planned)
-                                snprintf(who, sizeof(who), "planned %u", (unsigned) planned);
-                        else
-                                snprintf(who, sizeof(who), "no id free");
-                        PROBLEM(x, s->name,
-                                fmt_fix(x, "remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
-                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) u.uid),
-                                "%s exists with uid %u, %s: %u is outside %s", s->name, (unsigned) u.uid, who,
-                                (unsigned) u.uid, x->range);
-                        ok = uid_ok = false;
-                }
-                /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
-                if (uid_ok && u.gid != u.uid) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
-                                                  (unsigned) u.uid, s->name, s->name, (unsigned) u.uid)
-                                        : dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u.uid, s->name),
-                                "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
-                                (unsigned) u.gid, (unsigned) u.uid, s->name);
-                        ok = false;
-                }
-                if (strcmp(u.dir, home) != 0) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix(x, "usermod -d %s %s", home, s->name)
-                                        : dir_fix(x, "set homeDirectory %s on the account %s", home, s->name),
-                                "%s has home %s, planned %s", s->name, u.dir, home);
-                        ok = false;
-                }
-                if (strcmp(u.shell, c->shell) != 0) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix(x, "usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
-                                        : dir_fix(x, "set loginShell %s on the account %s", c->shell, s->name),
-                                "%s has shell %s, planned %s", s->name, u.shell, c->shell);
-                        ok = false;
-                }
-                if (uid_ok && g.found && g.gid != u.uid) {
-                        PROBLEM(x, s->name,
-                                g.local ? fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
-                                                  (unsigned) u.uid, s->name, s->name)
-                                        : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) u.uid, s->name),
-                                "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
-                                (unsigned) g.gid, (unsigned) u.uid, s->name);
-                        ok = false;
-                }
-                if (uid_ok && !g.found && !u.local) {
-                        /* No local half of a directory account: its group belongs in the directory too. */
-                        PROBLEM(x, s->name, dir_fix(x, "add the group %s with gidNumber %u", s->name, (unsigned) u.uid),
-                                "%s comes from the name service, but its group %s exists nowhere", s->name,
-                                s->name);
-                        ok = false;
-                } else if (uid_ok && !g.found) {
-                        /* The group will be made with gid = uid: that gid must be free. */
-                        int k = id_holder(x, u.uid, true, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
-                                                "created again with a free id", who, s->name),
-                                        "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
-                                        (unsigned) u.uid, s->name, s->name, who);
-                                ok = false;
-                        }
-                }
+                r = check_user(x, s->name, &u, &g, home, want);
         } else if (g.found) {
-                /* An account is missing but its group is there: the account takes the group's id. */
                 id = g.gid;
-                if (!g.local) {
-                        PROBLEM(x, s->name,
-                                dir_fix(x, "add the account %s with uidNumber and gidNumber %u", s->name,
-                                        want ? (unsigned) want : (unsigned) g.gid),
-                                "the group %s comes from the name service, but the account %s exists nowhere",
-                                s->name, s->name);
-                        ok = false;
-                } else if (want && g.gid != want) {
-                        PROBLEM(x, s->name,
-                                fmt_fix(x, "remove the group (groupdel %s) so that it is created again, or renumber it "
-                                        "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
-                                        s->name, (unsigned) want, s->name),
-                                "group %s exists with gid %u, planned %u (uid_base + %u)", s->name,
-                                (unsigned) g.gid, (unsigned) want, (unsigned) (want - c->uid_base));
-                        ok = false;
-                } else if (!want && (g.gid < x->id_min || g.gid > x->id_max)) {
-                        PROBLEM(x, s->name,
-                                fmt_fix(x, "remove the group (groupdel %s) or renumber it (groupmod -g), or set "
-                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) g.gid),
-                                "group %s exists with gid %u, outside %s", s->name, (unsigned) g.gid,
-                                x->range);
-                        ok = false;
-                } else {
-                        /* The account will be made with uid = the group's gid: that uid must be free. */
-                        int k = id_holder(x, g.gid, false, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
-                                                "renumber the account %s", s->name, s->name, who),
-                                        "planned uid %u for %s (the gid of its existing group %s) is taken by the "
-                                        "account %s", (unsigned) g.gid, s->name, s->name, who);
-                                ok = false;
-                        }
-                }
-        } else if (want) {
-                /* Neither exists: uid and gid want must both be free, or another host's slot would differ. */
-                id = want;
-                for (int group = 0; group < 2; group++) {
-                        int k = id_holder(x, want, group, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix(x, "renumber or remove the %s %s, or change uid_base in the config for "
-                                                "the whole fleet", group ? "group" : "account", who),
-                                        "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
-                                        group ? "gid" : "uid", (unsigned) want, s->name,
-                                        (unsigned) (want - c->uid_base), group ? "group" : "account", who);
-                                ok = false;
-                        }
-                }
+                r = check_group(x, s->name, &g, want);
         } else {
-                r = next_id(x, &id);
-                if (r == -ENOSPC) {
-                        PROBLEM(x, s->name, "widen uid_min/uid_max in the config, or make the pool smaller",
-                                "no free id left for %s in %s", s->name, x->range);
-                        r = 0;
-                        goto out;
-                }
-                if (r < 0)
-                        goto out;
+                r = choose_id(x, s->name, want, &id);
         }
+        if (r < 0)
+                goto out;
         s->uid = id;
-        if (!ok || x->problems)
-                goto out;
-
-        /* Nothing conflicts: plan what is missing. */
-        if (!g.found) {
-                r = slots_accounts_add_group(x->db, s->name, id);
-                if (r == 0)
-                        r = acct_line(x, "create group %s (gid %u)", s->name, (unsigned) id);
-        } else if (g.local && !slots_accounts_has_gshadow(x->db, s->name)) {
-                r = slots_accounts_add_gshadow(x->db, s->name);
-                if (r == 0)
-                        r = acct_line(x, "add gshadow entry for group %s", s->name);
-        }
-        if (r < 0)
-                goto out;
-        if (!u.found) {
-                r = slots_accounts_add_user(x->db, s->name, id, id, home, c->shell, x->o->lastchg);
-                if (r == 0)
-                        r = acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
-                                      s->name, (unsigned) id, s->name, home, c->shell);
-        } else if (u.local && !slots_accounts_has_shadow(x->db, s->name)) {
-                r = slots_accounts_add_shadow(x->db, s->name, x->o->lastchg);
-                if (r == 0)
-                        r = acct_line(x, "add locked shadow entry for %s", s->name);
-        }
-        if (r < 0)
-                goto out;
-        if (slots_accounts_group(x->db, x->shared)) {
-                /* Both files: a run killed between the group and gshadow renames left one without it. */
-                if (!slots_accounts_is_member(x->db, x->shared, s->name) ||
-                    !slots_accounts_gshadow_lists(x->db, x->shared, s->name)) {
-                        r = slots_accounts_add_member(x->db, x->shared, s->name);
-                        if (r == 0)
-                                r = acct_line(x, "add %s to group %s", s->name, x->shared);
-                }
-        } else if (x->o->host) {
-                struct slots_gr gr;
-                int k = slots_nss_group(x->shared, &gr);
-
-                if (k < 0) {
-                        r = nss_failed(x, k, x->shared);
-                        goto out;
-                }
-                if (k > 0 && !slots_gr_has_member(&gr, s->name))
-                        PROBLEM(x, x->shared,
-                                fmt_fix(x, "add %s to %s where the group is kept (directory service)", s->name,
-                                        x->shared),
-                                "the group comes from the name service, not /etc/group, and does not list %s",
-                                s->name);
-                if (k > 0)
-                        slots_gr_clear(&gr);
-        }
+        if (x->problems == 0)
+                r = plan_missing(x, s->name, &u, &g, home, id);
 out:
         if (r == -EINVAL)
                 r = slots_error_set(x->e, -EBADMSG, c->path,
