@@ -63,6 +63,7 @@ struct ctx {
         gid_t table_gid;
         char *table_group;
         struct pslot *slots;
+        struct pslot **by_uid;          /* the slots sorted by uid once planned (NULL: scan them) */
         char **acct_lines;              /* account changes, reported once they are written */
         size_t n_acct_lines;
         unsigned changes, problems;
@@ -217,16 +218,65 @@ static int acct_line(struct ctx *x, const char *fmt, ...)
         return 0;
 }
 
+static int cmp_slot_uid(const void *a, const void *b)
+{
+        const struct pslot *p = *(const struct pslot *const *) a, *q = *(const struct pslot *const *) b;
+
+        if (p->uid != q->uid)
+                return p->uid < q->uid ? -1 : 1;
+        return p < q ? -1 : p > q;      /* the first slot of a uid first, as a scan finds it */
+}
+
+/*
+ * Sorts the planned slots by uid, so that naming the owner of each of the 3n
+ * slot folders is a binary search, not a scan of the pool (issue 18).  Without
+ * memory the scan stays.
+ */
+static void index_slots(struct ctx *x)
+{
+        x->by_uid = malloc(x->c->slots * sizeof(*x->by_uid));
+        if (!x->by_uid)
+                return;
+        for (unsigned i = 0; i < x->c->slots; i++)
+                x->by_uid[i] = &x->slots[i];
+        qsort(x->by_uid, x->c->slots, sizeof(*x->by_uid), cmp_slot_uid);
+}
+
+/* The slot whose uid (and gid) is id: the first of the pool, or NULL. */
+static const struct pslot *slot_by_uid(struct ctx *x, uid_t id)
+{
+        size_t lo = 0, hi = x->c->slots;
+
+        if (!x->slots)
+                return NULL;
+        if (!x->by_uid) {
+                for (unsigned i = 0; i < x->c->slots; i++)
+                        if (x->slots[i].uid == id)
+                                return &x->slots[i];
+                return NULL;
+        }
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (x->by_uid[mid]->uid < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < x->c->slots && x->by_uid[lo]->uid == id ? x->by_uid[lo] : NULL;
+}
+
 /* Names for owners in messages: the accounts this run knows, numbers for the rest. */
 static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
 {
+        const struct pslot *s;
+
         if (uid == 0)
                 return "root";
         if (uid == x->svc_uid)
                 return x->c->service;
-        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
-                if (x->slots[i].uid == uid)
-                        return x->slots[i].name;
+        if ((s = slot_by_uid(x, uid)))
+                return s->name;
         if (x->db && slots_accounts_user_by_uid(x->db, uid))
                 snprintf(buf, size, "%s (%u)", slots_accounts_user_by_uid(x->db, uid)->name, (unsigned) uid);
         else
@@ -236,15 +286,16 @@ static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
 
 static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
 {
+        const struct pslot *s;
+
         if (gid == 0)
                 return "root";
         if (x->shared[0] && gid == x->shared_gid)
                 return x->shared;
         if (x->table_group && gid == x->table_gid)
                 return x->table_group;
-        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
-                if (x->slots[i].uid == gid)
-                        return x->slots[i].name;
+        if ((s = slot_by_uid(x, (uid_t) gid)))
+                return s->name;
         if (x->db && slots_accounts_group_by_gid(x->db, gid))
                 snprintf(buf, size, "%s (%u)", slots_accounts_group_by_gid(x->db, gid)->name, (unsigned) gid);
         else
@@ -1013,6 +1064,7 @@ static int plan_accounts(struct ctx *x)
                 if (r < 0)
                         return r;
         }
+        index_slots(x);
         r = plan_service_apart(x);
         if (r == 0)
                 r = plan_run_as_group(x);
@@ -2322,6 +2374,7 @@ static void ctx_free(struct ctx *x)
         for (size_t i = 0; i < x->n_acct_lines; i++)
                 free(x->acct_lines[i]);
         free(x->acct_lines);
+        free(x->by_uid);
         free(x->slots);
         free(x->table_group);
         free(x->range);
