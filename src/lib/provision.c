@@ -98,7 +98,7 @@ static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_
         __attribute__((format(printf, 3, 0)));
 static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
 {
-        strbuf_free(b);
+        strbuf_reset(b);
         strbuf_vaddf(b, fmt, ap);
         if (b->oom) {
                 x->oom = true;
