@@ -141,6 +141,7 @@ struct line {
         size_t len;
         char *own;                      /* a line added or rewritten here */
         size_t cap;                     /* bytes allocated at own, when append_member grew it; else 0 */
+        struct nidx *members;           /* the members field as a set of names, once a long one was asked */
 };
 
 struct dbfile {
@@ -189,10 +190,22 @@ struct slots_accounts *slots_accounts_new(void)
         return calloc(1, sizeof(struct slots_accounts));
 }
 
+static void members_free(struct line *l)
+{
+        for (size_t i = 0; l->members && i < l->members->cap; i++)
+                free((char *) l->members->t[i].key);
+        if (l->members)
+                free(l->members->t);
+        free(l->members);
+        l->members = NULL;
+}
+
 static void dbfile_clear(struct dbfile *d)
 {
-        for (size_t i = 0; i < d->n; i++)
+        for (size_t i = 0; i < d->n; i++) {
                 free(d->lines[i].own);
+                members_free(&d->lines[i]);
+        }
         free(d->lines);
         free(d->text);
         memset(d, 0, sizeof(*d));
@@ -571,6 +584,52 @@ static bool list_has(const char *list, size_t len, const char *name)
         return false;
 }
 
+static int members_add(struct nidx *set, const char *name, size_t n)
+{
+        char *k = strndup(name, n);
+        int r;
+
+        if (!k)
+                return -ENOMEM;
+        if (nidx_get(set, k) != NOT_FOUND) {
+                free(k);
+                return 0;
+        }
+        r = nidx_put(set, k, 0);
+        if (r < 0)
+                free(k);
+        return r;
+}
+
+/*
+ * Whether user is in the members field m of line l.  A long list is made a set
+ * of names the first time it is asked and kept with the line (append_member
+ * adds to it): a pool's n checks of its shared group are then n lookups, not n
+ * scans of an n-name list (issue 18).  Without memory the list is scanned.
+ */
+static bool line_has(struct line *l, const char *m, size_t mlen, const char *user)
+{
+        if (!l->members && mlen >= 256) {
+                const char *p = m, *end = m + mlen;
+
+                l->members = calloc(1, sizeof(*l->members));
+                for (;;) {
+                        const char *c = memchr(p, ',', (size_t) (end - p));
+
+                        if (!l->members || members_add(l->members, p, (size_t) ((c ? c : end) - p)) < 0) {
+                                members_free(l);
+                                break;
+                        }
+                        if (!c)
+                                break;
+                        p = c + 1;
+                }
+        }
+        if (l->members)
+                return nidx_get(l->members, user) != NOT_FOUND;
+        return list_has(m, mlen, user);
+}
+
 bool slots_accounts_is_member(const struct slots_accounts *a, const char *group, const char *user)
 {
         size_t i = nidx_get(&a->group_by_name, group), len;
@@ -579,7 +638,7 @@ bool slots_accounts_is_member(const struct slots_accounts *a, const char *group,
         if (i == NOT_FOUND)
                 return false;
         m = members_field(&a->f[SLOTS_ACCT_GROUP].lines[a->groups[i].line], &len);
-        return m && list_has(m, len, user);
+        return m && line_has(&a->f[SLOTS_ACCT_GROUP].lines[a->groups[i].line], m, len, user);
 }
 
 bool slots_accounts_gshadow_lists(const struct slots_accounts *a, const char *group, const char *user)
@@ -591,7 +650,7 @@ bool slots_accounts_gshadow_lists(const struct slots_accounts *a, const char *gr
                 return true;
         m = members_field(&a->f[SLOTS_ACCT_GSHADOW].lines[a->sh[1][si].line], &len);
         /* A line this code cannot parse is kept as it is, never rewritten. */
-        return !m || list_has(m, len, user);
+        return !m || line_has(&a->f[SLOTS_ACCT_GSHADOW].lines[a->sh[1][si].line], m, len, user);
 }
 
 static bool field_ok(const char *s)
@@ -718,7 +777,7 @@ static int append_member(struct slots_accounts *a, enum slots_acct_file f, size_
         m = members_field(l, &mlen);
         if (!m)
                 return -EBADMSG;
-        if (list_has(m, mlen, user))
+        if (line_has(l, m, mlen, user))
                 return 0;
         /*
          * Appended in place when this function grew the line before (a pool adds
@@ -747,6 +806,8 @@ static int append_member(struct slots_accounts *a, enum slots_acct_file f, size_
         memcpy(s + n, user, ulen + 1);
         l->len = n + ulen;
         a->f[f].changed = true;
+        if (l->members && members_add(l->members, user, ulen) < 0)
+                members_free(l);        /* built again, or scanned, when next asked */
         return 0;
 }
 

@@ -56,6 +56,21 @@ static size_t escape(const char *s, char *buf, size_t size)
                 char esc[8];
                 size_t n = 0, k;
 
+                /* Printable ASCII but the backslash stands for itself: the bulk of any text, copied in runs. */
+                while (p[n] >= 0x20 && p[n] < 0x7f && p[n] != '\\')
+                        n++;
+                if (n > 0) {
+                        if (buf && len + n >= size) {
+                                memcpy(buf + len, p, size - 1 - len);
+                                len = size - 1;
+                                break;
+                        }
+                        if (buf)
+                                memcpy(buf + len, p, n);
+                        len += n;
+                        p += n;
+                        continue;
+                }
                 if (*p >= 0x80)
                         n = utf8_ok(p);
                 if (n > 0) {
@@ -84,11 +99,12 @@ static size_t escape(const char *s, char *buf, size_t size)
 
 char *slots_escape(const char *s)
 {
-        size_t n = escape(s ? s : "", NULL, 0);
-        char *out = malloc(n + 1);
+        /* No byte grows beyond four ("\\ooo"): one pass into room for the worst. */
+        size_t n = strlen(s ? s : "");
+        char *out = malloc(4 * n + 1);
 
         if (out)
-                escape(s ? s : "", out, n + 1);
+                escape(s ? s : "", out, 4 * n + 1);
         return out;
 }
 

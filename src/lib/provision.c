@@ -1,8 +1,26 @@
 /* What slots-provision brings a host (or an image tree) to: accounts, folders, traversal bits, files. */
+/*
+ * A run is two passes over the same steps; the account files are locked from
+ * their first read until the planned ones are written:
+ *
+ *   1. the check (x->quiet): the accounts are planned in memory (the files are
+ *      parsed once, additions go into that copy) and the slot folders, table,
+ *      drop-in and slotctl config are looked at.  It changes nothing and reports
+ *      only PROBLEMs: a conflict a careful admin must settle (a uid taken, a
+ *      symlink where a folder belongs).  Any PROBLEM ends the run here, before
+ *      first change (-EEXIST: refused) with every conflict named.
+ *   2. the change (x->quiet false): the planned account files are written as one
+ *      transaction, then each step makes or repairs its objects, reporting one
+ *      CHANGE per object.  With --dry-run (x->dry) the same pass runs and reports
+ *      what it would do, changing nothing.  A system call that fails here is a
+ *      WARNING and the run goes on to the end, then fails naming the first.
+ *
+ * Every message goes through change(), note() or failed() and reaches the
+ * command through opts->report; this file never prints.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +37,7 @@
 #include "provision.h"
 #include "replace.h"
 #include "store.h"
+#include "strbuf.h"
 
 #define VISUDO "/usr/sbin/visudo"
 #define SUDOERS_DIR "/etc/sudoers.d"
@@ -43,15 +62,19 @@ struct ctx {
         gid_t table_gid;
         char *table_group;
         struct pslot *slots;
+        struct pslot **by_uid;          /* the slots sorted by uid once planned (NULL: scan them) */
         char **acct_lines;              /* account changes, reported once they are written */
         size_t n_acct_lines;
         unsigned changes, problems;
         unsigned failures;              /* steps that failed (I/O errors); the run ends with exit 1 */
-        char failed_obj[1024], failed_text[1024]; /* the first of them */
+        char *failed_obj, *failed_text; /* the first of them */
         char **dry_made;                /* folders a dry pass has reported as created */
         size_t n_dry_made;
         bool quiet;                     /* the check before changing: problems only */
         bool dry;                       /* this pass changes nothing */
+        bool oom;                       /* a message could not be formatted: the run ends with ENOMEM */
+        struct strbuf text, fix;        /* the message being reported, and its fix */
+        char *range;                    /* the id range as messages name it */
 };
 
 /* ---- reporting ---- */
@@ -66,19 +89,35 @@ static void emit(struct ctx *x, enum slots_prov_kind kind, const char *object, c
                 x->o->report(x->o->arg, &m);
 }
 
+/*
+ * Formats a message into b (emptied first).  An allocation failure is remembered
+ * in x->oom and ends the run with an error: a message is never cut short.
+ */
+static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+        __attribute__((format(printf, 3, 0)));
+static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+{
+        strbuf_reset(b);
+        strbuf_vaddf(b, fmt, ap);
+        if (b->oom) {
+                x->oom = true;
+                strbuf_free(b);
+        }
+        return strbuf_str(b);
+}
+
 static void change(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void change(struct ctx *x, const char *fmt, ...)
 {
-        char text[8192];
         va_list ap;
 
         if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
         x->changes++;
-        emit(x, SLOTS_PROV_CHANGE, NULL, NULL, text);
+        emit(x, SLOTS_PROV_CHANGE, NULL, NULL, strbuf_str(&x->text));
 }
 
 static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
@@ -88,7 +127,6 @@ static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, c
 static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
                  const char *fmt, ...)
 {
-        char text[4096];
         va_list ap;
 
         if (kind == SLOTS_PROV_PROBLEM)
@@ -96,26 +134,27 @@ static void note(struct ctx *x, enum slots_prov_kind kind, const char *object, c
         else if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
-        emit(x, kind, object, fix, text);
+        emit(x, kind, object, fix, strbuf_str(&x->text));
 }
 
 static void failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
 {
-        char text[1024];
         va_list ap;
 
         if (x->quiet)
                 return;
         va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
+        vformat(x, &x->text, fmt, ap);
         va_end(ap);
         if (x->failures++ == 0) {
-                snprintf(x->failed_obj, sizeof(x->failed_obj), "%s", object ? object : "");
-                snprintf(x->failed_text, sizeof(x->failed_text), "%s", text);
+                x->failed_obj = strdup(object ? object : "");
+                x->failed_text = strdup(strbuf_str(&x->text));
+                if (!x->failed_obj || !x->failed_text)
+                        x->oom = true;
         }
-        emit(x, SLOTS_PROV_WARNING, object, fix, text);
+        emit(x, SLOTS_PROV_WARNING, object, fix, strbuf_str(&x->text));
 }
 
 #define WARN(x, obj, fix, ...) note(x, SLOTS_PROV_WARNING, obj, fix, __VA_ARGS__)
@@ -123,33 +162,37 @@ static void failed(struct ctx *x, const char *object, const char *fix, const cha
 #define FAILED(x, obj, fix, ...) failed(x, obj, fix, __VA_ARGS__)
 #define PROBLEM(x, obj, fix, ...) note(x, SLOTS_PROV_PROBLEM, obj, fix, __VA_ARGS__)
 
-static char *fmt_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt_fix(const char *fmt, ...)
+/* The fix of the next message, kept in x until the next fix is made (one per message). */
+static const char *fmt_fix(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *fmt_fix(struct ctx *x, const char *fmt, ...)
 {
-        static char buf[2048];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
+        vformat(x, &x->fix, fmt, ap);
         va_end(ap);
-        return buf;
+        return strbuf_str(&x->fix);
 }
 
 /*
  * The fix for an account or group that NSS serves from a directory (LDAP, extrausers):
  * it is changed where it is kept, never locally with usermod or groupmod.
  */
-static char *dir_fix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *dir_fix(const char *fmt, ...)
+static const char *dir_fix(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *dir_fix(struct ctx *x, const char *fmt, ...)
 {
-        char what[512];
         va_list ap;
 
         va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
+        vformat(x, &x->fix, fmt, ap);
         va_end(ap);
-        return fmt_fix("%s where it is kept (the directory service), not on this host, then run slots-provision "
-                       "again; slots-provision --ldif prints the planned entries", what);
+        strbuf_addf(&x->fix, " where it is kept (the directory service), not on this host, then run "
+                             "slots-provision again; slots-provision --ldif prints the planned entries");
+        if (x->fix.oom) {
+                x->oom = true;
+                strbuf_free(&x->fix);
+        }
+        return strbuf_str(&x->fix);
 }
 
 static int acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -174,16 +217,65 @@ static int acct_line(struct ctx *x, const char *fmt, ...)
         return 0;
 }
 
+static int cmp_slot_uid(const void *a, const void *b)
+{
+        const struct pslot *p = *(const struct pslot *const *) a, *q = *(const struct pslot *const *) b;
+
+        if (p->uid != q->uid)
+                return p->uid < q->uid ? -1 : 1;
+        return p < q ? -1 : p > q;      /* the first slot of a uid first, as a scan finds it */
+}
+
+/*
+ * Sorts the planned slots by uid, so that naming the owner of each of the 3n
+ * slot folders is a binary search, not a scan of the pool (issue 18).  Without
+ * memory the scan stays.
+ */
+static void index_slots(struct ctx *x)
+{
+        x->by_uid = malloc(x->c->slots * sizeof(*x->by_uid));
+        if (!x->by_uid)
+                return;
+        for (unsigned i = 0; i < x->c->slots; i++)
+                x->by_uid[i] = &x->slots[i];
+        qsort(x->by_uid, x->c->slots, sizeof(*x->by_uid), cmp_slot_uid);
+}
+
+/* The slot whose uid (and gid) is id: the first of the pool, or NULL. */
+static const struct pslot *slot_by_uid(struct ctx *x, uid_t id)
+{
+        size_t lo = 0, hi = x->c->slots;
+
+        if (!x->slots)
+                return NULL;
+        if (!x->by_uid) {
+                for (unsigned i = 0; i < x->c->slots; i++)
+                        if (x->slots[i].uid == id)
+                                return &x->slots[i];
+                return NULL;
+        }
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (x->by_uid[mid]->uid < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < x->c->slots && x->by_uid[lo]->uid == id ? x->by_uid[lo] : NULL;
+}
+
 /* Names for owners in messages: the accounts this run knows, numbers for the rest. */
 static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
 {
+        const struct pslot *s;
+
         if (uid == 0)
                 return "root";
         if (uid == x->svc_uid)
                 return x->c->service;
-        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
-                if (x->slots[i].uid == uid)
-                        return x->slots[i].name;
+        if ((s = slot_by_uid(x, uid)))
+                return s->name;
         if (x->db && slots_accounts_user_by_uid(x->db, uid))
                 snprintf(buf, size, "%s (%u)", slots_accounts_user_by_uid(x->db, uid)->name, (unsigned) uid);
         else
@@ -193,15 +285,16 @@ static const char *uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
 
 static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
 {
+        const struct pslot *s;
+
         if (gid == 0)
                 return "root";
         if (x->shared[0] && gid == x->shared_gid)
                 return x->shared;
         if (x->table_group && gid == x->table_gid)
                 return x->table_group;
-        for (unsigned i = 0; x->slots && i < x->c->slots; i++)
-                if (x->slots[i].uid == gid)
-                        return x->slots[i].name;
+        if ((s = slot_by_uid(x, (uid_t) gid)))
+                return s->name;
         if (x->db && slots_accounts_group_by_gid(x->db, gid))
                 snprintf(buf, size, "%s (%u)", slots_accounts_group_by_gid(x->db, gid)->name, (unsigned) gid);
         else
@@ -285,7 +378,7 @@ static void nsswitch_warn(struct ctx *x)
                 for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
                         if (slots_nss_masked_source(text, dbs[i], src, sizeof(src), next, sizeof(next)))
                                 WARN(x, "/etc/nsswitch.conf",
-                                     fmt_fix("write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
+                                     fmt_fix(x, "write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
                                              next, dbs[i], src),
                                      "%s: %s is followed by %s: when %s is down, %s answers \"not found\" and a failed "
                                      "lookup cannot be told from a missing account", dbs[i], src, next, src, next);
@@ -429,15 +522,6 @@ static char *slot_home(struct ctx *x, const char *slot)
         return s;
 }
 
-static const char *range_text(struct ctx *x)
-{
-        static char buf[96];
-
-        snprintf(buf, sizeof(buf), "%u-%u%s", (unsigned) x->id_min, (unsigned) x->id_max,
-                 x->c->uid_range_set ? " (uid_min-uid_max)" : " (SYS_UID_MIN-SYS_UID_MAX of login.defs)");
-        return buf;
-}
-
 static int plan_shared(struct ctx *x)
 {
         struct acct g;
@@ -454,9 +538,9 @@ static int plan_shared(struct ctx *x)
         }
         if (g.found && x->c->uid_base && g.gid != x->c->uid_base) {
                 PROBLEM(x, x->shared,
-                        g.local ? fmt_fix("groupmod -g %u %s, or change uid_base in the config for the whole fleet",
+                        g.local ? fmt_fix(x, "groupmod -g %u %s, or change uid_base in the config for the whole fleet",
                                           (unsigned) x->c->uid_base, x->shared)
-                                : dir_fix("set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
+                                : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
                         "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
                         (unsigned) x->c->uid_base);
                 acct_clear(&g);
@@ -483,7 +567,7 @@ static int plan_shared(struct ctx *x)
                         return nss_failed(x, r, x->shared);
                 if (r > 0) {
                         PROBLEM(x, x->shared,
-                                fmt_fix("renumber or remove the group %s, or change uid_base in the config for the "
+                                fmt_fix(x, "renumber or remove the group %s, or change uid_base in the config for the "
                                         "whole fleet", who),
                                 "planned gid %u for the group %s (uid_base) is taken by the group %s",
                                 (unsigned) x->shared_gid, x->shared, who);
@@ -494,7 +578,7 @@ static int plan_shared(struct ctx *x)
         }
         if (r == -ENOSPC) {
                 PROBLEM(x, x->shared, "widen uid_min/uid_max in the config", "no free id left in %s",
-                        range_text(x));
+                        x->range);
                 return 0;
         }
         if (r < 0)
@@ -505,21 +589,241 @@ static int plan_shared(struct ctx *x)
         return r;
 }
 
-/* Checks (and plans) one slot; conflicts are PROBLEMs. */
+/*
+ * A slot whose account exists (in the files or through NSS): its uid, primary
+ * gid, home and shell against the plan, and its group's gid against its uid.
+ * want is the uid uid_base fixes (0 without).  Conflicts are PROBLEMs; -errno
+ * when a lookup failed.
+ */
+static int check_user(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+                      const char *home, uid_t want)
+{
+        const struct slots_config *c = x->c;
+        char who[256];
+        bool uid_ok = true;
+        int r;
+
+        if (want && u->uid != want) {
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "remove it (userdel %s) so that it is created again, or renumber "
+                                              "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
+                                              "the config for the whole fleet", name, (unsigned) want,
+                                           name, (unsigned) want, name)
+                                 : dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want, name),
+                        "%s exists with uid %u, planned %u (uid_base + %u)", name, (unsigned) u->uid,
+                        (unsigned) want, (unsigned) (want - c->uid_base));
+                uid_ok = false;
+        } else if (!want && (u->uid < x->id_min || u->uid > x->id_max)) {
+                uid_t planned = 0;
+
+                r = next_id(x, &planned);
+                if (r < 0 && r != -ENOSPC)
+                        return r;
+                if (planned)
+                        snprintf(who, sizeof(who), "planned %u", (unsigned) planned);
+                else
+                        snprintf(who, sizeof(who), "no id free");
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
+                                   "uid_min/uid_max to a range that holds %u", name, (unsigned) u->uid),
+                        "%s exists with uid %u, %s: %u is outside %s", name, (unsigned) u->uid, who,
+                        (unsigned) u->uid, x->range);
+                uid_ok = false;
+        }
+        /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
+        if (uid_ok && u->gid != u->uid)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                           (unsigned) u->uid, name, name, (unsigned) u->uid)
+                                 : dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u->uid, name),
+                        "%s has primary gid %u, planned %u (its group %s, GID = UID)", name,
+                        (unsigned) u->gid, (unsigned) u->uid, name);
+        if (strcmp(u->dir, home) != 0)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -d %s %s", home, name)
+                                 : dir_fix(x, "set homeDirectory %s on the account %s", home, name),
+                        "%s has home %s, planned %s", name, u->dir, home);
+        if (strcmp(u->shell, c->shell) != 0)
+                PROBLEM(x, name,
+                        u->local ? fmt_fix(x, "usermod -s %s %s, or set \"shell\" in the config", c->shell, name)
+                                 : dir_fix(x, "set loginShell %s on the account %s", c->shell, name),
+                        "%s has shell %s, planned %s", name, u->shell, c->shell);
+        if (uid_ok && g->found && g->gid != u->uid)
+                PROBLEM(x, name,
+                        g->local ? fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
+                                           (unsigned) u->uid, name, name)
+                                 : dir_fix(x, "set gidNumber %u on the group %s", (unsigned) u->uid, name),
+                        "group %s exists with gid %u, planned %u (the uid of %s)", name,
+                        (unsigned) g->gid, (unsigned) u->uid, name);
+        if (uid_ok && !g->found && !u->local) {
+                /* No local half of a directory account: its group belongs in the directory too. */
+                PROBLEM(x, name, dir_fix(x, "add the group %s with gidNumber %u", name, (unsigned) u->uid),
+                        "%s comes from the name service, but its group %s exists nowhere", name, name);
+        } else if (uid_ok && !g->found) {
+                /* The group will be made with gid = uid: that gid must be free. */
+                int k = id_holder(x, u->uid, true, who, sizeof(who));
+
+                if (k < 0)
+                        return nss_failed(x, k, name);
+                if (k > 0)
+                        PROBLEM(x, name,
+                                fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
+                                           "created again with a free id", who, name),
+                                "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
+                                (unsigned) u->uid, name, name, who);
+        }
+        return 0;
+}
+
+/*
+ * A slot whose group exists but whose account does not: the account will take
+ * the group's gid as its uid, so that gid must fit the plan and be free as a uid.
+ */
+static int check_group(struct ctx *x, const char *name, const struct acct *g, uid_t want)
+{
+        const struct slots_config *c = x->c;
+        char who[256];
+        int k;
+
+        if (!g->local) {
+                PROBLEM(x, name,
+                        dir_fix(x, "add the account %s with uidNumber and gidNumber %u", name,
+                                want ? (unsigned) want : (unsigned) g->gid),
+                        "the group %s comes from the name service, but the account %s exists nowhere", name,
+                        name);
+        } else if (want && g->gid != want) {
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove the group (groupdel %s) so that it is created again, or renumber it "
+                                   "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
+                                name, (unsigned) want, name),
+                        "group %s exists with gid %u, planned %u (uid_base + %u)", name, (unsigned) g->gid,
+                        (unsigned) want, (unsigned) (want - c->uid_base));
+        } else if (!want && (g->gid < x->id_min || g->gid > x->id_max)) {
+                PROBLEM(x, name,
+                        fmt_fix(x, "remove the group (groupdel %s) or renumber it (groupmod -g), or set "
+                                   "uid_min/uid_max to a range that holds %u", name, (unsigned) g->gid),
+                        "group %s exists with gid %u, outside %s", name, (unsigned) g->gid, x->range);
+        } else {
+                k = id_holder(x, g->gid, false, who, sizeof(who));
+                if (k < 0)
+                        return nss_failed(x, k, name);
+                if (k > 0)
+                        PROBLEM(x, name,
+                                fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
+                                           "renumber the account %s", name, name, who),
+                                "planned uid %u for %s (the gid of its existing group %s) is taken by the "
+                                "account %s", (unsigned) g->gid, name, name, who);
+        }
+        return 0;
+}
+
+/*
+ * A slot with neither account nor group: its id is uid_base's (free as a uid and
+ * as a gid, or another host's slot would differ) or the next free one of the range.
+ */
+static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
+{
+        char who[256];
+        int r;
+
+        if (want) {
+                *id = want;
+                for (int group = 0; group < 2; group++) {
+                        int k = id_holder(x, want, group, who, sizeof(who));
+
+                        if (k < 0)
+                                return nss_failed(x, k, name);
+                        if (k > 0)
+                                PROBLEM(x, name,
+                                        fmt_fix(x, "renumber or remove the %s %s, or change uid_base in the config "
+                                                   "for the whole fleet", group ? "group" : "account", who),
+                                        "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
+                                        group ? "gid" : "uid", (unsigned) want, name,
+                                        (unsigned) (want - x->c->uid_base), group ? "group" : "account", who);
+                }
+                return 0;
+        }
+        r = next_id(x, id);
+        if (r == -ENOSPC) {
+                PROBLEM(x, name, "widen uid_min/uid_max in the config, or make the pool smaller",
+                        "no free id left for %s in %s", name, x->range);
+                return 0;
+        }
+        return r;
+}
+
+/* Nothing conflicts: adds what is missing of the slot's group, its account and its shared membership. */
+static int plan_missing(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+                        const char *home, uid_t id)
+{
+        int r = 0;
+
+        if (!g->found) {
+                r = slots_accounts_add_group(x->db, name, id);
+                if (r == 0)
+                        r = acct_line(x, "create group %s (gid %u)", name, (unsigned) id);
+        } else if (g->local && !slots_accounts_has_gshadow(x->db, name)) {
+                r = slots_accounts_add_gshadow(x->db, name);
+                if (r == 0)
+                        r = acct_line(x, "add gshadow entry for group %s", name);
+        }
+        if (r < 0)
+                return r;
+        if (!u->found) {
+                r = slots_accounts_add_user(x->db, name, id, id, home, x->c->shell, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
+                                      name, (unsigned) id, name, home, x->c->shell);
+        } else if (u->local && !slots_accounts_has_shadow(x->db, name)) {
+                r = slots_accounts_add_shadow(x->db, name, x->o->lastchg);
+                if (r == 0)
+                        r = acct_line(x, "add locked shadow entry for %s", name);
+        }
+        if (r < 0)
+                return r;
+        if (slots_accounts_group(x->db, x->shared)) {
+                /* Both files: a run killed between the group and gshadow renames left one without it. */
+                if (!slots_accounts_is_member(x->db, x->shared, name) ||
+                    !slots_accounts_gshadow_lists(x->db, x->shared, name)) {
+                        r = slots_accounts_add_member(x->db, x->shared, name);
+                        if (r == 0)
+                                r = acct_line(x, "add %s to group %s", name, x->shared);
+                }
+        } else if (x->o->host) {
+                struct slots_gr gr;
+                int k = slots_nss_group(x->shared, &gr);
+
+                if (k < 0)
+                        return nss_failed(x, k, x->shared);
+                if (k > 0 && !slots_gr_has_member(&gr, name))
+                        PROBLEM(x, x->shared,
+                                fmt_fix(x, "add %s to %s where the group is kept (directory service)", name,
+                                        x->shared),
+                                "the group comes from the name service, not /etc/group, and does not list %s",
+                                name);
+                if (k > 0)
+                        slots_gr_clear(&gr);
+        }
+        return r;
+}
+
+/*
+ * Checks one slot against the plan: its account, else its group, else the id
+ * it will get.  When nothing conflicts (in this slot or one before it), plans
+ * what is missing.  Conflicts are PROBLEMs.
+ */
 static int plan_slot(struct ctx *x, struct pslot *s)
 {
         const struct slots_config *c = x->c;
         struct acct u, g;
         char *home = slot_home(x, s->name);
-        char who[256];
-        uid_t id = 0;
         /* With uid_base every id is fixed by the slot's number, the same on every host. */
         uid_t want = c->uid_base ? c->uid_base + (uid_t) (s - x->slots + 1) : 0;
-        bool ok = true, uid_ok = true;
+        uid_t id = 0;
         int r;
 
         if (!home)
-                return -ENOMEM;
+                return slots_error_set(x->e, -ENOMEM, s->name, "out of memory");
         r = find_user(x, s->name, &u);
         if (r == 0)
                 r = find_group(x, s->name, &g);
@@ -536,218 +840,20 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 PROBLEM(x, s->name, "repair the line with vigr", "the group's line in /etc/group is malformed");
                 goto out;
         }
-
         if (u.found) {
                 id = u.uid;
-                if (want && u.uid != want) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix("remove it (userdel %s) so that it is created again, or renumber "
-                                                  "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
-                                                  "the config for the whole fleet", s->name, (unsigned) want,
-                                                  s->name, (unsigned) want, s->name)
-                                        : dir_fix("set uidNumber and gidNumber %u on the account %s", (unsigned) want, s->name),
-                                "%s exists with uid %u, planned %u (uid_base + %u)", s->name, (unsigned) u.uid,
-                                (unsigned) want, (unsigned) (want - c->uid_base));
-                        ok = uid_ok = false;
-                } else if (!want && (u.uid < x->id_min || u.uid > x->id_max)) {
-                        uid_t planned = 0;
-                        r = next_id(x, &planned);
-                        if (r < 0 && r != -ENOSPC)
-                                goto out;
-                        r = 0;
-                        if (planned)
-                                snprintf(who, sizeof(who), "planned %u", (unsigned) planned);
-                        else
-                                snprintf(who, sizeof(who), "no id free");
-                        PROBLEM(x, s->name,
-                                fmt_fix("remove it (userdel %s) or fix it with usermod -u and groupmod -g, or set "
-                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) u.uid),
-                                "%s exists with uid %u, %s: %u is outside %s", s->name, (unsigned) u.uid, who,
-                                (unsigned) u.uid, range_text(x));
-                        ok = uid_ok = false;
-                }
-                /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
-                if (uid_ok && u.gid != u.uid) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -g %u %s (with a group %s of gid %u), or remove the account",
-                                                  (unsigned) u.uid, s->name, s->name, (unsigned) u.uid)
-                                        : dir_fix("set gidNumber %u on the account %s", (unsigned) u.uid, s->name),
-                                "%s has primary gid %u, planned %u (its group %s, GID = UID)", s->name,
-                                (unsigned) u.gid, (unsigned) u.uid, s->name);
-                        ok = false;
-                }
-                if (strcmp(u.dir, home) != 0) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -d %s %s", home, s->name)
-                                        : dir_fix("set homeDirectory %s on the account %s", home, s->name),
-                                "%s has home %s, planned %s", s->name, u.dir, home);
-                        ok = false;
-                }
-                if (strcmp(u.shell, c->shell) != 0) {
-                        PROBLEM(x, s->name,
-                                u.local ? fmt_fix("usermod -s %s %s, or set \"shell\" in the config", c->shell, s->name)
-                                        : dir_fix("set loginShell %s on the account %s", c->shell, s->name),
-                                "%s has shell %s, planned %s", s->name, u.shell, c->shell);
-                        ok = false;
-                }
-                if (uid_ok && g.found && g.gid != u.uid) {
-                        PROBLEM(x, s->name,
-                                g.local ? fmt_fix("groupmod -g %u %s, or remove the group (groupdel %s)",
-                                                  (unsigned) u.uid, s->name, s->name)
-                                        : dir_fix("set gidNumber %u on the group %s", (unsigned) u.uid, s->name),
-                                "group %s exists with gid %u, planned %u (the uid of %s)", s->name,
-                                (unsigned) g.gid, (unsigned) u.uid, s->name);
-                        ok = false;
-                }
-                if (uid_ok && !g.found && !u.local) {
-                        /* No local half of a directory account: its group belongs in the directory too. */
-                        PROBLEM(x, s->name, dir_fix("add the group %s with gidNumber %u", s->name, (unsigned) u.uid),
-                                "%s comes from the name service, but its group %s exists nowhere", s->name,
-                                s->name);
-                        ok = false;
-                } else if (uid_ok && !g.found) {
-                        /* The group will be made with gid = uid: that gid must be free. */
-                        int k = id_holder(x, u.uid, true, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix("renumber or remove the group %s, or remove %s so that it is "
-                                                "created again with a free id", who, s->name),
-                                        "planned gid %u for the group %s (the uid of %s) is taken by the group %s",
-                                        (unsigned) u.uid, s->name, s->name, who);
-                                ok = false;
-                        }
-                }
+                r = check_user(x, s->name, &u, &g, home, want);
         } else if (g.found) {
-                /* An account is missing but its group is there: the account takes the group's id. */
                 id = g.gid;
-                if (!g.local) {
-                        PROBLEM(x, s->name,
-                                dir_fix("add the account %s with uidNumber and gidNumber %u", s->name,
-                                        want ? (unsigned) want : (unsigned) g.gid),
-                                "the group %s comes from the name service, but the account %s exists nowhere",
-                                s->name, s->name);
-                        ok = false;
-                } else if (want && g.gid != want) {
-                        PROBLEM(x, s->name,
-                                fmt_fix("remove the group (groupdel %s) so that it is created again, or renumber it "
-                                        "(groupmod -g %u %s), or change uid_base in the config for the whole fleet",
-                                        s->name, (unsigned) want, s->name),
-                                "group %s exists with gid %u, planned %u (uid_base + %u)", s->name,
-                                (unsigned) g.gid, (unsigned) want, (unsigned) (want - c->uid_base));
-                        ok = false;
-                } else if (!want && (g.gid < x->id_min || g.gid > x->id_max)) {
-                        PROBLEM(x, s->name,
-                                fmt_fix("remove the group (groupdel %s) or renumber it (groupmod -g), or set "
-                                        "uid_min/uid_max to a range that holds %u", s->name, (unsigned) g.gid),
-                                "group %s exists with gid %u, outside %s", s->name, (unsigned) g.gid,
-                                range_text(x));
-                        ok = false;
-                } else {
-                        /* The account will be made with uid = the group's gid: that uid must be free. */
-                        int k = id_holder(x, g.gid, false, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix("remove the group %s (groupdel %s) so that a free id is chosen, or "
-                                                "renumber the account %s", s->name, s->name, who),
-                                        "planned uid %u for %s (the gid of its existing group %s) is taken by the "
-                                        "account %s", (unsigned) g.gid, s->name, s->name, who);
-                                ok = false;
-                        }
-                }
-        } else if (want) {
-                /* Neither exists: uid and gid want must both be free, or another host's slot would differ. */
-                id = want;
-                for (int group = 0; group < 2; group++) {
-                        int k = id_holder(x, want, group, who, sizeof(who));
-
-                        if (k < 0) {
-                                r = nss_failed(x, k, s->name);
-                                goto out;
-                        }
-                        if (k > 0) {
-                                PROBLEM(x, s->name,
-                                        fmt_fix("renumber or remove the %s %s, or change uid_base in the config for "
-                                                "the whole fleet", group ? "group" : "account", who),
-                                        "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
-                                        group ? "gid" : "uid", (unsigned) want, s->name,
-                                        (unsigned) (want - c->uid_base), group ? "group" : "account", who);
-                                ok = false;
-                        }
-                }
+                r = check_group(x, s->name, &g, want);
         } else {
-                r = next_id(x, &id);
-                if (r == -ENOSPC) {
-                        PROBLEM(x, s->name, "widen uid_min/uid_max in the config, or make the pool smaller",
-                                "no free id left for %s in %s", s->name, range_text(x));
-                        r = 0;
-                        goto out;
-                }
-                if (r < 0)
-                        goto out;
+                r = choose_id(x, s->name, want, &id);
         }
+        if (r < 0)
+                goto out;
         s->uid = id;
-        if (!ok || x->problems)
-                goto out;
-
-        /* Nothing conflicts: plan what is missing. */
-        if (!g.found) {
-                r = slots_accounts_add_group(x->db, s->name, id);
-                if (r == 0)
-                        r = acct_line(x, "create group %s (gid %u)", s->name, (unsigned) id);
-        } else if (g.local && !slots_accounts_has_gshadow(x->db, s->name)) {
-                r = slots_accounts_add_gshadow(x->db, s->name);
-                if (r == 0)
-                        r = acct_line(x, "add gshadow entry for group %s", s->name);
-        }
-        if (r < 0)
-                goto out;
-        if (!u.found) {
-                r = slots_accounts_add_user(x->db, s->name, id, id, home, c->shell, x->o->lastchg);
-                if (r == 0)
-                        r = acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
-                                      s->name, (unsigned) id, s->name, home, c->shell);
-        } else if (u.local && !slots_accounts_has_shadow(x->db, s->name)) {
-                r = slots_accounts_add_shadow(x->db, s->name, x->o->lastchg);
-                if (r == 0)
-                        r = acct_line(x, "add locked shadow entry for %s", s->name);
-        }
-        if (r < 0)
-                goto out;
-        if (slots_accounts_group(x->db, x->shared)) {
-                /* Both files: a run killed between the group and gshadow renames left one without it. */
-                if (!slots_accounts_is_member(x->db, x->shared, s->name) ||
-                    !slots_accounts_gshadow_lists(x->db, x->shared, s->name)) {
-                        r = slots_accounts_add_member(x->db, x->shared, s->name);
-                        if (r == 0)
-                                r = acct_line(x, "add %s to group %s", s->name, x->shared);
-                }
-        } else if (x->o->host) {
-                struct slots_gr gr;
-                int k = slots_nss_group(x->shared, &gr);
-
-                if (k < 0) {
-                        r = nss_failed(x, k, x->shared);
-                        goto out;
-                }
-                if (k > 0 && !slots_gr_has_member(&gr, s->name))
-                        PROBLEM(x, x->shared,
-                                fmt_fix("add %s to %s where the group is kept (directory service)", s->name,
-                                        x->shared),
-                                "the group comes from the name service, not /etc/group, and does not list %s",
-                                s->name);
-                if (k > 0)
-                        slots_gr_clear(&gr);
-        }
+        if (x->problems == 0)
+                r = plan_missing(x, s->name, &u, &g, home, id);
 out:
         if (r == -EINVAL)
                 r = slots_error_invalid(x->e, r, c->path,
@@ -899,7 +1005,7 @@ static int plan_run_as_group(struct ctx *x)
                 acct_clear(&g);
                 r = service_in_group(x, name);
                 if (r == 0)
-                        PROBLEM(x, name, fmt_fix("add %s to %s where the group is kept (directory service)",
+                        PROBLEM(x, name, fmt_fix(x, "add %s to %s where the group is kept (directory service)",
                                                  x->c->service, name),
                                 "run_as_group comes from the name service and does not list %s", x->c->service);
                 return r < 0 ? r : 0;
@@ -910,7 +1016,7 @@ static int plan_run_as_group(struct ctx *x)
                 r = next_id(x, &gid);
                 if (r == -ENOSPC) {
                         PROBLEM(x, name, "widen uid_min/uid_max in the config", "no free id left in %s",
-                                range_text(x));
+                                x->range);
                         return 0;
                 }
                 if (r == 0)
@@ -957,6 +1063,7 @@ static int plan_accounts(struct ctx *x)
                 if (r < 0)
                         return r;
         }
+        index_slots(x);
         r = plan_service_apart(x);
         if (r == 0)
                 r = plan_run_as_group(x);
@@ -1024,12 +1131,14 @@ static void finish_dirs(struct ctx *x, const char *path)
                         fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
                         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 &&
                             st.st_uid == 0 && st.st_gid == 0) {
-                                char key[4096];
+                                struct strbuf key = { 0 };
 
                                 /* A dry pass finds it again for the next file in it: report it once. */
-                                snprintf(key, sizeof(key), "finish:%s", p);
-                                if (!x->dry || !dry_seen(x, key))
+                                strbuf_addf(&key, "finish:%s", p);
+                                x->oom |= key.oom;
+                                if (!x->dry || !dry_seen(x, strbuf_str(&key)))
                                         change(x, "finish folder %s (root:root 0755)", p);
+                                strbuf_free(&key);
                                 if (!x->dry && fchmod(fd, 0755) < 0)
                                         FAILED(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
                         }
@@ -1156,13 +1265,26 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
                         return -ENOENT;
                 }
         } else if (S_ISLNK(st.st_mode)) {
-                PROBLEM(x, path, fmt_fix("remove the link (rm %s); slots-provision then creates the folder", path),
+                PROBLEM(x, path, fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");
                 return -ELOOP;
         } else if (!S_ISDIR(st.st_mode)) {
-                PROBLEM(x, path, fmt_fix("move it away; slots-provision then creates the folder"),
+                PROBLEM(x, path, fmt_fix(x, "move it away; slots-provision then creates the folder"),
                         "is not a folder");
                 return -ENOTDIR;
+        }
+        if (x->quiet && S_ISDIR(st.st_mode)) {
+                /*
+                 * The check pass reports no change, so it only needs the folder open (for
+                 * the folders below it): not its owner and mode looked at a second time,
+                 * two system calls of each of the 3n slot folders (issue 18).
+                 */
+                fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0) {
+                        fd = -errno;
+                        PROBLEM(x, path, NULL, "cannot create or repair the folder: %s", strerror(-fd));
+                }
+                return fd;
         }
         fd = slots_ensure_dir(dirfd, name, uid, gid, mode, x->dry, &changed);
         if (fd < 0 && !(fd == -ENOENT && x->dry)) {
@@ -1276,7 +1398,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
                 WARN(x, path,
-                     fmt_fix("chown it to root or %s if it belongs to the application, then run slots-provision "
+                     fmt_fix(x, "chown it to root or %s if it belongs to the application, then run slots-provision "
                              "again", x->c->service),
                      "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
                      uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
@@ -1284,7 +1406,7 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         /* The launcher may be a private file under another name: a hard link is never loosened. */
         if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-                WARN(x, path, fmt_fix("replace the link with a copy of the launcher, then run slots-provision "
+                WARN(x, path, fmt_fix(x, "replace the link with a copy of the launcher, then run slots-provision "
                                       "again"),
                      "has %lu hard links: its mode is left alone (the other name may be a private file)",
                      (unsigned long) st.st_nlink);
@@ -1381,7 +1503,7 @@ static void check_reachable(struct ctx *x, const char *path)
                         *s = '\0';
                         fd = slots_open_in(x->rootfd, p[0] ? p : "/", O_PATH);
                         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))
-                                WARN(x, p[0] ? p : "/", fmt_fix("chmod o+x %s", p[0] ? p : "/"),
+                                WARN(x, p[0] ? p : "/", fmt_fix(x, "chmod o+x %s", p[0] ? p : "/"),
                                      "others cannot traverse it (mode %04o): the slots cannot reach the launcher; "
                                      "not changed (slots-provision loosens only the releases)",
                                      st.st_mode & 07777);
@@ -1788,206 +1910,7 @@ out:
         return r;
 }
 
-/* ---- slotctl config and sudoers drop-in ---- */
-
-char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
-{
-        json_t *o = json_object(), *cwd = json_array(), *exec = json_array();
-        char *text = NULL, *glob = NULL;
-
-        if (!o || !cwd || !exec)
-                goto out;
-        if (c->docs_root) {
-                if (json_object_set_new(o, "docs_root", json_string(c->docs_root)) < 0 ||
-                    json_array_append_new(cwd, json_string(c->docs_root)) < 0)
-                        goto out;
-        }
-        if (c->app_root && c->launcher) {
-                if (asprintf(&glob, "%s/releases/*/bin/%s", strcmp(c->app_root, "/") ? c->app_root : "",
-                             c->launcher) < 0) {
-                        glob = NULL;
-                        goto out;
-                }
-                if (json_array_append_new(exec, json_string(glob)) < 0)
-                        goto out;
-        }
-        if (json_object_set(o, "allowed_cwd", cwd) < 0 || json_object_set(o, "allowed_exec", exec) < 0)
-                goto out;
-        text = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
-        if (text) {
-                char *t = NULL;
-                if (asprintf(&t, "%s\n", text) < 0)
-                        t = NULL;
-                free(text);
-                text = t;
-        }
-        if (text)
-                *len = strlen(text);
-out:
-        free(glob);
-        json_decref(cwd);
-        json_decref(exec);
-        json_decref(o);
-        return text;
-}
-
-const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size)
-{
-        /* sudo skips drop-ins whose name holds a '.' or ends in '~'; config names have neither. */
-        snprintf(buf, size, "slots-%s", c->service);
-        return buf;
-}
-
-/* Characters a sudoers command path can hold without escaping (no space, ',', ':', '=', '\\' or glob). */
-static bool sudoers_safe(const char *s)
-{
-        for (; *s; s++)
-                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-                      strchr("/._+-@", *s)))
-                        return false;
-        return true;
-}
-
-/* Writes s as a POSIX extended regular expression that matches s literally (s is sudoers_safe). */
-static void regex_literal(FILE *f, const char *s)
-{
-        for (; *s; s++)
-                fprintf(f, *s == '.' || *s == '+' ? "[%c]" : "%c", *s);
-}
-
-/*
- * "(slot01, ..., slotNN[ : group])", written out: sudo 1.9.13 never matches a
- * Runas_Alias of users that is followed by a group list, so no alias here.
- */
-static void runas_list(FILE *f, const struct slots_config *c, const char *group)
-{
-        fputc('(', f);
-        for (unsigned i = 1; i <= c->slots; i++) {
-                char name[SLOTS_NAME_MAX];
-
-                fprintf(f, "%s%s", slots_slot_name(i, name), i < c->slots ? "," : "");
-                if (i < c->slots)
-                        fputs(i % 10 == 0 ? " \\\n\t" : " ", f);
-        }
-        fprintf(f, "%s%s)", group ? " : " : "", group ? group : "");
-}
-
-/* The path of one release's launcher, or NULL with asprintf's failure. */
-static char *launcher_path(const struct slots_config *c, const char *release)
-{
-        char *p;
-
-        if (asprintf(&p, "%s/%s/bin/%s", strcmp(c->app_root, "/") ? c->app_root : "", release, c->launcher) < 0)
-                return NULL;
-        return p;
-}
-
-/*
- * The drop-in allows exactly the executor's three command lines, as any slot of
- * the pool: "true" (preflight), "kill -s SIG -- -PGID", and the launcher (through
- * slotctl when configured) with --preserve-env limited to sudo_env and -g only
- * with run_as_group.  sudo refuses --preserve-env=NAME unless NAME passes
- * env_keep (or env_check) or the rule grants SETENV; the rule never grants SETENV
- * (that would also allow -E), so the command's Defaults set env_keep to exactly
- * sudo_env, turn env_check off (it would pass LANGUAGE, COLORTERM... beyond the
- * list) and, when PATH is listed, secure_path off: sudo refuses a PATH from the
- * caller whenever secure_path is set.
- */
-char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e)
-{
-        static const char *const bins[] = { "/usr/bin", "/bin" };
-        char alias[64], *out = NULL, *rel = NULL, *cur = NULL;
-        bool run = c->app_root && c->launcher, path = false;
-        size_t size = 0;
-        FILE *f;
-
-        if ((c->app_root && !sudoers_safe(c->app_root)) || (c->launcher && !sudoers_safe(c->launcher)) ||
-            (c->slotctl && !sudoers_safe(c->slotctl))) {
-                slots_error_invalid(e, -EBADMSG, c->path,
-                                "app_root, launcher or slotctl holds a character a sudoers rule cannot carry "
-                                "literally (only letters, digits and / . _ + - @)");
-                return NULL;
-        }
-        snprintf(alias, sizeof(alias), "SLOTS_");
-        for (const char *p = c->service; *p && strlen(alias) < sizeof(alias) - 1; p++) {
-                char ch = *p >= 'a' && *p <= 'z' ? (char) (*p - 'a' + 'A') : (*p == '-' ? '_' : *p);
-                size_t n = strlen(alias);
-                alias[n] = ch;
-                alias[n + 1] = '\0';
-        }
-        if (run && (!(rel = launcher_path(c, "releases/*")) || !(cur = launcher_path(c, "current"))))
-                goto oom;
-        f = open_memstream(&out, &size);
-        if (!f)
-                goto oom;
-        fprintf(f, "# Written by slots-provision from the slots config; changes here are overwritten.\n");
-        fprintf(f, "# %s may run, as any slot of its pool and without a password, exactly:\n", c->service);
-        fprintf(f, "#   sudo -n -u slotNN true\n");
-        if (run)
-                fprintf(f, "#   sudo -n -u slotNN %s--preserve-env=LIST -- %s%s ARGS...\n",
-                        c->run_as_group ? "[-g RUN_AS_GROUP] " : "", c->slotctl ? "SLOTCTL " : "", "LAUNCHER");
-        fprintf(f, "#   sudo -n -u slotNN kill -s SIGNAL -- -PGID\n");
-        fprintf(f, "# Nothing else: no other account or command, no -E, no sudoedit.\n");
-        /* No arguments for true; kill only as "-s SIGNAL -- -PGID" (a regular expression, sudo >= 1.9.10). */
-        fprintf(f, "Cmnd_Alias %s_CTL = ", alias);
-        for (size_t i = 0; i < 2; i++)
-                fprintf(f, "%s/true \"\", %s/kill ^-s [A-Z0-9]+ -- -([2-9]|[1-9][0-9]+)$%s", bins[i], bins[i],
-                        i ? "\n" : ", \\\n\t");
-        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty\n", alias);
-        if (run) {
-                fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
-                if (c->slotctl) {
-                        /* slotctl's first argument is a release's launcher or current's, by name. */
-                        fprintf(f, "%s ^", c->slotctl);
-                        regex_literal(f, strcmp(c->app_root, "/") ? c->app_root : "");
-                        fprintf(f, "/(releases/[^/.][^/]*|current)/bin/");
-                        regex_literal(f, c->launcher);
-                        fprintf(f, "( .*)?$\n");
-                } else {
-                        fprintf(f, "%s, %s\n", rel, cur);
-                }
-                /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
-                fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !env_check, ", alias);
-                if (c->n_sudo_env == 0) {
-                        fprintf(f, "!env_keep");
-                } else {
-                        fprintf(f, "env_keep = \"");
-                        for (size_t i = 0; i < c->n_sudo_env; i++) {
-                                fprintf(f, "%s%s", i ? " " : "", c->sudo_env[i]);
-                                path = path || strcmp(c->sudo_env[i], "PATH") == 0 ||
-                                       (c->sudo_env[i][strlen(c->sudo_env[i]) - 1] == '*' &&
-                                        strncmp("PATH", c->sudo_env[i], strlen(c->sudo_env[i]) - 1) == 0);
-                        }
-                        fprintf(f, "\"");
-                }
-                fprintf(f, "%s\n", path ? ", !secure_path" : "");
-        }
-        fprintf(f, "%s ALL = ", c->service);
-        runas_list(f, c, NULL);
-        fprintf(f, " NOPASSWD: NOSETENV: %s_CTL", alias);
-        if (run) {
-                fprintf(f, ", \\\n\t");
-                runas_list(f, c, c->run_as_group);
-                fprintf(f, " NOPASSWD: NOSETENV: %s_RUN", alias);
-        }
-        fprintf(f, "\n");
-        /* "sudo -g GROUP" alone runs as the caller itself, which sudo allows whatever the user list says. */
-        fprintf(f, "%s ALL = (%s : ALL) !%s_CTL%s%s%s\n", c->service, c->service, alias, run ? ", !" : "",
-                run ? alias : "", run ? "_RUN" : "");
-        if (fclose(f) != 0)
-                goto oom;
-        free(rel);
-        free(cur);
-        *len = size;
-        return out;
-oom:
-        free(out);
-        free(rel);
-        free(cur);
-        slots_error_set(e, -ENOMEM, c->path, "out of memory");
-        return NULL;
-}
+/* ---- slotctl config and sudoers drop-in: checked and written here, rendered in dropin.c ---- */
 
 /* Runs visudo -c on fd; 0 when it accepts, else a refusal (-EBADMSG) with its words in e. */
 static int visudo_check(struct ctx *x, int fd, const char *display)
@@ -2233,7 +2156,7 @@ static int file_check(struct ctx *x, const char *path)
         if (dfd < 0)
                 return 0;       /* a folder still to be made, or reported by open_dirs later */
         if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-                PROBLEM(x, path, fmt_fix("move it away; slots-provision then writes the file"),
+                PROBLEM(x, path, fmt_fix(x, "move it away; slots-provision then writes the file"),
                         "is %s, not a regular file; not replacing it",
                         S_ISLNK(st.st_mode) ? "a symlink" : S_ISDIR(st.st_mode) ? "a folder" : "a special file");
         slots_close(dfd);
@@ -2270,10 +2193,25 @@ static void ctx_free(struct ctx *x)
         for (size_t i = 0; i < x->n_acct_lines; i++)
                 free(x->acct_lines[i]);
         free(x->acct_lines);
+        free(x->by_uid);
         free(x->slots);
         free(x->table_group);
+        free(x->range);
+        free(x->failed_obj);
+        free(x->failed_text);
+        strbuf_free(&x->text);
+        strbuf_free(&x->fix);
         slots_accounts_free(x->db);
         slots_close(x->etcfd);
+}
+
+/* A message that could not be formatted ends the run: no line is reported cut short. */
+static int oom_check(struct ctx *x)
+{
+        if (!x->oom)
+                return 0;
+        return slots_error_set(x->e, -ENOMEM, x->c->path, "out of memory while reporting; run slots-provision "
+                                                          "again");
 }
 
 static void report_accounts(struct ctx *x)
@@ -2310,6 +2248,11 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                         return -EBADMSG;
                 }
         }
+        if (asprintf(&x.range, "%u-%u%s", (unsigned) x.id_min, (unsigned) x.id_max,
+                     c->uid_range_set ? " (uid_min-uid_max)" : " (SYS_UID_MIN-SYS_UID_MAX of login.defs)") < 0) {
+                x.range = NULL;
+                return slots_error_set(e, -ENOMEM, c->path, "out of memory");
+        }
         x.etcfd = slots_open_in(rootfd, "/etc", O_RDONLY | O_DIRECTORY);
         if (x.etcfd < 0) {
                 r = slots_error_set(e, x.etcfd, "/etc", "cannot open: %s", strerror(-x.etcfd));
@@ -2343,15 +2286,18 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r == 0)
                         r = file_check(&x, c->slotctl_config);
                 if (r == 0 && sudo_installed(&x)) {
-                        char name[128], path[256];
+                        char name[128], *path = path_join(SUDOERS_DIR,
+                                                                  slots_provision_sudoers_name(c, name, sizeof(name)));
 
-                        slots_provision_sudoers_name(c, name, sizeof(name));
-                        snprintf(path, sizeof(path), "%s/%s", SUDOERS_DIR, name);
-                        r = file_check(&x, path);
+                        r = path ? file_check(&x, path) : slots_error_set(e, -ENOMEM, SUDOERS_DIR, "out of memory");
+                        free(path);
                 }
                 if (r < 0)
                         goto out;
         }
+        r = oom_check(&x);
+        if (r < 0)
+                goto out;
         if (x.problems) {
                 r = -EEXIST;
                 goto out;
@@ -2385,6 +2331,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 r = table_step(&x);
         if (r == 0)
                 r = files_step(&x);
+        if (r == 0)
+                r = oom_check(&x);
         /* An I/O error on the way is a failed run, not a warning: exit 1, naming the first one. */
         if (r == 0 && x.failures)
                 r = slots_error_set(e, -EIO, x.failed_obj, "%s (%u step%s failed; run slots-provision again once "

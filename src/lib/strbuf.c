@@ -54,6 +54,14 @@ void strbuf_free(struct strbuf *b)
         memset(b, 0, sizeof(*b));
 }
 
+void strbuf_reset(struct strbuf *b)
+{
+        b->len = 0;
+        b->oom = false;
+        if (b->s)
+                b->s[0] = '\0';
+}
+
 const char *strbuf_str(const struct strbuf *b)
 {
         return b->s ? b->s : "";

@@ -20,5 +20,8 @@ void strbuf_sep(struct strbuf *b, const char *sep);
 
 void strbuf_free(struct strbuf *b);
 
+/* Empties the text and forgets a failed append, keeping the memory for the next text. */
+void strbuf_reset(struct strbuf *b);
+
 /* The text so far; "" when nothing was added. */
 const char *strbuf_str(const struct strbuf *b);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,6 +137,56 @@ static void test_groups_and_members(void **state)
         free(out);
         /* Untouched files stay untouched. */
         assert_false(slots_accounts_changed(a, SLOTS_ACCT_PASSWD));
+        slots_accounts_free(a);
+}
+
+/*
+ * A member list of 256 bytes or more is asked as a set (issue 18): the same answers as the
+ * scan of a short list, for whole names only, and it follows the members added.
+ */
+static void test_long_member_list(void **state)
+{
+        static const struct {
+                const char *user;
+                bool member;
+        } ask[] = {
+                { "m000", true }, { "m099", true }, { "m09", false }, { "m0990", false }, { "slot1", true },
+                { "slot10", false }, { "lot1", false }, { "", true /* the list holds an empty name */ },
+                { "x", false },
+        };
+        struct slots_accounts *a = slots_accounts_new();
+        char group[2048], gshadow[2048], *out;
+        size_t n = 0;
+
+        (void) state;
+        n += (size_t) snprintf(group + n, sizeof(group) - n, "root:x:0:\nbig:x:3000:slot1,");
+        for (int i = 0; i < 100; i++)
+                n += (size_t) snprintf(group + n, sizeof(group) - n, "m%03d,", i);
+        n += (size_t) snprintf(group + n, sizeof(group) - n, ",last\n");
+        /* gshadow: the same members on the line of "big". */
+        snprintf(gshadow, sizeof(gshadow), "root:*::\nbig:!::%s", strstr(group, "slot1,"));
+        assert_int_equal(slots_accounts_set_text(a, SLOTS_ACCT_GROUP, group, strlen(group), true), 0);
+        assert_int_equal(slots_accounts_set_text(a, SLOTS_ACCT_GSHADOW, gshadow, strlen(gshadow), true), 0);
+        for (size_t i = 0; i < N_ELEM(ask); i++) {
+                if (slots_accounts_is_member(a, "big", ask[i].user) != ask[i].member)
+                        fail_msg("is_member(\"%s\") should be %d", ask[i].user, ask[i].member);
+                if (slots_accounts_gshadow_lists(a, "big", ask[i].user) != ask[i].member)
+                        fail_msg("gshadow_lists(\"%s\") should be %d", ask[i].user, ask[i].member);
+        }
+        /* Added once, found at once; one already there is not added again. */
+        assert_int_equal(slots_accounts_add_member(a, "big", "slot10"), 0);
+        assert_int_equal(slots_accounts_add_member(a, "big", "slot10"), 0);
+        assert_int_equal(slots_accounts_add_member(a, "big", "m050"), 0);
+        assert_true(slots_accounts_is_member(a, "big", "slot10"));
+        assert_true(slots_accounts_gshadow_lists(a, "big", "slot10"));
+        assert_true(slots_accounts_is_member(a, "big", "slot1"));
+        out = render(a, SLOTS_ACCT_GROUP);
+        assert_non_null(strstr(out, ",,last,slot10\n"));
+        assert_null(strstr(out, "slot10,slot10"));
+        free(out);
+        out = render(a, SLOTS_ACCT_GSHADOW);
+        assert_non_null(strstr(out, ",,last,slot10\n"));
+        free(out);
         slots_accounts_free(a);
 }
 
@@ -392,6 +443,7 @@ int main(void)
                 cmocka_unit_test(test_roundtrip),
                 cmocka_unit_test(test_insert),
                 cmocka_unit_test(test_groups_and_members),
+                cmocka_unit_test(test_long_member_list),
                 cmocka_unit_test(test_lookups),
                 cmocka_unit_test(test_logindefs),
                 cmocka_unit_test(test_write_all_four),

@@ -54,11 +54,37 @@ static void test_grows(void **state)
         strbuf_free(&b);
 }
 
+/* A reset empties the text and keeps the memory: the next text is written into it, whole. */
+static void test_reset(void **state)
+{
+        struct strbuf b = { 0 };
+        const char *mem;
+
+        (void) state;
+        strbuf_addf(&b, "%s", "a longer first text");
+        mem = b.s;
+        strbuf_reset(&b);
+        assert_string_equal(strbuf_str(&b), "");
+        assert_int_equal(b.len, 0);
+        strbuf_addf(&b, "%d", 42);
+        assert_ptr_equal(b.s, mem);
+        assert_string_equal(strbuf_str(&b), "42");
+        b.oom = true;           /* as after a failed append */
+        strbuf_reset(&b);
+        strbuf_addf(&b, "x");
+        assert_false(b.oom);
+        assert_string_equal(strbuf_str(&b), "x");
+        strbuf_free(&b);
+        strbuf_reset(&b);       /* on an empty one: still "" */
+        assert_string_equal(strbuf_str(&b), "");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rows),
                 cmocka_unit_test(test_grows),
+                cmocka_unit_test(test_reset),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
