@@ -23,9 +23,6 @@
 #include "store.h"
 #include "table.h"
 
-/* The config is a few KiB; anything near this is not a config. */
-#define CONFIG_MAX (1024 * 1024)
-
 struct options {
         const char *config;     /* points into argv, or the built-in default */
         bool debug;
@@ -64,74 +61,6 @@ static unsigned session_slot(pam_handle_t *pamh, const char **user)
                 return 0;
         *user = item;
         return slots_slot_parse(*user);
-}
-
-/*
- * Reads and parses the config like slots_config_load() does, and refuses, like
- * sshd with its keys, a config that someone other than root (or the running
- * user, for tests run unprivileged) could change: it sets limits for other
- * accounts inside setuid programs.  The path goes through the resolver: no
- * symlink in any component, and every folder on the way root's and writable
- * by nobody else (ACLs included), so no other file can be swapped in.
- */
-static int load_config(const char *path, struct slots_config **cfg, struct slots_error *e)
-{
-        char *text = NULL;
-        size_t len = 0;
-        struct stat st;
-        int fd, r;
-
-        if (path[0] != '/')
-                return slots_error_set(e, -EINVAL, path, "the config path is not absolute");
-        {
-                struct slots_chase how = {
-                        .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
-                        .trusted_uid = geteuid() == 0 ? (uid_t) -1 : geteuid(),
-                        .trusted_gid = geteuid() == 0 ? (gid_t) -1 : getegid(),
-                        .open_flags = O_RDONLY | O_NONBLOCK | O_NOCTTY,
-                };
-
-                slots_error_clear(e);
-                fd = slots_chase(AT_FDCWD, path, &how, NULL, e);
-        }
-        /* A refusal keeps the resolver's words (the component and the fix); anything else is the open's error. */
-        if (fd < 0 && ((fd != -EPERM && fd != -ELOOP) || !e->reason[0]))
-                return slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
-        if (fd < 0)
-                return fd;
-        if (fstat(fd, &st) < 0) {
-                r = slots_error_set(e, -errno, path, "cannot stat the config: %s", strerror(errno));
-                goto out;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                r = slots_error_set(e, -EINVAL, path, "the config is not a regular file");
-                goto out;
-        }
-        if (st.st_uid != 0 && st.st_uid != geteuid()) {
-                r = slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root",
-                                    (uintmax_t) st.st_uid);
-                slots_error_fix(e, "chown root:root %s", path);
-                goto out;
-        }
-        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-                r = slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
-                                    (unsigned) (st.st_mode & 07777));
-                slots_error_fix(e, "chmod 0644 %s", path);
-                goto out;
-        }
-        r = slots_read_all(fd, CONFIG_MAX, &text, &len);
-        if (r < 0) {
-                r = slots_error_set(e, r, path, "cannot read the config: %s", strerror(-r));
-                goto out;
-        }
-        if (memchr(text, '\0', len))
-                r = slots_error_invalid(e, -EBADMSG, path, "the config contains a NUL byte");
-        else
-                r = slots_config_parse(text, len, path, cfg, e);
-out:
-        free(text);
-        close(fd);
-        return r;
 }
 
 /* 0 when slot n holds a user in the config's table; otherwise logs why not and returns -1. */
@@ -238,7 +167,8 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         slots_slot_name(n, slot);
 
         slots_error_clear(&e);
-        r = load_config(o.config, &cfg, &e);
+        /* The one reader of the config, with the checks a module inside setuid programs needs. */
+        r = slots_config_load_flags(AT_FDCWD, o.config, SLOTS_CONFIG_ROOT_ONLY, &cfg, &e);
         if (r < 0) {
                 /* A symlink's target is a name from the file system: escaped, like every name in syslog. */
                 char shown[4 * sizeof(buf)], fix[4 * SLOTS_ERR_TEXT];

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/acl.h>
+#include <acl/libacl.h>
 #include <unistd.h>
 
 #include "assign.h"
@@ -238,9 +239,21 @@ static void warn_unreadable_table(const struct ctx *x)
         acl_t acl;
         int fd;
 
-        if (slots_ident_of(x->cfg->service, &id, &groups) < 0)
-                return;
         fd = openat(x->store.dirfd, x->store.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        /*
+         * The usual table, root-owned, readable by the service account's own primary
+         * group, no ACL: readable, without listing the service's groups (issue 18: that
+         * reads the whole group file, a thirtieth of assign at 1,000 slots).
+         */
+        if (fd >= 0 && !x->cfg->service_group && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+            st.st_gid == x->group && (st.st_mode & S_IRGRP) && acl_extended_fd(fd) == 0) {
+                close(fd);
+                return;
+        }
+        if (fd >= 0 && slots_ident_of(x->cfg->service, &id, &groups) < 0) {
+                close(fd);
+                return;
+        }
         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
                 acl = acl_get_fd(fd);
                 slots_perm_from_stat(&m, &st, acl);

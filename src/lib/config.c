@@ -635,21 +635,63 @@ out:
 
 int slots_config_load(int rootfd, const char *path, struct slots_config **ret, struct slots_error *e)
 {
+        return slots_config_load_flags(rootfd, path, 0, ret, e);
+}
+
+int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct slots_config **ret,
+                            struct slots_error *e)
+{
         struct stat st;
         char *text = NULL;
         size_t len;
         int fd, r;
 
-        fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if ((flags & SLOTS_CONFIG_ROOT_ONLY) && path[0] != '/')
+                return slots_error_set(e, -EINVAL, path, "the config path is not absolute");
+        if (flags & SLOTS_CONFIG_ROOT_ONLY) {
+                /*
+                 * Through the resolver: no symlink in any component, and every folder on the
+                 * way root's (or the running user's, for tests run unprivileged) and writable
+                 * by nobody else, ACLs included, so no other file can be swapped in.
+                 */
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
+                        .trusted_uid = geteuid() == 0 ? (uid_t) -1 : geteuid(),
+                        .trusted_gid = geteuid() == 0 ? (gid_t) -1 : getegid(),
+                        .open_flags = O_RDONLY | O_NONBLOCK | O_NOCTTY,
+                };
+
+                slots_error_clear(e);
+                fd = slots_chase(rootfd, path, &how, NULL, e);
+                /* A refusal keeps the resolver's words (the component and the fix). */
+                if ((fd == -EPERM || fd == -ELOOP) && e && e->reason[0])
+                        return fd;
+        } else {
+                fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        }
         if (fd < 0) {
                 slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
-                if (fd == -ENOENT)
+                if (fd == -ENOENT && !(flags & SLOTS_CONFIG_ROOT_ONLY))
                         slots_error_fix(e, "create it (see slots.conf(5)) or name another with --config");
                 return fd;
         }
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 close(fd);
                 return slots_error_set(e, -EINVAL, path, "the config is not a regular file");
+        }
+        /* Like sshd with its keys: a config that sets other accounts' limits only root may change. */
+        if ((flags & SLOTS_CONFIG_ROOT_ONLY) && st.st_uid != 0 && st.st_uid != geteuid()) {
+                close(fd);
+                slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root", (uintmax_t) st.st_uid);
+                slots_error_fix(e, "chown root:root %s", path);
+                return -EPERM;
+        }
+        if ((flags & SLOTS_CONFIG_ROOT_ONLY) && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+                close(fd);
+                slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
+                                (unsigned) (st.st_mode & 07777));
+                slots_error_fix(e, "chmod 0644 %s", path);
+                return -EPERM;
         }
         r = slots_read_all(fd, CONFIG_MAX, &text, &len);
         close(fd);

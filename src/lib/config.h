@@ -64,6 +64,19 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
  */
 int slots_config_load(int rootfd, const char *path, struct slots_config **ret, struct slots_error *e);
 
+enum {
+        /*
+         * For pam_slots, which sets limits inside setuid programs: the path must be
+         * absolute, and the file owned by root (or the caller: tests run unprivileged)
+         * and not writable by group or others; else -EINVAL / -EPERM.
+         */
+        SLOTS_CONFIG_ROOT_ONLY = 1 << 0,
+};
+
+/* slots_config_load with SLOTS_CONFIG_* flags: the one reader of the config file. */
+int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct slots_config **ret,
+                            struct slots_error *e);
+
 void slots_config_free(struct slots_config *c);
 
 /* The executor allowlist, the default of sudo_env (NULL-terminated). */

@@ -77,8 +77,21 @@ static int make_temp(int dirfd, const char *name, char *out, size_t size)
         return -EEXIST;
 }
 
+/* The content of a file as one buffer. */
+struct bytes {
+        const void *data;
+        size_t len;
+};
+
+static int write_bytes(int fd, void *arg)
+{
+        const struct bytes *b = arg;
+
+        return slots_write_all(fd, b->data, b->len);
+}
+
 /* Writes one temp file with the given owner, mode and ACL; on failure it is gone again. */
-static int write_temp(int dirfd, const char *name, const char *display, const void *data, size_t len,
+static int write_temp(int dirfd, const char *name, const char *display, slots_writer_fn *write, void *arg,
                       uid_t uid, gid_t gid, mode_t mode, acl_t acl, char *tmp, size_t tmpsize,
                       struct slots_error *e)
 {
@@ -102,7 +115,7 @@ static int write_temp(int dirfd, const char *name, const char *display, const vo
         step = "acl_set_fd";
         if (acl && acl_set_fd(fd, acl) < 0)
                 goto fail_errno;
-        r = slots_write_all(fd, data, len);
+        r = write(fd, arg);
         if (r < 0) {
                 step = "write";
                 errno = -r;
@@ -150,6 +163,15 @@ int slots_replace_stage(int dirfd, const char *name, const char *display, const 
                         size_t len, const struct slots_file_mode *def, unsigned flags,
                         struct slots_staged *st, struct slots_error *e)
 {
+        struct bytes b = { data, len };
+
+        return slots_replace_stage_with(dirfd, name, display, write_bytes, &b, def, flags, st, e);
+}
+
+int slots_replace_stage_with(int dirfd, const char *name, const char *display, slots_writer_fn *write,
+                             void *arg, const struct slots_file_mode *def, unsigned flags,
+                             struct slots_staged *st, struct slots_error *e)
+{
         struct stat ost;
         acl_t acl = NULL;
         char *old = NULL;
@@ -188,6 +210,7 @@ int slots_replace_stage(int dirfd, const char *name, const char *display, const 
         }
         if (ofd >= 0 && (flags & SLOTS_REPLACE_BACKUP)) {
                 char bname[300];
+                struct bytes ob;
 
                 r = slots_read_all(ofd, (size_t) 1 << 30, &old, &oldlen);
                 if (r < 0) {
@@ -195,12 +218,13 @@ int slots_replace_stage(int dirfd, const char *name, const char *display, const 
                         goto out;
                 }
                 snprintf(bname, sizeof(bname), "%s-", name);
-                r = write_temp(dirfd, bname, display, old, oldlen, ost.st_uid, ost.st_gid,
+                ob = (struct bytes) { old, oldlen };
+                r = write_temp(dirfd, bname, display, write_bytes, &ob, ost.st_uid, ost.st_gid,
                                ost.st_mode & 07777, acl, st->backup_tmp, sizeof(st->backup_tmp), e);
                 if (r < 0)
                         goto out;
         }
-        r = write_temp(dirfd, name, display, data, len, uid, gid, mode, acl, st->tmp, sizeof(st->tmp), e);
+        r = write_temp(dirfd, name, display, write, arg, uid, gid, mode, acl, st->tmp, sizeof(st->tmp), e);
         if (r < 0)
                 slots_replace_abort(st);
 out:
@@ -300,10 +324,18 @@ int slots_replace_clean_stale(int dirfd, const char *name)
 int slots_replace(int dirfd, const char *name, const char *display, const void *data, size_t len,
                   const struct slots_file_mode *def, unsigned flags, struct slots_error *e)
 {
+        struct bytes b = { data, len };
+
+        return slots_replace_with(dirfd, name, display, write_bytes, &b, def, flags, e);
+}
+
+int slots_replace_with(int dirfd, const char *name, const char *display, slots_writer_fn *write, void *arg,
+                       const struct slots_file_mode *def, unsigned flags, struct slots_error *e)
+{
         struct slots_staged st;
         int r;
 
-        r = slots_replace_stage(dirfd, name, display, data, len, def, flags, &st, e);
+        r = slots_replace_stage_with(dirfd, name, display, write, arg, def, flags, &st, e);
         if (r < 0)
                 return r;
         return slots_replace_commit(&st, e);

@@ -47,12 +47,27 @@ int slots_replace_stage(int dirfd, const char *name, const char *display, const 
 /* Renames a staged file (and its backup first) into place and fsyncs the directory. */
 int slots_replace_commit(struct slots_staged *st, struct slots_error *e);
 
+/*
+ * Writes a file's content into fd (a new temp file): 0 or -errno.  For content
+ * made while it is written (the table's dump), so it is never all in memory.
+ */
+typedef int slots_writer_fn(int fd, void *arg);
+
+/* slots_replace_stage with the content written by write(fd, arg). */
+int slots_replace_stage_with(int dirfd, const char *name, const char *display, slots_writer_fn *write,
+                             void *arg, const struct slots_file_mode *def, unsigned flags,
+                             struct slots_staged *st, struct slots_error *e);
+
 /* Removes a staged temp (and backup temp); safe to call twice. */
 void slots_replace_abort(struct slots_staged *st);
 
 /* stage + commit. */
 int slots_replace(int dirfd, const char *name, const char *display, const void *data, size_t len,
                   const struct slots_file_mode *def, unsigned flags, struct slots_error *e);
+
+/* stage + commit, the content written by write(fd, arg). */
+int slots_replace_with(int dirfd, const char *name, const char *display, slots_writer_fn *write, void *arg,
+                       const struct slots_file_mode *def, unsigned flags, struct slots_error *e);
 
 /*
  * Removes the temps a writer killed before its rename left next to dirfd/name:

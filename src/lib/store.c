@@ -139,17 +139,69 @@ fail:
         return r;
 }
 
+/* The dump on its way to the temp file, through a buffer of its own (json_dump_callback's pieces are tiny). */
+struct dumpfd {
+        int fd;
+        int err;                        /* -errno of the first failed write */
+        size_t len;
+        char buf[64 * 1024];
+};
+
+static int dumpfd_flush(struct dumpfd *d)
+{
+        int r = slots_write_all(d->fd, d->buf, d->len);
+
+        d->len = 0;
+        if (r < 0 && !d->err)
+                d->err = r;
+        return r;
+}
+
+static int dumpfd_add(const char *text, size_t n, void *arg)
+{
+        struct dumpfd *d = arg;
+
+        if (d->len + n > sizeof(d->buf) && dumpfd_flush(d) < 0)
+                return -1;
+        if (n > sizeof(d->buf)) {
+                int r = slots_write_all(d->fd, text, n);
+
+                if (r < 0 && !d->err)
+                        d->err = r;
+                return r < 0 ? -1 : 0;
+        }
+        memcpy(d->buf + d->len, text, n);
+        d->len += n;
+        return 0;
+}
+
+static int write_table(int fd, void *arg)
+{
+        const struct slots_table *t = arg;
+        struct dumpfd *d = malloc(sizeof(*d));
+        int r;
+
+        if (!d)
+                return -ENOMEM;
+        d->fd = fd;
+        d->err = 0;
+        d->len = 0;
+        r = slots_table_dump_to(t, dumpfd_add, d);
+        if (r == 0)
+                r = dumpfd_flush(d);
+        else
+                r = d->err ? d->err : -ENOMEM;
+        free(d);
+        return r;
+}
+
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
-        size_t len;
-        char *text = slots_table_dump(s->table, &len);
         int r;
 
-        if (!text)
-                return slots_error_set(e, -ENOMEM, s->path, "out of memory");
-        r = slots_replace(s->dirfd, s->name, s->path, text, len, &def, 0, e);
-        free(text);
+        /* Straight into the temp file: the text is never all in memory next to the tree (issue 18). */
+        r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
         if (r == 0)
                 s->exists = true;
         return r;

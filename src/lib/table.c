@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ids.h"
 #include "jsonpos.h"
@@ -14,7 +15,92 @@ struct slots_table {
         json_t *root;   /* the whole document: unknown keys ride along on rewrite */
         json_t *slots;  /* borrowed from root */
         size_t len;     /* the size of the text it was parsed from: the dump's first guess */
+        bool sorted;    /* every object's keys are in the dump's order: no JSON_SORT_KEYS needed */
 };
+
+/*
+ * Whether every object in v (at any depth) has its keys in strcmp order, the
+ * order JSON_SORT_KEYS writes.  jansson keeps insertion order, so a table read
+ * from a sorted file dumps the same bytes without sorting (issue 18: sorting
+ * was an eighth of assign's instructions at 1,000 slots).
+ */
+static bool keys_sorted(json_t *v)
+{
+        const char *key, *prev = NULL;
+        json_t *m;
+        size_t i;
+
+        if (json_is_object(v)) {
+                json_object_foreach(v, key, m) {
+                        if ((prev && strcmp(prev, key) >= 0) || !keys_sorted(m))
+                                return false;
+                        prev = key;
+                }
+        } else if (json_is_array(v)) {
+                json_array_foreach(v, i, m)
+                        if (!keys_sorted(m))
+                                return false;
+        }
+        return true;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/*
+ * Puts the members of obj (whose values are already sorted inside) in key
+ * order: a new object built in that order replaces obj as member `name` of
+ * parent.  Returns the object now in place, or NULL on ENOMEM (obj unchanged).
+ */
+static json_t *resort(json_t *parent, const char *name, json_t *obj)
+{
+        size_t n = json_object_size(obj), i = 0;
+        const char **keys = malloc((n ? n : 1) * sizeof(*keys));
+        json_t *out = json_object(), *m;
+        const char *key;
+
+        if (!keys || !out)
+                goto fail;
+        json_object_foreach(obj, key, m)
+                keys[i++] = key;
+        qsort(keys, n, sizeof(*keys), key_cmp);
+        for (i = 0; i < n; i++)
+                if (json_object_set(out, keys[i], json_object_get(obj, keys[i])) < 0)
+                        goto fail;
+        free(keys);
+        if (json_object_set_new(parent, name, out) < 0)
+                return NULL;
+        return out;
+fail:
+        free(keys);
+        json_decref(out);
+        return NULL;
+}
+
+/* After an entry (obj, member `name` of parent) changed: its keys in order again, or the dump sorts. */
+static json_t *keep_sorted(struct slots_table *t, json_t *parent, const char *name, json_t *obj)
+{
+        const char *key, *prev = NULL;
+        json_t *m, *out;
+
+        if (!t->sorted)
+                return obj;
+        json_object_foreach(obj, key, m) {
+                if (prev && strcmp(prev, key) >= 0)
+                        break;
+                prev = key;
+        }
+        if (!key)
+                return obj;
+        out = resort(parent, name, obj);
+        if (!out) {
+                t->sorted = false;
+                return obj;
+        }
+        return out;
+}
 
 struct slots_table *slots_table_new(void)
 {
@@ -22,12 +108,14 @@ struct slots_table *slots_table_new(void)
 
         if (!t)
                 return NULL;
-        t->root = json_pack("{s:i, s:{}}", "version", 1, "slots");
+        /* In key order: "slots" before "version" (see keys_sorted). */
+        t->root = json_pack("{s:{}, s:i}", "slots", "version", 1);
         if (!t->root) {
                 free(t);
                 return NULL;
         }
         t->slots = json_object_get(t->root, "slots");
+        t->sorted = true;
         return t;
 }
 
@@ -201,6 +289,7 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         t->root = root;
         t->slots = slots;
         t->len = len;
+        t->sorted = keys_sorted(root);
         *ret = t;
         return 0;
 fail:
@@ -307,28 +396,47 @@ static json_t *entry_make(struct slots_table *t, unsigned n)
 
         if (entry)
                 return entry;
+        slots_slot_name(n, name);
+        /*
+         * jansson appends a new key.  When it is not the last in key order, the dump
+         * sorts: rebuilding the slots object in order costs more than sorting it
+         * (measured at 1,000 slots: 1.3 M instructions against 1.2 M).
+         */
+        if (t->sorted) {
+                const char *key, *last = NULL;
+                json_t *v;
+
+                json_object_foreach(t->slots, key, v)
+                        last = key;
+                if (last && strcmp(last, name) > 0)
+                        t->sorted = false;
+        }
         entry = json_object();
-        if (!entry || json_object_set_new(t->slots, slots_slot_name(n, name), entry) < 0)
+        if (!entry || json_object_set_new(t->slots, name, entry) < 0)
                 return NULL;
         return entry;
 }
 
 int slots_table_assign(struct slots_table *t, unsigned n, const char *user, const char *since)
 {
+        char name[SLOTS_NAME_MAX];
         json_t *entry = entry_make(t, n);
 
         if (!entry)
                 return -ENOMEM;
         (void) json_object_del(entry, "cleanup");
         (void) json_object_del(entry, "released");
-        if (json_object_set_new(entry, "user", json_string(user)) < 0 ||
-            json_object_set_new(entry, "since", json_string(since)) < 0)
+        /* "since" before "user": a new entry comes out in key order. */
+        if (json_object_set_new(entry, "since", json_string(since)) < 0 ||
+            json_object_set_new(entry, "user", json_string(user)) < 0)
                 return -ENOMEM;
+        (void) keep_sorted(t, t->slots, slots_slot_name(n, name), entry);
         return 0;
 }
 
 int slots_table_mark_pending(struct slots_table *t, unsigned n, const char *released)
 {
+        char name[SLOTS_NAME_MAX];
         json_t *entry = entry_make(t, n);
 
         if (!entry)
@@ -338,6 +446,7 @@ int slots_table_mark_pending(struct slots_table *t, unsigned n, const char *rele
         if (json_object_set_new(entry, "cleanup", json_string("pending")) < 0 ||
             json_object_set_new(entry, "released", json_string(released)) < 0)
                 return -ENOMEM;
+        (void) keep_sorted(t, t->slots, slots_slot_name(n, name), entry);
         return 0;
 }
 
@@ -385,14 +494,24 @@ char *slots_table_dump(const struct slots_table *t, size_t *len)
 
         if (b.size && !(b.p = malloc(b.size)))
                 return NULL;
-        if (json_dump_callback(t->root, dump_add, &b, JSON_SORT_KEYS | JSON_INDENT(2)) < 0 ||
-            dump_add("\n", 1, &b) < 0) {
+        if (slots_table_dump_to(t, dump_add, &b) < 0) {
                 free(b.p);
                 return NULL;
         }
         b.p[b.len] = '\0';
         *len = b.len;
         return b.p;
+}
+
+int slots_table_dump_to(const struct slots_table *t, int (*out)(const char *text, size_t n, void *arg),
+                        void *arg)
+{
+        /* A table whose keys are all in order already is written as it is, without sorting. */
+        size_t flags = JSON_INDENT(2) | (t->sorted ? 0 : JSON_SORT_KEYS);
+
+        if (json_dump_callback(t->root, out, arg, flags) < 0 || out("\n", 1, arg) < 0)
+                return -1;
+        return 0;
 }
 
 const char *slots_now_rfc3339(char buf[static 32])

@@ -76,5 +76,12 @@ int slots_table_remove(struct slots_table *t, unsigned n);
 /* Serializes: sorted keys, two-space indent, final newline.  malloc'ed; NULL on ENOMEM. */
 char *slots_table_dump(const struct slots_table *t, size_t *len);
 
+/*
+ * The same text, handed to out in pieces (json_dump_callback's contract: out
+ * returns 0, or -1 to stop).  Returns 0, or -1 when out failed or on ENOMEM.
+ */
+int slots_table_dump_to(const struct slots_table *t, int (*out)(const char *text, size_t n, void *arg),
+                        void *arg);
+
 /* Writes the current time as RFC 3339 UTC ("2026-10-01T09:12:00Z") into buf[32]. */
 const char *slots_now_rfc3339(char buf[static 32]);

@@ -670,6 +670,67 @@ static void test_load(void **state)
         assert_null(c);
 }
 
+/*
+ * SLOTS_CONFIG_ROOT_ONLY (pam_slots reads the config through this one reader):
+ * mode and owner decide, and the reason names what is wrong.
+ */
+static void test_load_root_only(void **state)
+{
+        static const char text[] = "{\"service\": \"video\", \"slots\": 3}\n";
+        static const struct {
+                mode_t mode;
+                uid_t uid;              /* (uid_t) -1: the caller */
+                int want;
+                const char *reason;     /* part of the reason, when refused */
+        } rows[] = {
+                { 0644, (uid_t) -1, 0, NULL },
+                { 0600, (uid_t) -1, 0, NULL },
+                { 0664, (uid_t) -1, -EPERM, "writable by group or others (mode 0664)" },
+                { 0646, (uid_t) -1, -EPERM, "others (mode 0646)" },  /* the resolver words it */
+                { 0644, 4242, -EPERM, "owned by uid 4242" },
+        };
+        struct slots_config *c = NULL;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        write_file("root-only.conf", text, strlen(text));
+        snprintf(path, sizeof(path), "%s/root-only.conf", tmpdir);
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                int r;
+
+                assert_int_equal(chmod(path, rows[i].mode), 0);
+                if (rows[i].uid != (uid_t) -1 && (geteuid() != 0 || chown(path, rows[i].uid, (gid_t) -1) != 0))
+                        continue;       /* only root can hand the file to another owner */
+                slots_error_clear(&e);
+                r = slots_config_load_flags(AT_FDCWD, path, SLOTS_CONFIG_ROOT_ONLY, &c, &e);
+                assert_int_equal(r, rows[i].want);
+                if (r == 0) {
+                        assert_int_equal(c->slots, 3);
+                        slots_config_free(c);
+                        c = NULL;
+                        /* without the flag the same file loads as well */
+                        assert_int_equal(slots_config_load(AT_FDCWD, path, &c, &e), 0);
+                        slots_config_free(c);
+                        c = NULL;
+                        continue;
+                }
+                assert_null(c);
+                if (!strstr(e.reason, rows[i].reason))
+                        fail_msg("mode %04o: reason \"%s\" lacks \"%s\"", rows[i].mode, e.reason, rows[i].reason);
+                assert_true(e.fix[0] != '\0');
+                /* without the flag (slots-admin, slots-provision) the file is read */
+                assert_int_equal(slots_config_load(AT_FDCWD, path, &c, &e), 0);
+                slots_config_free(c);
+                c = NULL;
+                if (rows[i].uid != (uid_t) -1)
+                        assert_int_equal(chown(path, geteuid(), (gid_t) -1), 0);
+        }
+        /* a relative path is refused before anything is opened */
+        assert_int_equal(slots_config_load_flags(AT_FDCWD, "root-only.conf", SLOTS_CONFIG_ROOT_ONLY, &c, &e), -EINVAL);
+        assert_null(c);
+}
+
 /* Inside a root (--root DIR), an absolute symlink resolves inside that root, never on the host. */
 static void test_load_in_root(void **state)
 {
@@ -727,6 +788,7 @@ int main(void)
                 cmocka_unit_test(test_is_private_none),
                 cmocka_unit_test(test_default_path),
                 cmocka_unit_test(test_load),
+                cmocka_unit_test(test_load_root_only),
                 cmocka_unit_test(test_load_in_root),
         };
 

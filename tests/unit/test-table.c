@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "ids.h"
 #include "table.h"
@@ -501,6 +502,69 @@ static void test_mark_pending(void **state)
         slots_table_free(t);
 }
 
+/*
+ * A table read in key order is written without sorting (issue 18): every change
+ * must leave it in key order, or the dump would differ from a sorted one.  Each
+ * row changes a table and compares the dump with jansson's own sorted dump of it.
+ */
+#define SORTED(body) "{\n  \"slots\": {\n" body "  },\n  \"version\": 1\n}\n"
+static const struct {
+        const char *what;
+        const char *text;
+        unsigned pool;
+        char op;        /* a: assign, p: mark pending, r: remove */
+        unsigned slot;
+} order_rows[] = {
+        { "a new slot1000 goes between slot100 and slot101 (strcmp order)",
+          SORTED("    \"slot100\": {\"since\": \"s\", \"user\": \"a\"},\n"
+                 "    \"slot101\": {\"since\": \"s\", \"user\": \"b\"}\n"), 9999, 'a', 1000 },
+        { "a new slot02 between slot01 and slot03, marked pending",
+          SORTED("    \"slot01\": {\"since\": \"s\", \"user\": \"a\"},\n"
+                 "    \"slot03\": {\"since\": \"s\", \"user\": \"b\"}\n"), 8, 'p', 2 },
+        { "a new last slot", SORTED("    \"slot01\": {\"since\": \"s\", \"user\": \"a\"}\n"), 8, 'a', 2 },
+        { "assign over a pending entry with keys before and after since/user",
+          SORTED("    \"slot01\": {\"a-note\": 1, \"cleanup\": \"pending\", \"released\": \"r\", "
+                 "\"zeta\": {\"b\": 1, \"a\": 2}}\n"), 8, 'a', 1 },
+        { "mark pending an entry with a key after released",
+          SORTED("    \"slot01\": {\"since\": \"s\", \"user\": \"a\", \"zz\": [1]}\n"), 8, 'p', 1 },
+        { "an unsorted table is sorted as a whole",
+          "{\"version\": 1, \"slots\": {\"slot03\": {\"user\": \"b\"}, \"slot01\": {\"user\": \"a\"}}}", 8, 'a', 2 },
+        { "remove from a sorted table", SORTED("    \"slot01\": {\"user\": \"a\"},\n    \"slot02\": {\"user\": \"b\"}\n"),
+          8, 'r', 1 },
+};
+
+static void test_key_order(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(order_rows); i++) {
+                struct slots_table *t = parse_ok(order_rows[i].text, order_rows[i].pool);
+                json_t *doc;
+                char *got, *want;
+                size_t len;
+                int r;
+
+                if (order_rows[i].op == 'a')
+                        r = slots_table_assign(t, order_rows[i].slot, "new-user", "2026-10-05T00:00:00Z");
+                else if (order_rows[i].op == 'p')
+                        r = slots_table_mark_pending(t, order_rows[i].slot, "2026-10-05T00:00:00Z");
+                else
+                        r = slots_table_remove(t, order_rows[i].slot);
+                assert_int_equal(r, 0);
+                got = slots_table_dump(t, &len);
+                assert_non_null(got);
+                doc = json_loads(got, 0, NULL);
+                assert_non_null(doc);
+                want = json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2));
+                assert_non_null(want);
+                if (strncmp(got, want, strlen(want)) != 0 || strcmp(got + strlen(want), "\n") != 0)
+                        fail_msg("%s: not in key order:\n%s", order_rows[i].what, got);
+                free(want);
+                free(got);
+                json_decref(doc);
+                slots_table_free(t);
+        }
+}
+
 static void test_remove(void **state)
 {
         struct slots_table *t = parse_ok(mixed, 4);
@@ -553,6 +617,7 @@ int main(void)
                 cmocka_unit_test(test_assign),
                 cmocka_unit_test(test_assign_pending),
                 cmocka_unit_test(test_mark_pending),
+                cmocka_unit_test(test_key_order),
                 cmocka_unit_test(test_remove),
                 cmocka_unit_test(test_now),
         };
