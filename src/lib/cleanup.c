@@ -24,6 +24,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "childexit.h"
 #include "cleanup.h"
 #include "fsutil.h"
 #include "privdrop.h"
@@ -882,7 +883,7 @@ static void mq_child(int wfd, uid_t uid, gid_t gid)
         closedir(d);
 out:
         (void) !write(wfd, &res, sizeof(res));
-        _exit(0);
+        slots_exit_child(0);
 }
 
 static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)

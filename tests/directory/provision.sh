@@ -58,7 +58,8 @@ check "a second run prints 0 changes" test "$(cat "$S/out2")" = "0 changes"
 # group, status shows the directory's uids, release empties the home again.
 U=aa73da63e26b40a1bb701c2b4c024870
 got=$("$SLOTS_ADMIN" --config /etc/slots/slots.conf assign "$U" 2>"$S/err")
-check "assign gives the directory's slot01 (got: $got)" test "$got" = slot01
+st=$?
+check "assign gives the directory's slot01 (exit $st, got: $got)" test "$st" = 0 -a "$got" = slot01
 cat "$S/err"
 check "the user's tree has the directory group slot01 (60001), setgid 2770" \
 	test "$(stat -c %g:%a "$S/docs/_users/$U")" = "60001:2770"

@@ -51,7 +51,8 @@ echo "session required $mod config=/etc/slots/slots.conf require_assigned" >>/et
 # assign hands out only a slot whose home is as a release leaves it: empty.
 rm -f /var/lib/slots/svc/home/slot01/mine
 got=$("$SLOTS_ADMIN" --config /etc/slots/slots.conf assign aa73da63e26b40a1bb701c2b4c024870 slot01 2>&1)
-check "slots-admin assigns the directory's slot01 (got: $got)" test "$got" = slot01
+st=$?
+check "slots-admin assigns the directory's slot01 (exit $st, got: $got)" test "$st" = 0 -a "$got" = slot01
 got=$(sudo -n -u slot01 /bin/bash -c 'ulimit -n' 2>&1)
 check "require_assigned: the assigned slot01 gets its session and limits (got: $got)" test "$got" = 777
 # The module refuses slot02's session with PAM_PERM_DENIED, which sudo treats as fatal: the

@@ -36,9 +36,11 @@ check "every file is 0660" test "$(find "$TREE" -type f ! -perm 0660 | wc -l)" =
 check "owners stay" test "$(find "$TREE" ! -user svc | wc -l)" = 0
 
 t0=$(ms)
-admin assign big slot01 >/dev/null
+out=$(admin assign big slot01)
+st=$?
 t1=$(ms)
 echo "# assign again (nothing to change): $((t1 - t0)) ms"
+check "assign again exits 0 and prints slot01" test "$st" = 0 -a "$out" = slot01
 
 t0=$(ms)
 out=$(admin release big)

@@ -88,7 +88,7 @@ EOF
 write_config ""
 "$SLOTS_PROVISION" --config "$CONF" >"$OUT/prov.out" 2>&1
 check "slots-provision sets the host up" grep -q "write sudoers drop-in" "$OUT/prov.out"
-check "a second run changes nothing" sh -c '"$1" --config "$2" | grep -qx "0 changes"' - "$SLOTS_PROVISION" "$CONF"
+check "a second run changes nothing" sh -c 'out=$("$1" --config "$2") && printf "%s\n" "$out" | grep -qx "0 changes"' - "$SLOTS_PROVISION" "$CONF"
 check "provision created $GRP" grep -q "create group $GRP" "$OUT/prov.out"
 check "$SVC is a member of $GRP" sh -c "getent group $GRP | grep -q ':$SVC\$'"
 check "the drop-in passes visudo" visudo -cqf "/etc/sudoers.d/slots-$SVC"
@@ -226,7 +226,7 @@ write_config ",
   \"slotctl\": \"$SLOTCTL\""
 "$SLOTS_PROVISION" --config "$CONF" >"$OUT/prov2.out" 2>&1
 check "slots-provision rewrites the drop-in for slotctl" grep -q "write sudoers drop-in" "$OUT/prov2.out"
-check "a second run changes nothing" sh -c '"$1" --config "$2" | grep -qx "0 changes"' - "$SLOTS_PROVISION" "$CONF"
+check "a second run changes nothing" sh -c 'out=$("$1" --config "$2") && printf "%s\n" "$out" | grep -qx "0 changes"' - "$SLOTS_PROVISION" "$CONF"
 check "the new drop-in passes visudo" visudo -cqf "/etc/sudoers.d/slots-$SVC"
 as_svc sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- "$SLOTCTL" "$LAUNCH" a b >"$OUT/chain.out" 2>&1
 check "chain: slotctl runs as slot01" grep -qx "slotctl as slot01" "$OUT/chain.out"

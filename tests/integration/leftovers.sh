@@ -34,8 +34,8 @@ PY
 mount -t tmpfs -o mode=2775 tmpfs /var/mail || { echo "Bail out! cannot mount a tmpfs on /var/mail"; exit 99; }
 chgrp mail /var/mail 2>/dev/null || true
 
-check "assign alice slot01" test "$(admin assign alice slot01)" = slot01
-check "assign bob slot02" test "$(admin assign bob slot02)" = slot02
+check "assign alice slot01" prints slot01 admin assign alice slot01
+check "assign bob slot02" prints slot02 admin assign bob slot02
 
 # --- alice's mail and attributes ---
 printf 'From x\nSubject: secret\n\nthe previous user\n' >/var/mail/slot01
@@ -91,7 +91,7 @@ check "as slot01, reading the old mail gives nothing" test -z "$(runuser -u slot
 guard_case() {
 	what=$1 file=/etc/$2 value=$3
 	cp "$file" "$S/orig"
-	check "$what: assign carol slot03" test "$(admin assign carol slot03)" = slot03
+	check "$what: assign carol slot03" prints slot03 admin assign carol slot03
 	echo kept >"$SROOT/home/slot03/file"
 	awk -F: -v OFS=: -v v="$value" '$1 == "slot03" { $3 = v } { print }' "$S/orig" >"$S/new"
 	cat "$S/new" >"$file"

@@ -28,6 +28,15 @@ check() {
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 
+# prints WANT command...: true when the command exits 0 and its standard output is exactly WANT
+# (for check: a product's output compared inside "test" would drop its exit status).
+prints() {
+	prints_want=$1
+	shift
+	prints_got=$("$@") || return 1
+	[ -n "$prints_want" ] && [ "$prints_got" = "$prints_want" ]
+}
+
 # check_fails "description" command...: passes when the command exits non-zero.
 check_fails() {
 	desc=$1

@@ -28,8 +28,8 @@ if [ -d /dev/mqueue ] && mount -t mqueue mqueue /dev/mqueue 2>/dev/null; then
 	MQ=/dev/mqueue
 fi
 
-check "assign alice slot01" test "$(admin assign alice slot01)" = slot01
-check "assign bob slot02" test "$(admin assign bob slot02)" = slot02
+check "assign alice slot01" prints slot01 admin assign alice slot01
+check "assign bob slot02" prints slot02 admin assign bob slot02
 home_before=$(stat -c '%U:%G %a' "$HOME1")
 
 # --- what alice leaves behind as slot01 ---
@@ -153,7 +153,7 @@ out=$(runuser -u slot01 -- cat "$TREE/by-slot" 2>&1)
 check "as slot01, reading a file it made there fails with EACCES" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
 
 # --- the next user of slot01 starts clean ---
-check "assign carol slot01 (the slot is back in the pool)" test "$(admin assign carol slot01)" = slot01
+check "assign carol slot01 (the slot is back in the pool)" prints slot01 admin assign carol slot01
 check "carol's slot01 reaches her own tree" runuser -u slot01 -- ls "$DOCS/_users/carol"
 check "and still not alice's" sh -c "! runuser -u slot01 -- ls '$TREE' 2>/dev/null"
 check "release by slot (release --slot slot01) works too" quiet admin release --slot slot01

@@ -26,7 +26,7 @@ user-namespace  3 unshare --user --map-root-user --pid --mount --fork --mount-pr
 release_case() {
 	name=$1
 	shift
-	check "assign alice slot01 ($name)" test "$(admin assign alice slot01)" = slot01
+	check "assign alice slot01 ($name)" prints slot01 admin assign alice slot01
 	as1 "$@" >/dev/null 2>&1 &
 	sleep 1
 	n=$(procs_of "$U1")
@@ -46,7 +46,7 @@ release_case() {
 	check "$name: slot01 is out of the table" test "$(table_entry slot01)" = null
 }
 
-check "assign bob slot02" test "$(admin assign bob slot02)" = slot02
+check "assign bob slot02" prints slot02 admin assign bob slot02
 runuser -u slot02 -- sleep 100000 &
 sleep 0.2
 bystander=$(pgrep -u "$U2" -x sleep | head -n 1)
@@ -59,6 +59,6 @@ while read -r name min cmd; do
 done <"$S/cases"
 
 # a fork bomb of the next holder: RLIMIT_NPROC shows it was really bounded
-check "the pool is usable after all the attacks" test "$(admin assign carol slot01)" = slot01
+check "the pool is usable after all the attacks" prints slot01 admin assign carol slot01
 check "the next holder of slot01 runs nothing of the previous ones" test "$(procs_of "$U1")" = 0
 slots_done

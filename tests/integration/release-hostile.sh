@@ -38,8 +38,8 @@ mkdir -p "$S/mq"
 check "/dev/mqueue is not mounted in the test (the case release used to miss)" \
 	sh -c '! grep -q " /dev/mqueue " /proc/self/mountinfo'
 
-check "assign alice slot01" test "$(admin assign alice slot01)" = slot01
-check "assign bob slot02" test "$(admin assign bob slot02)" = slot02
+check "assign alice slot01" prints slot01 admin assign alice slot01
+check "assign bob slot02" prints slot02 admin assign bob slot02
 for d in "$HOME1" "$STATE1" "$RUN1"; do
 	check "$d is slot01:slot01 0700 and empty before alice" exact "$d"
 done
@@ -197,7 +197,7 @@ check "slot02's user-tree row passes despite the kill(-1) loop" \
 	json_ok '[.checks[] | select(.check == "user-tree" and .slot == "slot02")] | length == 1 and .[0].status == "PASS"' "$S/out"
 
 # --- assign refuses a slot whose folders are not exact: left pending, the fix printed ---
-check "assign carol slot01 works on the clean slot" test "$(admin assign carol slot01)" = slot01
+check "assign carol slot01 works on the clean slot" prints slot01 admin assign carol slot01
 check "release carol" quiet admin release carol
 chmod 0755 "$HOME1"
 admin assign dave slot01 >"$S/out" 2>"$S/err"
@@ -212,7 +212,7 @@ touch "$STATE1/leftover"
 check "release --slot slot01 repairs it" quiet admin release --slot slot01
 check "home is exact again" exact "$HOME1"
 check "state is exact again (the leftover is gone)" exact "$STATE1"
-check "assign dave slot01 works now" test "$(admin assign dave slot01)" = slot01
+check "assign dave slot01 works now" prints slot01 admin assign dave slot01
 
 # --- a file of the slot with two names in the shared folder: never changed, the slot stays pending ---
 as1 sh -c "umask 077; echo twice >$WF/one; ln $WF/one $WF/two"

@@ -7,13 +7,13 @@
 TREE=$DOCS/_users/bob
 FILES=${SLOTS_TEST_FILES:-40000}
 
-check "assign bob slot01" test "$(admin assign bob slot01)" = slot01
+check "assign bob slot01" prints slot01 admin assign bob slot01
 runuser -u slot01 -- sh -c "cd '$TREE' && mkdir d && cd d && seq 1 $FILES | xargs touch"
 check "bob's tree holds $FILES files of slot01" test "$(find "$TREE/d" -type f -uid "$(uid_of slot01)" | wc -l)" = "$FILES"
 
 # idle assign latency
 t0=$(date +%s%N)
-check "assign carol slot02 (idle)" test "$(admin assign carol slot02)" = slot02
+check "assign carol slot02 (idle)" prints slot02 admin assign carol slot02
 t1=$(date +%s%N)
 idle=$(( (t1 - t0) / 1000000 ))
 check "release carol" quiet admin release carol

@@ -30,7 +30,7 @@ admin() {
 		"$SLOTS_ADMIN" --config "$T/slots.conf" "$@"
 }
 
-check "assign alice slot01 makes the table and its lock" test "$(admin assign alice slot01)" = slot01
+check "assign alice slot01 makes the table and its lock" prints slot01 admin assign alice slot01
 check "the lock file is there" test -f "$TABLE.lock"
 cp -p "$TABLE" "$T/before"
 

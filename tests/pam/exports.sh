@@ -25,8 +25,15 @@ fi
 # Writable data: symbols in .data, .bss and their thread-local twins, apart
 # from what the compiler's start-up files put into every shared object and the
 # one-byte ODR indicators AddressSanitizer adds beside each global (__odr_asan.*).
+# A coverage build (configure --enable-coverage) links libgcov into the module: its
+# counters (__gcov*) and libgcov's own statics are the tool's state, not the module's.
+gcov_own=__no_gcov__
+if objdump -t "$mod" | grep -q -w '__gcov_init'; then
+	gcov_own='__gcov.*|fn_buffer|list_sizes\.[0-9]*|list_size_length\.[0-9]*'
+fi
 globals=$(objdump -t "$mod" | awk 'NF >= 3 && $(NF-2) ~ /^\.(data|bss|tdata|tbss)$/ { print $NF }' |
-	  grep -v -x -e '__dso_handle' -e 'completed\.[0-9]*' -e '__TMC_END__' -e '__odr_asan\..*' | tr '\n' ' ')
+	  grep -v -x -e '__dso_handle' -e 'completed\.[0-9]*' -e '__TMC_END__' -e '__odr_asan\..*' |
+	  grep -v -x -E "$gcov_own" | tr '\n' ' ')
 if [ -z "$globals" ]; then
 	echo "ok no writable globals"
 else

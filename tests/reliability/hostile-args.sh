@@ -16,7 +16,7 @@ P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
 rel_admin_world "$W" 4
 TABLE=$W/s/etc/slots.json
-check "assign alice slot01 in the world" test "$(admin_in "$W" assign alice slot01)" = slot01
+check "assign alice slot01 in the world" prints slot01 admin_in "$W" assign alice slot01
 cp -p "$TABLE" "$P/table.before"
 
 nl='
