@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cmdutil.h"
+#include "service.h"
 #include "nss.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -293,7 +294,7 @@ static void test_service_group(void **state)
                 c.service_group = (char *) rows[i].service_group;
                 dir_reset(rows[i].answer);
                 slots_error_clear(&e);
-                r = cmd_service_group(&c, &gid, &name, &e);
+                r = slots_service_group(&c, &gid, &name, &e);
                 snprintf(text, sizeof(text), "%s: %s / %s", e.object, e.reason, e.fix);
                 if (r != rows[i].want)
                         fail_msg("row %zu: %d, want %d (%s)", i, r, rows[i].want, text);
@@ -339,7 +340,7 @@ static void test_service_group_by_gid(void **state)
                 dir.split = true;
                 dir.groups = rows[i].groups;
                 slots_error_clear(&e);
-                r = cmd_service_group(&c, &gid, &name, &e);
+                r = slots_service_group(&c, &gid, &name, &e);
                 if (r != rows[i].want)
                         fail_msg("row %zu: %d, want %d (%s: %s)", i, r, rows[i].want, e.object, e.reason);
                 assert_int_equal(dir.calls, 2);
@@ -412,19 +413,33 @@ static void test_report(void **state)
 
 static void test_exit_for(void **state)
 {
+        /* The exit status follows the kind the library gave the error, never the errno. */
         static const struct {
-                int r, want;
+                int r;
+                enum slots_error_kind kind;
+                int want;
         } rows[] = {
-                { 0, EXIT_DONE }, { 3, EXIT_DONE },
-                { -EBADMSG, EXIT_USAGE }, { -EINVAL, EXIT_USAGE },
-                { -EPERM, EXIT_REFUSED }, { -EIO, EXIT_REFUSED }, { -ENOENT, EXIT_REFUSED },
+                { 0, SLOTS_ERR_FAILED, EXIT_DONE },
+                { 3, SLOTS_ERR_INVALID, EXIT_DONE },
+                { -EBADMSG, SLOTS_ERR_INVALID, EXIT_USAGE },
+                { -EINVAL, SLOTS_ERR_INVALID, EXIT_USAGE },
+                { -EBADMSG, SLOTS_ERR_REFUSED, EXIT_REFUSED },
+                { -EINVAL, SLOTS_ERR_FAILED, EXIT_REFUSED },
+                { -EPERM, SLOTS_ERR_REFUSED, EXIT_REFUSED },
+                { -EIO, SLOTS_ERR_FAILED, EXIT_REFUSED },
+                { -ENOENT, SLOTS_ERR_FAILED, EXIT_REFUSED },
         };
 
         (void) state;
-        for (size_t i = 0; i < N_ELEM(rows); i++)
-                if (cmd_exit_for(rows[i].r) != rows[i].want)
-                        fail_msg("cmd_exit_for(%d) = %d, want %d", rows[i].r, cmd_exit_for(rows[i].r),
-                                 rows[i].want);
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_error e;
+
+                slots_error_clear(&e);
+                e.kind = rows[i].kind;
+                if (cmd_exit_for(rows[i].r, &e) != rows[i].want)
+                        fail_msg("row %zu: cmd_exit_for(%d, kind %d) = %d, want %d", i, rows[i].r,
+                                 (int) rows[i].kind, cmd_exit_for(rows[i].r, &e), rows[i].want);
+        }
 }
 
 struct load_case {
