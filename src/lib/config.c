@@ -14,6 +14,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "jsonpos.h"
+#include "path.h"
 
 #define CONFIG_MAX ((size_t) 1 << 20)
 
@@ -342,20 +343,10 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
         return -EINVAL;
 }
 
-/* True when `path` is `base` or lies below it (both normalized absolute paths). */
-static bool path_under(const char *path, const char *base)
-{
-        size_t n = strlen(base);
-
-        if (strcmp(base, "/") == 0)
-                return true;
-        return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 bool slots_config_is_private(const struct slots_config *c, const char *path)
 {
         for (size_t i = 0; i < c->n_private_paths; i++)
-                if (path_under(path, c->private_paths[i]))
+                if (slots_path_under(path, c->private_paths[i]))
                         return true;
         return false;
 }
@@ -466,11 +457,11 @@ static int check_user_tree(const struct slots_jsrc *src, const struct slots_conf
         for (size_t i = 0; c->docs_root && i < c->n_private_paths; i++) {
                 const char *priv = c->private_paths[i], *rel;
 
-                if (path_under(c->docs_root, priv))
+                if (slots_path_under(c->docs_root, priv))
                         return slots_json_fail(e, src, &p, 1, false,
                                                "docs_root %s is inside the private path %s: every user's "
                                                "tree would be private", c->docs_root, priv);
-                if (!path_under(priv, c->docs_root))
+                if (!slots_path_under(priv, c->docs_root))
                         continue;
                 rel = priv + (strcmp(c->docs_root, "/") == 0 ? 1 : n + 1);
                 if (tree_can_overlap(c->user_tree, rel))
@@ -536,12 +527,12 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         }
         /* A shared folder that holds a private path would hand that path to every slot. */
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                /* docs_root "/" must give "/pub", not "//pub", or path_under() never matches */
+                /* docs_root "/" must give "/pub", not "//pub", or slots_path_under() never matches */
                 if (asprintf(&dir, "%s/%s", strcmp(c->docs_root, "/") == 0 ? "" : c->docs_root,
                              c->shared_dirs[i]) < 0)
                         return -ENOMEM;
                 for (size_t j = 0; j < c->n_private_paths; j++)
-                        if (path_under(c->private_paths[j], dir) || path_under(dir, c->private_paths[j])) {
+                        if (slots_path_under(c->private_paths[j], dir) || slots_path_under(dir, c->private_paths[j])) {
                                 const struct slots_jpath p[2] = { { .key = "shared_dirs" },
                                                                   { .key = NULL, .index = i } };
                                 int r = slots_json_fail(e, src, p, 2, false,
