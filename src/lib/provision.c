@@ -1092,11 +1092,6 @@ static bool dry_seen(struct ctx *x, const char *path)
 }
 
 /*
- * Opens the absolute folder path inside the root, creating missing components
- * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
- * does not exist yet.  Existing components are the admin's and stay as they are.
- */
-/*
  * A configured root (app_root, docs_root, slots_root, /etc/sudoers.d) through
  * the resolver: no symlink in any component, owned by root (or, with
  * service_may_own, the service) all the way and writable by nobody else.  A
@@ -1156,6 +1151,11 @@ static void finish_dirs(struct ctx *x, const char *path)
         free(p);
 }
 
+/*
+ * Opens the absolute folder path inside the root, creating missing components
+ * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
+ * does not exist yet.  Existing components are the admin's and stay as they are.
+ */
 static int open_dirs(struct ctx *x, const char *path)
 {
         char *p = strdup(path), *cut;
@@ -1365,7 +1365,6 @@ static int slot_folders(struct ctx *x)
 
 /* ---- release traversal ---- */
 
-/* Changes the permission bits of an object root or the service owns; others are reported. */
 /*
  * Whether st is one of the private paths itself, whatever the name it was
  * reached by (a hard link, a bind mount, a rename): compared by device and inode.
@@ -1385,6 +1384,7 @@ static bool private_inode(struct ctx *x, const struct stat *st)
         return false;
 }
 
+/* Changes the permission bits of an object root or the service owns; others are reported. */
 static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
 {
         char b[64];
