@@ -8,11 +8,11 @@
  *      drop-in and slotctl config are looked at.  It changes nothing and reports
  *      only PROBLEMs: a conflict a careful admin must settle (a uid taken, a
  *      symlink where a folder belongs).  Any PROBLEM ends the run here, before
- *      first change (-EEXIST: refused) with every conflict named.
+ *      the first change (-EEXIST: refused), with every conflict named.
  *   2. the change (x->quiet false): the planned account files are written as one
  *      transaction, then each step makes or repairs its objects, reporting one
- *      CHANGE per object.  With --dry-run (x->dry) the same pass runs and reports
- *      what it would do, changing nothing.  A system call that fails here is a
+ *      CHANGE per object.  With --dry-run (x->dry) the same pass runs, writes
+ *      nothing and reports what it would do.  A system call that fails here is a
  *      WARNING and the run goes on to the end, then fails naming the first.
  *
  * Every message goes through change(), note() or failed() and reaches the
@@ -1366,7 +1366,6 @@ static int slot_folders(struct ctx *x)
 
 /* ---- release traversal ---- */
 
-/* Changes the permission bits of an object root or the service owns; others are reported. */
 /*
  * Whether st is one of the private paths itself, whatever the name it was
  * reached by (a hard link, a bind mount, a rename): compared by device and inode.
@@ -1386,6 +1385,7 @@ static bool private_inode(struct ctx *x, const struct stat *st)
         return false;
 }
 
+/* Changes the permission bits of an object root or the service owns; others are reported. */
 static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
 {
         char b[64];
