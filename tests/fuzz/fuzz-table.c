@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,15 @@ static void round_trip(const struct slots_table *t)
         char *s = slots_table_dump(t, &len), *s2;
 
         FUZZ_ASSERT(s && len > 0 && s[len - 1] == '\n' && strlen(s) == len);
+        /* In key order at every depth, as jansson sorts it (a table read in order is not sorted again). */
+        {
+                json_t *doc = json_loadb(s, len, 0, NULL);
+                char *sorted = doc ? json_dumps(doc, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+
+                FUZZ_ASSERT(sorted && strlen(sorted) + 1 == len && memcmp(sorted, s, len - 1) == 0);
+                free(sorted);
+                json_decref(doc);
+        }
         FUZZ_ASSERT(slots_table_parse(s, len, "dump", POOL, &t2, &e) == 0);
         s2 = slots_table_dump(t2, &len2);
         FUZZ_ASSERT(s2 && len2 == len && memcmp(s, s2, len) == 0);
