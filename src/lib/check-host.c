@@ -1,4 +1,4 @@
-/* check's host-wide rows: config, table, service-apart, slotctl-config, pending-cleanup, releases. */
+/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -571,4 +571,249 @@ void check_service_apart(struct ctx *k)
         }
         add_rowf(k, SLOTS_CHECK_PASS, "service-apart", NULL, NULL, "%s is in no slot's group and not in %s",
                  k->cfg->service, shared);
+}
+
+/* ---- roots: the configured folders, reached with no symlink, owned by root or the service ---- */
+
+/*
+ * app_root, docs_root, slots_root, the table's folder and /etc/sudoers.d go
+ * through the resolver as provision and assign open them: no symlink in any
+ * component, owned by root (app_root and docs_root: or the service) all the
+ * way, writable by nobody else.  A root that does not exist is left to the
+ * rows that need it.
+ */
+void check_roots(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        struct strbuf d = { 0 }, f = { 0 }, ok = { 0 }, absent = { 0 };
+        char *table_dir = NULL;
+        const char *slash = strrchr(c->table, '/');
+        struct {
+                const char *what, *path;
+                bool service_may_own, key;      /* key: a config key, which can point elsewhere */
+        } roots[] = {
+                { "app_root", c->app_root, true, true },
+                { "docs_root", c->docs_root, true, true },
+                { "slots_root", c->slots_root, false, true },
+                { "the table's folder", NULL, false, false },
+                { "/etc/sudoers.d", "/etc/sudoers.d", false, false },
+        };
+
+        if (slash && asprintf(&table_dir, "%.*s", slash == c->table ? 1 : (int) (slash - c->table), c->table) < 0) {
+                k->err = -ENOMEM;
+                return;
+        }
+        roots[3].path = table_dir;
+        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                bool svc = roots[i].service_may_own;
+                struct slots_error e;
+                int fd;
+
+                if (!roots[i].path)
+                        continue;
+                slots_error_clear(&e);
+                fd = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, roots[i].path, roots[i].what,
+                                         svc && k->have_svc ? k->svc.uid : (uid_t) -1,
+                                         svc && k->have_group ? k->group : (gid_t) -1, &e);
+                if (fd >= 0) {
+                        close(fd);
+                        strbuf_sep(&ok, ", ");
+                        strbuf_addf(&ok, "%s", roots[i].what);
+                } else if (fd == -ENOENT || (fd == -EACCES && geteuid() != 0)) {
+                        /* As the service, a folder it may not open is root's to check. */
+                        strbuf_sep(&absent, ", ");
+                        strbuf_addf(&absent, "%s %s%s", roots[i].what, roots[i].path,
+                                fd == -EACCES ? " (not open to the service; run check as root)" : "");
+                } else if (fd == -ENOMEM) {
+                        k->err = -ENOMEM;
+                } else {
+                        const char *why = e.reason;
+                        size_t wl = strlen(roots[i].what);
+                        bool key = roots[i].key;
+
+                        if (strncmp(why, roots[i].what, wl) == 0 && strncmp(why + wl, ": ", 2) == 0)
+                                why += wl + 2;
+                        strbuf_sep(&d, "; ");
+                        if (strcmp(e.object, roots[i].path) != 0)
+                                strbuf_addf(&d, "%s %s: ", roots[i].what, roots[i].path);
+                        else if (key)
+                                strbuf_addf(&d, "%s ", roots[i].what);
+                        strbuf_addf(&d, "%s: %s", e.object, why);
+                        strbuf_sep(&f, " && ");
+                        if (fd == -ELOOP && !key)
+                                strbuf_addf(&f, "replace the link %s with the folder it points at", e.object);
+                        else
+                                strbuf_addf(&f, "%s", e.fix[0] ? e.fix : "see the detail");
+                }
+        }
+        if (d.len) {
+                add_row(k, SLOTS_CHECK_FAIL, "roots", NULL, &d, &f);
+        } else {
+                strbuf_addf(&d, "%s: no symlink on the way, owned by root or the service, writable by nobody else",
+                        ok.len ? strbuf_str(&ok) : "no configured folder exists");
+                if (absent.len)
+                        strbuf_addf(&d, "; not looked at: %s", strbuf_str(&absent));
+                add_row(k, SLOTS_CHECK_PASS, "roots", NULL, &d, NULL);
+        }
+        free(table_dir);
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&ok);
+        strbuf_free(&absent);
+}
+
+/* ---- hard-links: no file with more than one link in a user's tree or a shared folder ---- */
+
+#define LINKS_DEPTH_MAX 64      /* folders open at once in the walk below */
+#define LINKS_SHOWN 5
+
+struct links {
+        struct strbuf found;    /* the first LINKS_SHOWN files, as shown */
+        unsigned long n;        /* files with more than one link */
+        unsigned long deep;     /* folders below LINKS_DEPTH_MAX, not read */
+        unsigned long unread;   /* folders that could not be opened */
+};
+
+/*
+ * Reads the folder fd (consumed), shown as `shown`, never following a symlink
+ * and never leaving the file system dev; files with more than one link are
+ * counted.  Only reads.
+ */
+static void links_walk(int fd, const char *shown, const char *note, dev_t dev, int depth, struct links *l)
+{
+        DIR *dir = fdopendir(fd);
+        struct dirent *de;
+
+        if (!dir) {
+                close(fd);
+                l->unread++;
+                return;
+        }
+        while ((de = readdir(dir))) {
+                struct stat st;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+                    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode)) {
+                        char *sub = NULL;
+                        int subfd;
+
+                        if (st.st_dev != dev)
+                                continue;
+                        if (depth >= LINKS_DEPTH_MAX) {
+                                l->deep++;
+                                continue;
+                        }
+                        subfd = openat(dirfd(dir), de->d_name,
+                                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                        if (subfd < 0 || asprintf(&sub, "%s/%s", shown, de->d_name) < 0) {
+                                slots_close(subfd);
+                                l->unread++;
+                                continue;
+                        }
+                        links_walk(subfd, sub, note, dev, depth + 1, l);
+                        free(sub);
+                } else if (st.st_nlink > 1 && ++l->n <= LINKS_SHOWN) {
+                        strbuf_sep(&l->found, ", ");
+                        strbuf_addf(&l->found, "%s/%s%s", shown, de->d_name, note);
+                }
+        }
+        closedir(dir);
+}
+
+/* Opens rel (a path below docs_root) with no symlink on the way and walks it. */
+static void links_of(int docs, const char *rel, const char *shown, const char *note, struct links *l)
+{
+        struct slots_chase how = {
+                .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK,
+        };
+        struct stat st;
+        char *abs = NULL;
+        int fd;
+
+        if (asprintf(&abs, "/%s", rel) < 0) {
+                l->found.oom = true;
+                return;
+        }
+        fd = slots_chase(docs, abs, &how, NULL, NULL);
+        free(abs);
+        if (fd == -ENOENT)
+                return;         /* user-tree says so */
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                slots_close(fd);
+                l->unread++;
+                return;
+        }
+        links_walk(fd, shown, note, st.st_dev, 1, l);
+}
+
+/*
+ * Every shared folder and every assigned user's tree: a file there with more
+ * than one link is never changed by assign or release (its other name may be a
+ * shared or a private file), so it is a FAIL the admin must look at.
+ */
+void check_hard_links(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        struct links l = { 0 };
+        struct slots_error e;
+        struct strbuf d = { 0 }, f = { 0 };
+        int docs;
+
+        if (!c->docs_root) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s sets no docs_root", c->path);
+                return;
+        }
+        slots_error_clear(&e);
+        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
+                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
+                                   &e);
+        if (docs < 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s cannot be walked: %s",
+                         c->docs_root, docs == -ENOENT ? "it does not exist" : "see the roots row");
+                return;
+        }
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                char *shown = NULL;
+
+                if (asprintf(&shown, "%s/%s", c->docs_root, c->shared_dirs[i]) < 0) {
+                        k->err = -ENOMEM;
+                        break;
+                }
+                links_of(docs, c->shared_dirs[i], shown, "", &l);
+                free(shown);
+        }
+        for (size_t i = 0; i < k->n_slots; i++) {
+                const struct slotinfo *s = &k->slots[i];
+                size_t dl = strlen(c->docs_root);
+                char note[64];
+
+                if (!s->tree || strncmp(s->tree, c->docs_root, dl) != 0)
+                        continue;
+                snprintf(note, sizeof(note), " (%s's user)", s->name);
+                links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, note, &l);
+        }
+        close(docs);
+        if (l.n) {
+                strbuf_addf(&d, "%lu file%s with more than one link: %s%s", l.n, l.n == 1 ? "" : "s",
+                        strbuf_str(&l.found), l.n > LINKS_SHOWN ? ", ..." : "");
+                strbuf_addf(&f, "replace each with a copy of its own (cp -p FILE FILE.copy && mv FILE.copy FILE) or "
+                        "remove it; assign and release never change a file with more than one link, since its "
+                        "other name may be a shared or private file (find %s -xdev -type f -links +1 lists them)",
+                        c->docs_root);
+                add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, &d, &f);
+        } else {
+                strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
+                if (l.deep || l.unread)
+                        strbuf_addf(&d, " (%lu folder%s deeper than %d and %lu unreadable not read)", l.deep,
+                                l.deep == 1 ? "" : "s", LINKS_DEPTH_MAX, l.unread);
+                add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
+        }
+        if (l.found.oom)
+                k->err = -ENOMEM;
+        strbuf_free(&l.found);
+        strbuf_free(&d);
+        strbuf_free(&f);
 }

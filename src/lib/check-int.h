@@ -110,10 +110,12 @@ void reach_free(struct reach *r);
 bool check_config(struct ctx *k);
 void resolve_service(struct ctx *k);
 void check_table(struct ctx *k);
+void check_roots(struct ctx *k);
 void check_service_apart(struct ctx *k);
 void find_releases(struct ctx *k);
 void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
+void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
 void check_account(struct ctx *k, const struct slotinfo *s);

@@ -43,6 +43,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
         struct strbuf d = { 0 }, f = { 0 };
         struct slots_gr gr = { 0 }, shared = { 0 };
         char *home = NULL, *shared_name = NULL;
+        const char *dir;
         uid_t min = 0, max = 0;
         struct stat st;
         bool range_ok;
@@ -107,37 +108,39 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "usermod -d %s %s", home, s->name);
         }
-        fd = open(s->pw.dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        /* The folder the account will have once the fix above is applied: never one at a wrong path. */
+        dir = home;
+        fd = open(dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat(fd, &st) < 0) {
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "home %s: %s", s->pw.dir, strerror(errno));
+                strbuf_addf(&d, "home %s: %s", dir, strerror(errno));
                 strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, s->pw.dir);
+                strbuf_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, dir);
         } else if (!S_ISDIR(st.st_mode)) {
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "home %s is %s, not a folder", s->pw.dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+                strbuf_addf(&d, "home %s is %s, not a folder", dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
                 strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "move %s away; slots-provision creates the folder", s->pw.dir);
+                strbuf_addf(&f, "move %s away; slots-provision creates the folder", dir);
         } else {
                 if (st.st_uid != s->pw.uid) {
                         char u[64];
                         strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is owned by %s", s->pw.dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_addf(&d, "home %s is owned by %s", dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
                         strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, s->pw.dir);
+                        strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, dir);
                 }
                 if ((st.st_mode & 07777) != 0700) {
                         strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is %04o, not 0700", s->pw.dir, st.st_mode & 07777);
+                        strbuf_addf(&d, "home %s is %04o, not 0700", dir, st.st_mode & 07777);
                         strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "chmod 0700 %s", s->pw.dir);
+                        strbuf_addf(&f, "chmod 0700 %s", dir);
                 }
         }
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
         } else {
                 strbuf_addf(&d, "uid %u, group %s, in %s, home %s 0700", (unsigned) s->pw.uid, s->name, shared_name,
-                        s->pw.dir);
+                        dir);
                 if (!range_ok)
                         strbuf_addf(&d, " (uid range unknown: login.defs unreadable)");
                 add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);

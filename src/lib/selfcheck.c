@@ -592,6 +592,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         }
         check_table(&k);
+        check_roots(&k);
         check_service_apart(&k);
         if (k.cfg->app_root && k.cfg->launcher)
                 find_releases(&k);
@@ -601,6 +602,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 k.err = -ENOMEM;
                 goto out;
         }
+        check_hard_links(&k);
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
                 probes |= root && (per_slot[c].needs & NEEDS_PROBE);
         if (probes)

@@ -134,19 +134,22 @@ mv "$OUT/current.keep" "$APP/current"
 rm -r "$APP/releases/2026.09.3"
 repaired no-current
 
-# app_root reached through a symlink: the folders of the link's target are walked, and a
-# folder there that the slots cannot search is named.
+# app_root reached through a symlink: refused, as slots-provision refuses it (issue 13); the
+# row names the link.  (tests/integration/check-roots.sh has the service's own swaps.)
 ln -s srv "$SLOTS_SCRATCH/srv-link"
 sed -i "s|\"app_root\": \"$APP\"|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|" "$CONF"
-run_check via-link
-check_rc "app_root through a symlink passes" 0 via-link
-chmod 0700 "$SLOTS_SCRATCH/srv"
-detect via-link-broken runner-reachable slot05
-check "via-link-broken: the fix names the link's target folder" test "$FIX" = "chmod o+x $SLOTS_SCRATCH/srv"
-sh -c "$FIX"
-repaired via-link-broken
+detect via-link roots ""
+check "via-link: the row names the link" grep -q "^FAIL roots: .*$SLOTS_SCRATCH/srv-link: is a symbolic link" \
+	"$OUT/via-link.out"
 sed -i "s|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|\"app_root\": \"$APP\"|" "$CONF"
 rm "$SLOTS_SCRATCH/srv-link"
+repaired via-link
+# A folder above the launcher that the slots cannot search is named in the fix.
+chmod 0700 "$SLOTS_SCRATCH/srv"
+detect srv-closed runner-reachable slot05
+check "srv-closed: the fix names the folder" test "$FIX" = "chmod o+x $SLOTS_SCRATCH/srv"
+sh -c "$FIX"
+repaired srv-closed
 
 # A slot password that is not locked.
 hash=$(openssl passwd -6 not-locked)

@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -178,12 +179,59 @@ static void test_fix_paths(void **state)
         assert_string_equal(fix, "chmod o+x <docs>/_users/<user>");
 }
 
+/*
+ * walk_denies: whether the modes of a user's tree and the folders above it surely keep
+ * slot01 from listing it (then the user-tree row needs no probe for that tree).
+ */
+static const struct {
+        const char *what;
+        struct file steps[3];           /* docs, _users, the tree (the end) */
+        bool have_end_model;
+        int err;                        /* the walk could not follow the path */
+        bool denies;
+} trees[] = {
+        { "another slot's tree 2770", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                        { 900, 2002, DIR_(02770), NULL } }, true, 0, true },
+        { "slot01's own tree", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                 { 900, 1001, DIR_(02770), NULL } }, true, 0, false },
+        { "a tree open to others", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                     { 900, 2002, DIR_(02775), NULL } }, true, 0, false },
+        { "an ACL entry for slot01", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                       { 900, 2002, DIR_(02770), "u::rwx,u:1001:r-x,g::rwx,m::rwx,o::---" } },
+          true, 0, false },
+        { "open, but _users not searchable", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0700), NULL },
+                                               { 900, 2002, DIR_(02775), NULL } }, true, 0, true },
+        { "no model of the end: the probe decides", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                                     { 900, 2002, DIR_(02770), NULL } }, false, 0, false },
+        { "a walk that failed: the probe decides", { { 900, 900, DIR_(0755), NULL }, { 900, 900, DIR_(0711), NULL },
+                                                    { 900, 2002, DIR_(02770), NULL } }, true, ENOENT, false },
+};
+
+static void test_walk_denies(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(trees); i++) {
+                struct step steps[3];
+                struct walk w = { .steps = steps, .n = 3, .err = trees[i].err };
+
+                for (size_t j = 0; j < 3; j++) {
+                        memset(&steps[j], 0, sizeof(steps[j]));
+                        steps[j].traverse = j < 2;
+                        steps[j].have_model = j < 2 || trees[i].have_end_model;
+                        model(&trees[i].steps[j], &steps[j].m);
+                }
+                if (walk_denies(&w, &slot01, R) != trees[i].denies)
+                        fail_msg("%s: walk_denies is %d, want %d", trees[i].what, !trees[i].denies, trees[i].denies);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_grants),
                 cmocka_unit_test(test_denies),
                 cmocka_unit_test(test_fix_paths),
+                cmocka_unit_test(test_walk_denies),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,85 @@
+#!/bin/sh
+# slots-admin check against a hostile service or slot (issue 13, check's side): a configured
+# root reached through a symlink, a hard-linked file in a user's tree or a shared folder, and
+# a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
+# where the attacker could make it; check must FAIL the row, name the component and give a
+# fix that does not repeat the attack, change nothing, and pass again once the host is put back.
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+slots_enter_namespace "$@"
+. "$top_srcdir/tests/integration/check-lib.sh"
+
+check_fixture
+run_check base
+check_rc "the fixture passes" 0 base
+cp -p "$CONF" "$OUT/conf.good"
+
+# case NAME ROW SLOT DETAIL BREAK REPAIR: BREAK (shell) breaks the host; check must fail the row
+# ROW SLOT ("-" for a host-wide row) with DETAIL (a fixed string) in the FAIL line; REPAIR puts it back.
+case_() {
+	cname=$1 crow=$2 cslot=$3 detail=$4 break_=$5 repair=$6
+	[ "$cslot" = - ] && cslot=
+	if ! eval "$break_"; then
+		not_ok "$cname: breaking the host ($break_)"
+		return
+	fi
+	fixture_snapshot >"$OUT/$cname.before"
+	run_check "$cname"
+	fixture_snapshot >"$OUT/$cname.after"
+	check_rc "$cname: check exits 1" 1 "$cname"
+	check "$cname: the row $crow${cslot:+ $cslot} is FAIL" test "$(row_status "$cname" "$crow" "$cslot")" = FAIL
+	FIX=$(fix_of "$cname" "$crow" "$cslot")
+	check "$cname: the FAIL line has a fix" test -n "$FIX"
+	check "$cname: the FAIL line says what is wrong" sh -c 'grep -E -- "^FAIL $1: " "$2" | grep -q -F -- "$3"' _ \
+		"$crow${cslot:+ $cslot}" "$OUT/$cname.out" "$detail"
+	check "$cname: check changed nothing" cmp -s "$OUT/$cname.before" "$OUT/$cname.after"
+	check "$cname: no user id in the output" no_user_ids "$OUT/$cname.out" "$OUT/$cname.err"
+	[ -n "$FIX" ] || show "$cname"
+	echo "# fix: $FIX"
+	eval "$repair" || not_ok "$cname: the repair runs"
+	run_check "$cname.fixed"
+	check_rc "$cname: repaired, check exits 0" 0 "$cname.fixed"
+}
+
+# --- a configured root reached through a symlink (provision refuses these too) ---
+# The service owns the folder above docs_root and app_root: it swaps each for a link to a copy.
+case_ docs-link roots - "docs_root $DOCS: is a symbolic link" \
+	"runuser -u $SERVICE -- sh -c 'mv $DOCS $DOCS.real && ln -s docs.real $DOCS'" \
+	"rm $DOCS && mv $DOCS.real $DOCS"
+check "docs-link: the fix names the link" sh -c "echo '$FIX' | grep -qF 'replace the link $DOCS'"
+case_ app-link roots - "app_root $APP: is a symbolic link" \
+	"runuser -u $SERVICE -- sh -c 'mv $APP $APP.real && ln -s app.real $APP'" \
+	"rm $APP && mv $APP.real $APP"
+# A link higher up: the admin points app_root at a path through a symlinked folder.
+case_ app-above-link roots - "$SLOTS_SCRATCH/srv-link" \
+	"ln -s srv $SLOTS_SCRATCH/srv-link && sed -i 's|\"app_root\": \"$APP\"|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|' $CONF" \
+	"cp -p $OUT/conf.good $CONF && rm $SLOTS_SCRATCH/srv-link"
+# Root-only roots: the table's folder and /etc/sudoers.d.
+case_ sudoers-link roots - "/etc/sudoers.d: is a symbolic link" \
+	"mv /etc/sudoers.d /etc/sudoers.d.real && ln -s sudoers.d.real /etc/sudoers.d" \
+	"rm /etc/sudoers.d && mv /etc/sudoers.d.real /etc/sudoers.d"
+# The service owning a folder above slots_root: it could swap the slots' homes.
+case_ slots-root-owner roots - "not by root" \
+	"chown $SERVICE /var/lib/slots" "chown root /var/lib/slots"
+
+# --- hard links: a slot links a file it can read into its user's tree or a shared folder ---
+# Release and assign never change a file with more than one link, so check reports it.
+echo "plan" >"$DOCS/shared/plan.txt"
+chown "$SERVICE:slotshared" "$DOCS/shared/plan.txt"
+chmod 0660 "$DOCS/shared/plan.txt"
+case_ tree-link hard-links - "<docs>/_users/<user>/plan-link (slot03's user)" \
+	"runuser -u slot03 -- ln $DOCS/shared/plan.txt $DOCS/_users/$USER_B/plan-link" \
+	"rm $DOCS/_users/$USER_B/plan-link"
+check "tree-link: the fix says what to do with the link" sh -c "echo '$FIX' | grep -qF 'cp -p'"
+case_ shared-link hard-links - "$DOCS/shared/notes-link" \
+	"runuser -u slot03 -- ln $DOCS/_users/$USER_B/notes.txt $DOCS/shared/notes-link" \
+	"rm $DOCS/shared/notes-link"
+rm "$DOCS/shared/plan.txt"
+
+# --- a home moved away: the fix is usermod -d, never a folder made at the wrong path ---
+HOME8=/var/lib/slots/$SERVICE/home/slot08
+case_ home-moved account slot08 "home is /var/lib/slots/elsewhere/slot08, not $HOME8" \
+	"usermod -d /var/lib/slots/elsewhere/slot08 slot08" "sh -c \"\$FIX\""
+check "home-moved: the fix is usermod -d" test "$FIX" = "usermod -d $HOME8 slot08"
+check "home-moved: nothing is made at the old path" sh -c "! grep -F 'elsewhere' '$OUT/home-moved.out' | grep -q 'install -d'"
+slots_done
