@@ -23,7 +23,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno
 flags="$flags -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$top/src/lib -I$top/tests/fuzz"
 # shellcheck disable=SC2046
 set -- $(pkg-config --cflags --libs jansson)
-lib="error ids jsonpos rlimits config fsutil table"
+lib="error ids jsonpos path rlimits config fsutil table"
 
 failed=0
 for t in $targets; do
