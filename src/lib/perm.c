@@ -373,32 +373,17 @@ int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_id
 }
 
 
+/* The permission model's name callbacks: nss.c's one way of naming an id. */
 const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size)
 {
-        struct slots_pw pw;
-
         (void) arg;
-        if (slots_nss_uid(uid, &pw) > 0) {
-                snprintf(buf, size, "%s", pw.name);
-                slots_pw_clear(&pw);
-        } else {
-                snprintf(buf, size, "%u", (unsigned) uid);
-        }
-        return buf;
+        return slots_uid_name(uid, buf, size);
 }
 
 const char *group_name_cb(void *arg, gid_t gid, char *buf, size_t size)
 {
-        struct slots_gr gr;
-
         (void) arg;
-        if (slots_nss_gid(gid, &gr) > 0) {
-                snprintf(buf, size, "%s", gr.name);
-                slots_gr_clear(&gr);
-        } else {
-                snprintf(buf, size, "%u", (unsigned) gid);
-        }
-        return buf;
+        return slots_gid_name(gid, buf, size);
 }
 
 /* "0750 root:video-studio" (+acl) for a model. */
