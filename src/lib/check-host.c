@@ -14,7 +14,6 @@
 #include "error.h"
 #include "fsutil.h"
 
-#define TABLE_MAX SLOTS_TABLE_MAX
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
 /* ---- config ---- */
@@ -103,7 +102,7 @@ void check_table(struct ctx *k)
         struct stat st;
         char *text = NULL;
         size_t len;
-        int dirfd, fd = -1, r;
+        int dirfd, r;
 
         k->table = NULL;
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
@@ -154,18 +153,25 @@ void check_table(struct ctx *k)
                 strbuf_addf(&f, "chmod 0640 %s", path);
         }
 
-        fd = slots_open_regular(dirfd, base, &st);
-        r = fd < 0 ? fd : slots_read_all(fd, TABLE_MAX, &text, &len);
-        if (r < 0) {
+        slots_error_clear(&e);
+        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &st, &text,
+                            &len, &e);
+        if (r < 0 && e.kind == SLOTS_ERR_INVALID) {
+                /* Too big or a NUL byte: no position to show. */
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%s", e.reason);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "correct %s (see slots.json(5)), or restore it from a backup", path);
+        } else if (r < 0) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "cannot read it as root: %s", strerror(-r));
                 goto fail;
         }
-        slots_error_clear(&e);
         problem = SLOTS_TABLE_SYNTAX;
-        r = memchr(text, '\0', len) ? slots_error_invalid(&e, -EBADMSG, path, "contains a NUL byte")
-                                    : slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table,
-                                                                &problem, &e);
+        if (r == 0)
+                r = slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table, &problem, &e);
+        else
+                r = 0;
         if (r < 0) {
                 /* A parser message may quote a token of the file, which may be a user id: show only where. */
                 strbuf_sep(&d, "; ");
@@ -251,7 +257,6 @@ out:
         free(plan.paths);
         free(plan.ops);
         free(text);
-        slots_close(fd);
         slots_close(dirfd);
         strbuf_free(&d);
         strbuf_free(&f);
@@ -447,9 +452,10 @@ void check_slotctl(struct ctx *k)
         struct stat st;
         json_error_t jerr;
         json_t *root = NULL, *v;
+        struct slots_error e;
         char *text = NULL, pattern[4096];
         size_t len;
-        int dirfd, fd = -1;
+        int dirfd, r;
 
         if (!c->docs_root && !(c->app_root && c->launcher)) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "slotctl-config", NULL, NULL,
@@ -457,10 +463,13 @@ void check_slotctl(struct ctx *k)
                 return;
         }
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
-        fd = dirfd < 0 ? dirfd : slots_open_regular(dirfd, base, &st);
-        if (fd < 0) {
+        slots_error_clear(&e);
+        r = dirfd < 0 ? dirfd
+                      : slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTCTL_MAX }, &st,
+                                        &text, &len, &e);
+        if (r < 0 && (dirfd < 0 || e.kind != SLOTS_ERR_INVALID)) {
                 strbuf_addf(&d, "%s: %s", path,
-                        fd == -ELOOP ? "is a symlink" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+                        r == -ELOOP ? "is a symlink" : r == -EINVAL ? "is not a regular file" : strerror(-r));
                 strbuf_addf(&f, "slots-provision writes it (root:root 0644)");
                 goto fail;
         }
@@ -469,10 +478,10 @@ void check_slotctl(struct ctx *k)
                         (unsigned) st.st_uid);
                 strbuf_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
         }
-        if (slots_read_all(fd, SLOTCTL_MAX, &text, &len) < 0 ||
-            !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
+        if (r < 0 || !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%s does not parse: %s", path, root ? "not a JSON object" : jerr.text);
+                strbuf_addf(&d, "%s does not parse: %s", path,
+                        r < 0 ? e.reason : root ? "not a JSON object" : jerr.text);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision rewrites it");
                 goto fail;
@@ -530,7 +539,6 @@ fail:
 out:
         json_decref(root);
         free(text);
-        slots_close(fd != dirfd ? fd : -1);
         slots_close(dirfd);
         strbuf_free(&d);
         strbuf_free(&f);
