@@ -14,7 +14,6 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <linux/keyctl.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -24,7 +23,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "childexit.h"
+#include "child.h"
 #include "cleanup.h"
 #include "fsutil.h"
 #include "privdrop.h"
@@ -889,19 +888,18 @@ out:
 static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
 {
         struct mq_result res = { .err = -ECHILD };
-        int p[2], status;
-        pid_t pid;
+        struct slots_child c;
+        int p[2], r;
 
         if (pipe2(p, O_CLOEXEC) < 0)
                 return slots_error_set(e, -errno, "POSIX message queues", "cannot make a pipe: %s", strerror(errno));
-        pid = fork();
-        if (pid < 0) {
-                int r = -errno;
+        r = slots_child_start(&c, 0, 0);
+        if (r < 0) {
                 close(p[0]);
                 close(p[1]);
                 return slots_error_set(e, r, "POSIX message queues", "cannot fork: %s", strerror(-r));
         }
-        if (pid == 0) {
+        if (r == 0) {
                 close(p[0]);
                 mq_child(p[1], uid, gid);
         }
@@ -909,8 +907,7 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
         if (read(p[0], &res, sizeof(res)) != (ssize_t) sizeof(res))
                 res.err = -ECHILD;
         close(p[0]);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        (void) slots_child_wait(&c);
         res.what[sizeof(res.what) - 1] = '\0';
         if (res.err == 0)
                 return 0;
