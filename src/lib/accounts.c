@@ -14,6 +14,7 @@
 #include "accounts.h"
 #include "child.h"
 #include "fsutil.h"
+#include "path.h"
 #include "replace.h"
 
 #define ACCT_FILE_MAX ((size_t) 256 << 20)
@@ -447,7 +448,7 @@ int slots_accounts_load(int etcfd, const char *etc_display, struct slots_account
                 size_t len = 0;
                 int fd;
 
-                snprintf(display, sizeof(display), "%s/%s", etc_display, file_names[f]);
+                slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
                 fd = slots_open_regular(etcfd, file_names[f], &st);
                 if (fd == -ENOENT) {
                         r = slots_accounts_set_text(a, (enum slots_acct_file) f, "", 0, false);
@@ -1002,7 +1003,7 @@ int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_di
                         def.mode = sg && sg->valid ? 0640 : 0600;
                         def.gid = sg && sg->valid ? sg->gid : 0;
                 }
-                snprintf(display, sizeof(display), "%s/%s", etc_display, file_names[f]);
+                slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
                 text = slots_accounts_render(a, f, &len);
                 if (!text) {
                         r = slots_error_set(e, -ENOMEM, display, "out of memory");

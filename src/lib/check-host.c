@@ -13,6 +13,7 @@
 #include "check-int.h"
 #include "error.h"
 #include "fsutil.h"
+#include "path.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
@@ -292,15 +293,6 @@ void check_pending(struct ctx *k)
 
 /* ---- the releases in use and the slotctl config ---- */
 
-static char *path_join(const char *dir, const char *name)
-{
-        char *p;
-
-        if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
-                return NULL;
-        return p;
-}
-
 /*
  * The release in use: the one <app_root>/current points at when it is a
  * symlink to a folder of <app_root>/releases; else every folder there (any of
@@ -363,7 +355,7 @@ void find_releases(struct ctx *k)
                 if (list[i]->d_name[0] == '.')
                         continue;
                 {
-                        char *dir = path_join(rel, list[i]->d_name);
+                        char *dir = slots_path_join(rel, list[i]->d_name);
                         bool is_dir = dir && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
                         free(dir);
                         if (!is_dir)
@@ -387,22 +379,10 @@ out:
         free(cur);
 }
 
-/* true when path is base or below it */
-static bool path_under(const char *path, const char *base)
-{
-        size_t n = strlen(base);
-
-        while (n > 1 && base[n - 1] == '/')
-                n--;
-        if (n == 1 && base[0] == '/')
-                return true;
-        return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* A slotctl list entry covers docs_root: the same folder or one above it, or a glob that matches it. */
 static bool cwd_covers(const char *entry, const char *docs)
 {
-        return path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
+        return slots_path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
 }
 
 /*
@@ -715,7 +695,7 @@ static void links_walk(int fd, const char *shown, const char *note, dev_t dev, i
                         }
                         subfd = openat(dirfd(dir), de->d_name,
                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                        if (subfd < 0 || asprintf(&sub, "%s/%s", shown, de->d_name) < 0) {
+                        if (subfd < 0 || !(sub = slots_path_join(shown, de->d_name))) {
                                 slots_close(subfd);
                                 l->unread++;
                                 continue;
@@ -786,7 +766,7 @@ void check_hard_links(struct ctx *k)
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
                 char *shown = NULL;
 
-                if (asprintf(&shown, "%s/%s", c->docs_root, c->shared_dirs[i]) < 0) {
+                if (!(shown = slots_path_join(c->docs_root, c->shared_dirs[i]))) {
                         k->err = -ENOMEM;
                         break;
                 }

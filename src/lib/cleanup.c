@@ -26,6 +26,7 @@
 #include "child.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "path.h"
 #include "privdrop.h"
 #include "tree.h"
 
@@ -53,16 +54,6 @@ static void keep(struct first *f, int r, const struct slots_error *sub)
 }
 
 /* ---- files ---- */
-
-/* "a/b" into buf, cut at size (names in error messages only). */
-static const char *join(char *buf, size_t size, const char *a, const char *b)
-{
-        int n = snprintf(buf, size, "%s/%s", strcmp(a, "/") == 0 ? "" : a, b);
-
-        if (n < 0 || (size_t) n >= size)
-                buf[size - 1] = '\0';  /* cut: it only names the file */
-        return buf;
-}
 
 static int open_dir_in(int rootfd, const char *path)
 {
@@ -136,7 +127,7 @@ static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error 
                 if (statx(fd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) < 0 ||
                     sx.stx_uid != uid)
                         continue;
-                join(path, sizeof(path), dir, de->d_name);
+                slots_path_join_to(path, sizeof(path), dir, de->d_name);
                 if (!S_ISDIR(sx.stx_mode)) {
                         if (unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT)
                                 keep(&first, slots_error_set(&sub, -errno, path, "cannot remove: %s", strerror(errno)),
@@ -418,18 +409,21 @@ static int xattr_strip(int fd, const char *path, struct slots_error *e)
 static int open_slot_folder(int rootfd, const struct slots_config *c, const char *kind, const char *name,
                             bool create, char *path, size_t size, struct slots_error *e)
 {
-        char parent[4096];
+        char *parent = slots_path_join(c->slots_root, kind);
         int pfd, fd;
 
-        snprintf(parent, sizeof(parent), "%s%s%s", c->slots_root, strcmp(c->slots_root, "/") ? "/" : "", kind);
-        join(path, size, parent, name);
+        if (!parent)
+                return slots_error_set(e, -ENOMEM, c->slots_root, "out of memory");
+        slots_path_join_to(path, size, parent, name);
         pfd = open_dir_in(rootfd, parent);
         if (pfd < 0) {
                 slots_error_set(e, pfd, parent, "cannot open: %s", strerror(-pfd));
                 if (pfd == -ENOENT)
                         slots_error_fix(e, "run slots-provision, which makes it");
+                free(parent);
                 return pfd;
         }
+        free(parent);
         if (create && mkdirat(pfd, name, 0) == 0) {
                 /* Made with mode 0; owner and mode follow through the fd. */
         }
@@ -822,10 +816,14 @@ int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct 
         if (!c->docs_root)
                 return 0;
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                char dir[4096];
+                char *dir = slots_path_join(c->docs_root, c->shared_dirs[i]);
 
-                join(dir, sizeof(dir), c->docs_root, c->shared_dirs[i]);
+                if (!dir) {
+                        keep(&w.first, slots_error_set(&w.sub, -ENOMEM, c->docs_root, "out of memory"), &w.sub);
+                        break;
+                }
                 keep(&w.first, own_root(&w, rootfd, dir, true), &w.sub);
+                free(dir);
         }
         return w.first.r;
 }

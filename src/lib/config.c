@@ -527,9 +527,9 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         }
         /* A shared folder that holds a private path would hand that path to every slot. */
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                /* docs_root "/" must give "/pub", not "//pub", or slots_path_under() never matches */
-                if (asprintf(&dir, "%s/%s", strcmp(c->docs_root, "/") == 0 ? "" : c->docs_root,
-                             c->shared_dirs[i]) < 0)
+                /* docs_root "/" gives "/pub", not "//pub", or slots_path_under() would never match */
+                dir = slots_path_join(c->docs_root, c->shared_dirs[i]);
+                if (!dir)
                         return -ENOMEM;
                 for (size_t j = 0; j < c->n_private_paths; j++)
                         if (slots_path_under(c->private_paths[j], dir) || slots_path_under(dir, c->private_paths[j])) {

@@ -34,6 +34,7 @@
 #include "ids.h"
 #include "logindefs.h"
 #include "nss.h"
+#include "path.h"
 #include "provision.h"
 #include "replace.h"
 #include "store.h"
@@ -300,15 +301,6 @@ static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
         else
                 snprintf(buf, size, "%u", (unsigned) gid);
         return buf;
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-        char *s;
-
-        if (asprintf(&s, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
-                return NULL;
-        return s;
 }
 
 /* ---- ids ---- */
@@ -1330,7 +1322,7 @@ static int slot_folders(struct ctx *x)
                 slots_close(parent);
         }
         for (size_t k = 0; k < 3; k++) {
-                char *kpath = path_join(root, kinds[k]);
+                char *kpath = slots_path_join(root, kinds[k]);
                 int kfd;
 
                 if (!kpath) {
@@ -1344,7 +1336,7 @@ static int slot_folders(struct ctx *x)
                 }
                 for (unsigned i = 0; i < x->c->slots; i++) {
                         const struct pslot *s = &x->slots[i];
-                        char *spath = path_join(kpath, s->name);
+                        char *spath = slots_path_join(kpath, s->name);
                         int sfd;
 
                         if (!spath) {
@@ -1566,7 +1558,7 @@ static int releases(struct ctx *x)
                 return 0;
         }
         check_reachable(x, c->app_root);
-        rel = path_join(c->app_root, "releases");
+        rel = slots_path_join(c->app_root, "releases");
         if (!rel) {
                 r = -ENOMEM;
                 goto out;
@@ -1584,7 +1576,7 @@ static int releases(struct ctx *x)
                 goto out;
         }
         for (size_t i = 0; i < n; i++) {
-                char *rpath = path_join(rel, names[i]), *bpath = NULL, *lpath = NULL;
+                char *rpath = slots_path_join(rel, names[i]), *bpath = NULL, *lpath = NULL;
                 int rfd = -1, bfd = -1, lfd = -1;
                 struct stat st;
 
@@ -1599,13 +1591,13 @@ static int releases(struct ctx *x)
                 rfd = open_child(x, relfd, rpath, names[i], true, true);
                 if (rfd < 0 || !traverse_fix(x, rfd, rpath, 0, S_IXOTH))
                         goto next;
-                bpath = path_join(rpath, "bin");
+                bpath = slots_path_join(rpath, "bin");
                 if (!bpath || slots_config_is_private(c, bpath))
                         goto next;
                 bfd = open_child(x, rfd, bpath, "bin", true, false);
                 if (bfd < 0 || !traverse_fix(x, bfd, bpath, 0, S_IXOTH) || !c->launcher)
                         goto next;
-                lpath = path_join(bpath, c->launcher);
+                lpath = slots_path_join(bpath, c->launcher);
                 if (!lpath || slots_config_is_private(c, lpath))
                         goto next;
                 lfd = open_child(x, bfd, lpath, c->launcher, false, false);
@@ -1682,7 +1674,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                 return err == -ENOMEM ? err : 0;
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-                char *cpath = path_join(path, names[i]);
+                char *cpath = slots_path_join(path, names[i]);
                 struct stat cst, ost;
                 int cfd;
 
@@ -1737,7 +1729,7 @@ static int shared_dirs(struct ctx *x)
                 return 0;
         }
         for (size_t i = 0; i < c->n_shared_dirs && r == 0; i++) {
-                char *path = path_join(c->docs_root, c->shared_dirs[i]);
+                char *path = slots_path_join(c->docs_root, c->shared_dirs[i]);
                 char *rel = strdup(c->shared_dirs[i]), *comp, *slash;
                 int dfd = dup(docfd), fd = -1;
                 struct stat st;
@@ -1988,7 +1980,7 @@ static int sudoers_check(struct ctx *x)
         free(text);
         /* A refusal names the drop-in it is about. */
         slots_provision_sudoers_name(x->c, name, sizeof(name));
-        snprintf(shown, sizeof(shown), "%s/%s", SUDOERS_DIR, name);
+        slots_path_join_to(shown, sizeof(shown), SUDOERS_DIR, name);
         r = visudo_check(x, fd, shown);
         slots_close(fd);
         return r;
@@ -2006,7 +1998,7 @@ static int sudoers_step(struct ctx *x)
         if (!sudo_installed(x))
                 return 0;
         slots_provision_sudoers_name(x->c, name, sizeof(name));
-        path = path_join(SUDOERS_DIR, name);
+        path = slots_path_join(SUDOERS_DIR, name);
         text = slots_provision_sudoers(x->c, &len, x->e);
         if (!path || !text) {
                 r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
@@ -2286,7 +2278,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r == 0)
                         r = file_check(&x, c->slotctl_config);
                 if (r == 0 && sudo_installed(&x)) {
-                        char name[128], *path = path_join(SUDOERS_DIR,
+                        char name[128], *path = slots_path_join(SUDOERS_DIR,
                                                                   slots_provision_sudoers_name(c, name, sizeof(name)));
 
                         r = path ? file_check(&x, path) : slots_error_set(e, -ENOMEM, SUDOERS_DIR, "out of memory");
