@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "path.h"
+#include "service.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
@@ -62,28 +63,27 @@ out:
 
 void resolve_service(struct ctx *k)
 {
-        struct slots_gr gr = { 0 };
+        struct slots_service s;
 
-        k->svc_found = slots_nss_user(k->cfg->service, &k->svc_pw);
+        if (slots_service_lookup(k->cfg, NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &s) < 0) {
+                k->err = -ENOMEM;
+                return;
+        }
+        /* A failed lookup is reported as a missing account or group: check only reports. */
+        k->svc_found = s.user;
+        k->svc_pw = s.pw;
+        s.pw = (struct slots_pw){ 0 };
         if (k->svc_found > 0 && slots_ident_of(k->cfg->service, &k->svc, &k->svc_groups) == 0)
                 k->have_svc = true;
-        if (k->cfg->service_group) {
-                if (slots_nss_group(k->cfg->service_group, &gr) > 0) {
-                        k->group = gr.gid;
-                        k->have_group = true;
-                }
-                k->group_name = strdup(k->cfg->service_group);
-        } else if (k->svc_found > 0) {
-                k->group = k->svc_pw.gid;
-                k->have_group = true;
-                if (slots_nss_gid(k->group, &gr) > 0)
-                        k->group_name = strdup(gr.name);
-                else if (asprintf(&k->group_name, "%u", (unsigned) k->group) < 0)
-                        k->group_name = NULL;
+        k->have_group = s.group > 0;
+        k->group = s.gid;
+        if (k->have_group) {
+                k->group_name = s.group_name;
+                s.group_name = NULL;
         } else {
-                k->group_name = strdup(k->cfg->service);
+                k->group_name = strdup(k->cfg->service_group ? k->cfg->service_group : k->cfg->service);
         }
-        slots_gr_clear(&gr);
+        slots_service_clear(&s);
         if (!k->group_name)
                 k->err = -ENOMEM;
 }

@@ -37,6 +37,7 @@
 #include "path.h"
 #include "provision.h"
 #include "replace.h"
+#include "service.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -862,72 +863,80 @@ out:
         return r;
 }
 
+/* The image's account files as the source of the service lookup (slots-provision --root). */
+static int image_user(void *data, const char *name, struct slots_pw *out)
+{
+        const struct slots_acct_user *u = slots_accounts_user(data, name);
+
+        if (!u || !u->valid)
+                return 0;
+        *out = (struct slots_pw){ .uid = u->uid, .gid = u->gid };
+        return 1;
+}
+
+static int image_gr(const struct slots_acct_group *g, struct slots_gr *out)
+{
+        *out = (struct slots_gr){ .gid = g->gid, .name = strdup(g->name) };
+        return out->name ? 1 : -ENOMEM;
+}
+
+static int image_group(void *data, const char *name, struct slots_gr *out)
+{
+        const struct slots_acct_group *g = slots_accounts_group(data, name);
+
+        return g && g->valid ? image_gr(g, out) : 0;
+}
+
+static int image_gid(void *data, gid_t gid, struct slots_gr *out)
+{
+        const struct slots_acct_group *g = slots_accounts_group_by_gid(data, gid);
+
+        return g ? image_gr(g, out) : 0;
+}
+
 static int plan_service(struct ctx *x)
 {
         const struct slots_config *c = x->c;
-        gid_t gid;
-        int r;
+        const struct slots_service_source image = { image_user, image_group, image_gid, x->db };
+        struct slots_service s;
+        int r, failed = 0;
 
-        if (x->o->host) {
-                struct slots_pw pw;
-                struct slots_gr gr;
-
-                r = slots_nss_user(c->service, &pw);
-                if (r < 0)
-                        return nss_failed(x, r, c->service);
-                if (r == 0) {
+        r = slots_service_lookup(c, x->o->host ? NULL : &image, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &s);
+        if (r < 0)
+                return slots_error_set(x->e, r, c->service, "out of memory");
+        if (s.user > 0)
+                x->svc_uid = s.pw.uid;
+        if (s.user < 0)
+                failed = s.user;
+        else if (s.user > 0)
+                failed = s.group < 0 ? s.group : s.named < 0 ? s.named : 0;
+        if (failed) {
+                /* Only NSS fails: the image's files are in memory (an allocation, then). */
+                r = x->o->host ? nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
+                               : slots_error_set(x->e, failed, c->service, "out of memory");
+        } else if (s.user == 0) {
+                if (x->o->host)
                         PROBLEM(x, c->service, "create the service account first, or fix \"service\" in the config",
                                 "the service account does not exist");
-                        return 0;
-                }
-                x->svc_uid = pw.uid;
-                gid = pw.gid;
-                slots_pw_clear(&pw);
-                r = c->service_group ? slots_nss_group(c->service_group, &gr) : slots_nss_gid(gid, &gr);
-                if (r < 0)
-                        return nss_failed(x, r, c->service_group ? c->service_group : c->service);
-                if (r > 0) {
-                        x->table_gid = gr.gid;
-                        x->table_group = strdup(gr.name);
-                        slots_gr_clear(&gr);
-                } else if (c->service_group) {
-                        PROBLEM(x, c->service_group, "create the group, or fix \"service_group\" in the config",
-                                "the service group does not exist");
-                        return 0;
-                } else {
-                        x->table_gid = gid;
-                        r = asprintf(&x->table_group, "%u", (unsigned) gid);
-                        if (r < 0)
-                                x->table_group = NULL;
-                }
-        } else {
-                const struct slots_acct_user *u = slots_accounts_user(x->db, c->service);
-                const struct slots_acct_group *g;
-
-                if (!u || !u->valid) {
+                else
                         PROBLEM(x, c->service,
                                 "add the service account to the image's /etc/passwd first, or fix \"service\"",
                                 "the service account is not in the tree's /etc/passwd");
-                        return 0;
-                }
-                x->svc_uid = u->uid;
-                g = c->service_group ? slots_accounts_group(x->db, c->service_group) :
-                                       slots_accounts_group_by_gid(x->db, u->gid);
-                if (c->service_group && (!g || !g->valid)) {
+        } else if (s.group == 0) {
+                if (x->o->host)
+                        PROBLEM(x, c->service_group, "create the group, or fix \"service_group\" in the config",
+                                "the service group does not exist");
+                else
                         PROBLEM(x, c->service_group,
                                 "add the group to the image's /etc/group first, or fix \"service_group\"",
                                 "the service group is not in the tree's /etc/group");
-                        return 0;
-                }
-                x->table_gid = g ? g->gid : u->gid;
-                if (g)
-                        x->table_group = strdup(g->name);
-                else if (asprintf(&x->table_group, "%u", (unsigned) u->gid) < 0)
-                        x->table_group = NULL;
+        } else {
+                x->table_gid = s.gid;
+                x->table_group = s.group_name;
+                s.group_name = NULL;
         }
-        if (!x->table_group)
-                return slots_error_set(x->e, -ENOMEM, c->service, "out of memory");
-        return 0;
+        slots_service_clear(&s);
+        return r;
 }
 
 /* Is the service account listed in group (local files, else NSS)?  1, 0 or -errno. */
