@@ -1,4 +1,4 @@
-/* fd-based file handling: resolve inside a root, open without following, check what was opened. */
+/* fd-based file handling: resolve inside a root, open without following, check what was opened, read it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* fd-based file handling: resolve inside a root, open without following, check what was opened. */
+/* fd-based file handling: resolve inside a root, open without following, check what was opened, read it. */
 #pragma once
 
 #include <stdbool.h>
