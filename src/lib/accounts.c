@@ -3,19 +3,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <shadow.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "accounts.h"
-#include "childexit.h"
+#include "child.h"
 #include "fsutil.h"
+#include "path.h"
 #include "replace.h"
 
 #define ACCT_FILE_MAX ((size_t) 256 << 20)
@@ -449,7 +448,7 @@ int slots_accounts_load(int etcfd, const char *etc_display, struct slots_account
                 size_t len = 0;
                 int fd;
 
-                snprintf(display, sizeof(display), "%s/%s", etc_display, file_names[f]);
+                slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
                 fd = slots_open_regular(etcfd, file_names[f], &st);
                 if (fd == -ENOENT) {
                         r = slots_accounts_set_text(a, (enum slots_acct_file) f, "", 0, false);
@@ -1004,7 +1003,7 @@ int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_di
                         def.mode = sg && sg->valid ? 0640 : 0600;
                         def.gid = sg && sg->valid ? sg->gid : 0;
                 }
-                snprintf(display, sizeof(display), "%s/%s", etc_display, file_names[f]);
+                slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
                 text = slots_accounts_render(a, f, &len);
                 if (!text) {
                         r = slots_error_set(e, -ENOMEM, display, "out of memory");
@@ -1048,10 +1047,9 @@ static long now_ms(void)
 int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
 {
         static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-        long deadline = now_ms() + timeout_ms;
+        struct slots_child c;
         size_t n = 0;
-        int pipefd[2], status, r;
-        pid_t pid;
+        int pipefd[2], r;
 
         if (out && outsize)
                 out[0] = '\0';
@@ -1059,14 +1057,13 @@ int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, ch
                 return -errno;
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return -errno;
-        pid = fork();
-        if (pid < 0) {
-                r = -errno;
+        r = slots_child_start(&c, timeout_ms, 0);
+        if (r < 0) {
                 close(pipefd[0]);
                 close(pipefd[1]);
                 return r;
         }
-        if (pid == 0) {
+        if (r == 0) {
                 int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
 
                 if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
@@ -1080,19 +1077,16 @@ int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, ch
         close(pipefd[1]);
         for (;;) {
                 struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-                long left = deadline - now_ms();
+                int left = slots_child_left_ms(&c);
                 char buf[512];
                 ssize_t k;
 
-                if (left <= 0) {
-                        (void) kill(pid, SIGKILL);
-                        (void) waitpid(pid, &status, 0);
+                if (left == 0) {
+                        slots_child_kill(&c);
                         close(pipefd[0]);
                         return -ETIMEDOUT;
                 }
-                r = poll(&pfd, 1, (int) left);
-                if (r < 0 && errno == EINTR)
-                        continue;
+                r = poll(&pfd, 1, left);
                 if (r <= 0)
                         continue;
                 k = read(pipefd[0], buf, sizeof(buf));
@@ -1101,19 +1095,16 @@ int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, ch
                 if (k <= 0)
                         break;
                 if (out && outsize > 1 && n < outsize - 1) {
-                        size_t c = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
-                        memcpy(out + n, buf, c);
-                        n += c;
+                        size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
+                        memcpy(out + n, buf, m);
+                        n += m;
                         out[n] = '\0';
                 }
         }
         close(pipefd[0]);
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        if (WIFEXITED(status))
-                return WEXITSTATUS(status) == 127 ? -ENOENT : WEXITSTATUS(status);
-        return -ECHILD;
+        /* Its output closed, it still has until the deadline to exit. */
+        r = slots_child_wait(&c);
+        return r == 127 ? -ENOENT : r;
 }
 
 void slots_accounts_flush_caches(void)

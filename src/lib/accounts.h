@@ -130,7 +130,8 @@ void slots_accounts_flush_caches(void);
 /*
  * Runs argv[0] (an absolute path) with stdin from stdin_fd (-1: /dev/null),
  * a minimal environment, and its stdout and stderr captured into out (at most
- * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it after timeout_ms.
+ * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it when it has not
+ * exited after timeout_ms (<= 0: no limit), its output closed or not.
  * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
  * from a signal, -ENOENT when it cannot be run).
  */

@@ -358,7 +358,7 @@ void check_chain(struct ctx *k, const struct slotinfo *s)
         if (k->cfg->docs_root) {
                 chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root);
                 for (size_t i = 0; i < k->cfg->n_shared_dirs; i++) {
-                        if (asprintf(&dir, "%s/%s", k->cfg->docs_root, k->cfg->shared_dirs[i]) < 0)
+                        if (!(dir = slots_path_join(k->cfg->docs_root, k->cfg->shared_dirs[i])))
                                 break;
                         chain_one(k, s, launcher, dir, dir);
                         free(dir);

@@ -13,8 +13,9 @@
 #include "check-int.h"
 #include "error.h"
 #include "fsutil.h"
+#include "path.h"
+#include "service.h"
 
-#define TABLE_MAX SLOTS_TABLE_MAX
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
 /* ---- config ---- */
@@ -62,28 +63,27 @@ out:
 
 void resolve_service(struct ctx *k)
 {
-        struct slots_gr gr = { 0 };
+        struct slots_service s;
 
-        k->svc_found = slots_nss_user(k->cfg->service, &k->svc_pw);
+        if (slots_service_lookup(k->cfg, NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &s) < 0) {
+                k->err = -ENOMEM;
+                return;
+        }
+        /* A failed lookup is reported as a missing account or group: check only reports. */
+        k->svc_found = s.user;
+        k->svc_pw = s.pw;
+        s.pw = (struct slots_pw){ 0 };
         if (k->svc_found > 0 && slots_ident_of(k->cfg->service, &k->svc, &k->svc_groups) == 0)
                 k->have_svc = true;
-        if (k->cfg->service_group) {
-                if (slots_nss_group(k->cfg->service_group, &gr) > 0) {
-                        k->group = gr.gid;
-                        k->have_group = true;
-                }
-                k->group_name = strdup(k->cfg->service_group);
-        } else if (k->svc_found > 0) {
-                k->group = k->svc_pw.gid;
-                k->have_group = true;
-                if (slots_nss_gid(k->group, &gr) > 0)
-                        k->group_name = strdup(gr.name);
-                else if (asprintf(&k->group_name, "%u", (unsigned) k->group) < 0)
-                        k->group_name = NULL;
+        k->have_group = s.group > 0;
+        k->group = s.gid;
+        if (k->have_group) {
+                k->group_name = s.group_name;
+                s.group_name = NULL;
         } else {
-                k->group_name = strdup(k->cfg->service);
+                k->group_name = strdup(k->cfg->service_group ? k->cfg->service_group : k->cfg->service);
         }
-        slots_gr_clear(&gr);
+        slots_service_clear(&s);
         if (!k->group_name)
                 k->err = -ENOMEM;
 }
@@ -103,7 +103,7 @@ void check_table(struct ctx *k)
         struct stat st;
         char *text = NULL;
         size_t len;
-        int dirfd, fd = -1, r;
+        int dirfd, r;
 
         k->table = NULL;
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
@@ -154,18 +154,25 @@ void check_table(struct ctx *k)
                 strbuf_addf(&f, "chmod 0640 %s", path);
         }
 
-        fd = slots_open_regular(dirfd, base, &st);
-        r = fd < 0 ? fd : slots_read_all(fd, TABLE_MAX, &text, &len);
-        if (r < 0) {
+        slots_error_clear(&e);
+        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &st, &text,
+                            &len, &e);
+        if (r < 0 && e.kind == SLOTS_ERR_INVALID) {
+                /* Too big or a NUL byte: no position to show. */
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%s", e.reason);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "correct %s (see slots.json(5)), or restore it from a backup", path);
+        } else if (r < 0) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "cannot read it as root: %s", strerror(-r));
                 goto fail;
         }
-        slots_error_clear(&e);
         problem = SLOTS_TABLE_SYNTAX;
-        r = memchr(text, '\0', len) ? slots_error_invalid(&e, -EBADMSG, path, "contains a NUL byte")
-                                    : slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table,
-                                                                &problem, &e);
+        if (r == 0)
+                r = slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table, &problem, &e);
+        else
+                r = 0;
         if (r < 0) {
                 /* A parser message may quote a token of the file, which may be a user id: show only where. */
                 strbuf_sep(&d, "; ");
@@ -251,7 +258,6 @@ out:
         free(plan.paths);
         free(plan.ops);
         free(text);
-        slots_close(fd);
         slots_close(dirfd);
         strbuf_free(&d);
         strbuf_free(&f);
@@ -286,15 +292,6 @@ void check_pending(struct ctx *k)
 }
 
 /* ---- the releases in use and the slotctl config ---- */
-
-static char *path_join(const char *dir, const char *name)
-{
-        char *p;
-
-        if (asprintf(&p, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
-                return NULL;
-        return p;
-}
 
 /*
  * The release in use: the one <app_root>/current points at when it is a
@@ -358,7 +355,7 @@ void find_releases(struct ctx *k)
                 if (list[i]->d_name[0] == '.')
                         continue;
                 {
-                        char *dir = path_join(rel, list[i]->d_name);
+                        char *dir = slots_path_join(rel, list[i]->d_name);
                         bool is_dir = dir && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
                         free(dir);
                         if (!is_dir)
@@ -382,22 +379,10 @@ out:
         free(cur);
 }
 
-/* true when path is base or below it */
-static bool path_under(const char *path, const char *base)
-{
-        size_t n = strlen(base);
-
-        while (n > 1 && base[n - 1] == '/')
-                n--;
-        if (n == 1 && base[0] == '/')
-                return true;
-        return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* A slotctl list entry covers docs_root: the same folder or one above it, or a glob that matches it. */
 static bool cwd_covers(const char *entry, const char *docs)
 {
-        return path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
+        return slots_path_under(docs, entry) || fnmatch(entry, docs, FNM_PATHNAME) == 0;
 }
 
 /*
@@ -447,9 +432,10 @@ void check_slotctl(struct ctx *k)
         struct stat st;
         json_error_t jerr;
         json_t *root = NULL, *v;
+        struct slots_error e;
         char *text = NULL, pattern[4096];
         size_t len;
-        int dirfd, fd = -1;
+        int dirfd, r;
 
         if (!c->docs_root && !(c->app_root && c->launcher)) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "slotctl-config", NULL, NULL,
@@ -457,10 +443,13 @@ void check_slotctl(struct ctx *k)
                 return;
         }
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
-        fd = dirfd < 0 ? dirfd : slots_open_regular(dirfd, base, &st);
-        if (fd < 0) {
+        slots_error_clear(&e);
+        r = dirfd < 0 ? dirfd
+                      : slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTCTL_MAX }, &st,
+                                        &text, &len, &e);
+        if (r < 0 && (dirfd < 0 || e.kind != SLOTS_ERR_INVALID)) {
                 strbuf_addf(&d, "%s: %s", path,
-                        fd == -ELOOP ? "is a symlink" : fd == -EINVAL ? "is not a regular file" : strerror(-fd));
+                        r == -ELOOP ? "is a symlink" : r == -EINVAL ? "is not a regular file" : strerror(-r));
                 strbuf_addf(&f, "slots-provision writes it (root:root 0644)");
                 goto fail;
         }
@@ -469,10 +458,10 @@ void check_slotctl(struct ctx *k)
                         (unsigned) st.st_uid);
                 strbuf_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
         }
-        if (slots_read_all(fd, SLOTCTL_MAX, &text, &len) < 0 ||
-            !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
+        if (r < 0 || !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%s does not parse: %s", path, root ? "not a JSON object" : jerr.text);
+                strbuf_addf(&d, "%s does not parse: %s", path,
+                        r < 0 ? e.reason : root ? "not a JSON object" : jerr.text);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision rewrites it");
                 goto fail;
@@ -530,7 +519,6 @@ fail:
 out:
         json_decref(root);
         free(text);
-        slots_close(fd != dirfd ? fd : -1);
         slots_close(dirfd);
         strbuf_free(&d);
         strbuf_free(&f);
@@ -707,7 +695,7 @@ static void links_walk(int fd, const char *shown, const char *note, dev_t dev, i
                         }
                         subfd = openat(dirfd(dir), de->d_name,
                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                        if (subfd < 0 || asprintf(&sub, "%s/%s", shown, de->d_name) < 0) {
+                        if (subfd < 0 || !(sub = slots_path_join(shown, de->d_name))) {
                                 slots_close(subfd);
                                 l->unread++;
                                 continue;
@@ -778,7 +766,7 @@ void check_hard_links(struct ctx *k)
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
                 char *shown = NULL;
 
-                if (asprintf(&shown, "%s/%s", c->docs_root, c->shared_dirs[i]) < 0) {
+                if (!(shown = slots_path_join(c->docs_root, c->shared_dirs[i]))) {
                         k->err = -ENOMEM;
                         break;
                 }

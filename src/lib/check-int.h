@@ -7,6 +7,7 @@
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
+#include "path.h"
 #include "perm.h"
 #include "probe.h"
 #include "selfcheck.h"

@@ -14,7 +14,6 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <linux/keyctl.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -24,9 +23,10 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "childexit.h"
+#include "child.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "path.h"
 #include "privdrop.h"
 #include "tree.h"
 
@@ -38,32 +38,7 @@ static const char *const at_dirs[] = { "/var/spool/cron/atjobs", "/var/spool/cro
 #define MAIL_DIR "/var/mail"
 #define LINGER_DIR "/var/lib/systemd/linger"
 
-/* Keeps the first failure of a step that goes on after one. */
-struct first {
-        int r;
-        struct slots_error *e;
-};
-
-static void keep(struct first *f, int r, const struct slots_error *sub)
-{
-        if (r >= 0 || f->r < 0)
-                return;
-        f->r = r;
-        if (f->e && sub)
-                *f->e = *sub;
-}
-
 /* ---- files ---- */
-
-/* "a/b" into buf, cut at size (names in error messages only). */
-static const char *join(char *buf, size_t size, const char *a, const char *b)
-{
-        int n = snprintf(buf, size, "%s/%s", strcmp(a, "/") == 0 ? "" : a, b);
-
-        if (n < 0 || (size_t) n >= size)
-                buf[size - 1] = '\0';  /* cut: it only names the file */
-        return buf;
-}
 
 static int open_dir_in(int rootfd, const char *path)
 {
@@ -111,7 +86,7 @@ static int open_seen_dir(int dfd, const char *name, const struct statx *sx, bool
 /* Removes the entries of folder dir owned by uid: files and links themselves, folders with all they hold. */
 static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error *e)
 {
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
         struct statx top, sx;
         struct dirent *de;
@@ -137,34 +112,34 @@ static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error 
                 if (statx(fd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) < 0 ||
                     sx.stx_uid != uid)
                         continue;
-                join(path, sizeof(path), dir, de->d_name);
+                slots_path_join_to(path, sizeof(path), dir, de->d_name);
                 if (!S_ISDIR(sx.stx_mode)) {
                         if (unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT)
-                                keep(&first, slots_error_set(&sub, -errno, path, "cannot remove: %s", strerror(errno)),
-                                     &sub);
+                                slots_first_keep(&first, slots_error_set(&sub, -errno, path, "cannot remove: %s",
+                                                                         strerror(errno)), &sub);
                         continue;
                 }
                 if (sx.stx_dev_major != top.stx_dev_major || sx.stx_dev_minor != top.stx_dev_minor ||
                     (sx.stx_attributes & sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
                         slots_error_set(&sub, -EBUSY, path, "is a mount point, never entered");
                         slots_error_fix(&sub, "unmount it");
-                        keep(&first, -EBUSY, &sub);
+                        slots_first_keep(&first, -EBUSY, &sub);
                         continue;
                 }
                 cfd = open_seen_dir(fd, de->d_name, &sx, true);
                 if (cfd < 0) {
                         if (cfd != -ENOENT && cfd != -ESTALE)
-                                keep(&first, slots_error_set(&sub, cfd, path, "cannot open: %s", strerror(-cfd)),
-                                     &sub);
+                                slots_first_keep(&first, slots_error_set(&sub, cfd, path, "cannot open: %s",
+                                                                         strerror(-cfd)), &sub);
                         continue;
                 }
                 r = slots_tree_empty(cfd, path, &sub);
                 if (r == 0 && unlinkat(fd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
                         r = slots_error_set(&sub, -errno, path, "cannot remove the folder: %s", strerror(errno));
-                keep(&first, r, &sub);
+                slots_first_keep(&first, r, &sub);
         }
         if (errno)
-                keep(&first, slots_error_set(&sub, -errno, dir, "cannot read: %s", strerror(errno)), &sub);
+                slots_first_keep(&first, slots_error_set(&sub, -errno, dir, "cannot read: %s", strerror(errno)), &sub);
         closedir(d);
         return first.r;
 }
@@ -239,7 +214,7 @@ static int clean_ipc(const char *kind, uid_t uid, gid_t gid, struct slots_error 
         static const char *const names[NCOL] = { NULL, "uid", "gid", "cuid", "cgid" };
         char file[64], *text = NULL, *line, *save = NULL;
         int col[NCOL] = { -1, -1, -1, -1, -1 };
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
         size_t len;
         int fd, r;
@@ -297,9 +272,8 @@ static int clean_ipc(const char *kind, uid_t uid, gid_t gid, struct slots_error 
                 else
                         r = msgctl(id, IPC_RMID, NULL);
                 if (r < 0 && errno != EINVAL && errno != EIDRM)
-                        keep(&first,
-                             slots_error_set(&sub, -errno, file, "cannot remove %s id %d: %s", kind, id, strerror(errno)),
-                             &sub);
+                        slots_first_keep(&first, slots_error_set(&sub, -errno, file, "cannot remove %s id %d: %s",
+                                                                 kind, id, strerror(errno)), &sub);
         }
         r = first.r;
 out:
@@ -328,15 +302,15 @@ static int clean_linger(int rootfd, const char *name, struct slots_error *e)
 
 int slots_cleanup_jobs(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
                 return slots_error_set(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
-        keep(&first, clean_crontab(rootfd, slot->name, &sub), &sub);
+        slots_first_keep(&first, clean_crontab(rootfd, slot->name, &sub), &sub);
         for (size_t i = 0; i < sizeof(at_dirs) / sizeof(at_dirs[0]); i++)
-                keep(&first, clean_top(rootfd, at_dirs[i], slot->uid, &sub), &sub);
-        keep(&first, clean_linger(rootfd, slot->name, &sub), &sub);
+                slots_first_keep(&first, clean_top(rootfd, at_dirs[i], slot->uid, &sub), &sub);
+        slots_first_keep(&first, clean_linger(rootfd, slot->name, &sub), &sub);
         return first.r;
 }
 
@@ -419,18 +393,21 @@ static int xattr_strip(int fd, const char *path, struct slots_error *e)
 static int open_slot_folder(int rootfd, const struct slots_config *c, const char *kind, const char *name,
                             bool create, char *path, size_t size, struct slots_error *e)
 {
-        char parent[4096];
+        char *parent = slots_path_join(c->slots_root, kind);
         int pfd, fd;
 
-        snprintf(parent, sizeof(parent), "%s%s%s", c->slots_root, strcmp(c->slots_root, "/") ? "/" : "", kind);
-        join(path, size, parent, name);
+        if (!parent)
+                return slots_error_set(e, -ENOMEM, c->slots_root, "out of memory");
+        slots_path_join_to(path, size, parent, name);
         pfd = open_dir_in(rootfd, parent);
         if (pfd < 0) {
                 slots_error_set(e, pfd, parent, "cannot open: %s", strerror(-pfd));
                 if (pfd == -ENOENT)
                         slots_error_fix(e, "run slots-provision, which makes it");
+                free(parent);
                 return pfd;
         }
+        free(parent);
         if (create && mkdirat(pfd, name, 0) == 0) {
                 /* Made with mode 0; owner and mode follow through the fd. */
         }
@@ -457,7 +434,7 @@ static int open_slot_folder(int rootfd, const struct slots_config *c, const char
 int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
                           struct slots_error *e)
 {
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
 
         if (slot->uid == 0 || slot_gid == 0)
@@ -469,7 +446,7 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
 
                 fd = open_slot_folder(rootfd, c, kinds[i], slot->name, true, path, sizeof(path), &sub);
                 if (fd < 0) {
-                        keep(&first, fd, &sub);
+                        slots_first_keep(&first, fd, &sub);
                         continue;
                 }
                 /* Emptied in place: no moment without the folder, and a killed run just goes on next time. */
@@ -487,7 +464,7 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
                                                       (st.st_mode & 07777) != 0700))
                         r = slots_error_set(&sub, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
                                             (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
-                keep(&first, r, &sub);
+                slots_first_keep(&first, r, &sub);
                 close(fd);
         }
         return first.r;
@@ -554,7 +531,7 @@ struct own {
         bool hand;                      /* hand to to_uid (shared folders), else remove (temp folders) */
         uid_t to_uid;
         gid_t to_gid;
-        struct first first;
+        struct slots_first first;
         struct slots_error sub;
         char path[4096];
         size_t len;
@@ -574,7 +551,7 @@ static void own_push(struct own *w, const char *name)
 static void own_fail(struct own *w, int r, const char *what)
 {
         slots_error_set(&w->sub, r, w->path, "%s: %s", what, strerror(-r));
-        keep(&w->first, r, &w->sub);
+        slots_first_keep(&w->first, r, &w->sub);
 }
 
 static bool other_fs(const struct statx *top, const struct statx *sx)
@@ -595,7 +572,7 @@ static void own_remove(struct own *w, int dfd, const char *name, const struct st
         if (other_fs(top, sx)) {
                 slots_error_set(&w->sub, -EBUSY, w->path, "is a mount point, never entered");
                 slots_error_fix(&w->sub, "unmount it (umount -l %s)", w->path);
-                keep(&w->first, -EBUSY, &w->sub);
+                slots_first_keep(&w->first, -EBUSY, &w->sub);
                 return;
         }
         /* Only the folder looked at: one renamed over it since (by an account still running) is not the slot's. */
@@ -608,7 +585,7 @@ static void own_remove(struct own *w, int dfd, const char *name, const struct st
         r = slots_tree_empty(cfd, w->path, &w->sub);
         if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
                 r = slots_error_set(&w->sub, -errno, w->path, "cannot remove the folder: %s", strerror(errno));
-        keep(&w->first, r, &w->sub);
+        slots_first_keep(&w->first, r, &w->sub);
 }
 
 /* Gives one entry of the slot to the service, through an fd of the entry itself. */
@@ -634,7 +611,7 @@ static void own_hand(struct own *w, int dfd, const char *name, const struct stat
                 slots_error_set(&w->sub, -EMLINK, w->path, "has %lu links; a file with more than one name is "
                                 "never changed", (unsigned long) st.st_nlink);
                 slots_error_fix(&w->sub, "remove its other names (find / -xdev -samefile %s)", w->path);
-                keep(&w->first, -EMLINK, &w->sub);
+                slots_first_keep(&w->first, -EMLINK, &w->sub);
                 close(fd);
                 return;
         }
@@ -793,10 +770,10 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
                 slots_close(fd);
         }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
-                keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
+                slots_first_keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
         /* The runtime folder logind makes (often a mount of its own): what it holds, then itself. */
         snprintf(runuser, sizeof(runuser), "/run/user/%u", (unsigned) slot->uid);
-        keep(&w.first, own_root(&w, rootfd, runuser, true), &w.sub);
+        slots_first_keep(&w.first, own_root(&w, rootfd, runuser, true), &w.sub);
         fd = open_walk_root(rootfd, "/run/user", (uid_t) -1, (gid_t) -1, NULL);
         if (fd >= 0) {
                 struct stat st;
@@ -804,11 +781,11 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
                 if (fstatat(fd, runuser + 10, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
                     st.st_uid == slot->uid && unlinkat(fd, runuser + 10, AT_REMOVEDIR) < 0 && errno != EBUSY &&
                     errno != ENOTEMPTY && errno != ENOENT)
-                        keep(&w.first, slots_error_set(&sub, -errno, runuser, "cannot remove: %s", strerror(errno)),
-                             &sub);
+                        slots_first_keep(&w.first, slots_error_set(&sub, -errno, runuser, "cannot remove: %s",
+                                                                   strerror(errno)), &sub);
                 close(fd);
         }
-        keep(&w.first, clean_mail(rootfd, slot, &sub), &sub);
+        slots_first_keep(&w.first, clean_mail(rootfd, slot, &sub), &sub);
         return w.first.r;
 }
 
@@ -823,10 +800,15 @@ int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct 
         if (!c->docs_root)
                 return 0;
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                char dir[4096];
+                char *dir = slots_path_join(c->docs_root, c->shared_dirs[i]);
 
-                join(dir, sizeof(dir), c->docs_root, c->shared_dirs[i]);
-                keep(&w.first, own_root(&w, rootfd, dir, true), &w.sub);
+                if (!dir) {
+                        slots_first_keep(&w.first, slots_error_set(&w.sub, -ENOMEM, c->docs_root, "out of memory"),
+                                         &w.sub);
+                        break;
+                }
+                slots_first_keep(&w.first, own_root(&w, rootfd, dir, true), &w.sub);
+                free(dir);
         }
         return w.first.r;
 }
@@ -889,19 +871,18 @@ out:
 static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
 {
         struct mq_result res = { .err = -ECHILD };
-        int p[2], status;
-        pid_t pid;
+        struct slots_child c;
+        int p[2], r;
 
         if (pipe2(p, O_CLOEXEC) < 0)
                 return slots_error_set(e, -errno, "POSIX message queues", "cannot make a pipe: %s", strerror(errno));
-        pid = fork();
-        if (pid < 0) {
-                int r = -errno;
+        r = slots_child_start(&c, 0, 0);
+        if (r < 0) {
                 close(p[0]);
                 close(p[1]);
                 return slots_error_set(e, r, "POSIX message queues", "cannot fork: %s", strerror(-r));
         }
-        if (pid == 0) {
+        if (r == 0) {
                 close(p[0]);
                 mq_child(p[1], uid, gid);
         }
@@ -909,8 +890,7 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
         if (read(p[0], &res, sizeof(res)) != (ssize_t) sizeof(res))
                 res.err = -ECHILD;
         close(p[0]);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        (void) slots_child_wait(&c);
         res.what[sizeof(res.what) - 1] = '\0';
         if (res.err == 0)
                 return 0;
@@ -920,15 +900,15 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
 
 int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e)
 {
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
                 return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
-        keep(&first, clean_ipc("shm", slot->uid, slot->gid, &sub), &sub);
-        keep(&first, clean_ipc("sem", slot->uid, slot->gid, &sub), &sub);
-        keep(&first, clean_ipc("msg", slot->uid, slot->gid, &sub), &sub);
-        keep(&first, clean_mqueues(slot->uid, slot->gid, &sub), &sub);
+        slots_first_keep(&first, clean_ipc("shm", slot->uid, slot->gid, &sub), &sub);
+        slots_first_keep(&first, clean_ipc("sem", slot->uid, slot->gid, &sub), &sub);
+        slots_first_keep(&first, clean_ipc("msg", slot->uid, slot->gid, &sub), &sub);
+        slots_first_keep(&first, clean_mqueues(slot->uid, slot->gid, &sub), &sub);
         return first.r;
 }
 
@@ -1063,7 +1043,7 @@ static int umount_seen(const char *path, unsigned long long mnt_id)
 
 int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
 {
-        struct first first = { 0, e };
+        struct slots_first first = { 0, e };
         struct slots_error sub;
         char *text = NULL, *line, *save = NULL, want[32];
         size_t len;
@@ -1102,8 +1082,9 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
                 unescape_octal(f[4]);
                 r = umount_seen(f[4], strtoull(f[0], NULL, 10));
                 if (r < 0 && r != -EINVAL && r != -ENOENT && r != -ESTALE)
-                        keep(&first, slots_error_set(&sub, r, f[4], "cannot unmount the slot's FUSE mount: %s",
-                                                     strerror(-r)), &sub);
+                        slots_first_keep(&first, slots_error_set(&sub, r, f[4],
+                                                                 "cannot unmount the slot's FUSE mount: %s",
+                                                                 strerror(-r)), &sub);
         }
         free(text);
         return first.r;

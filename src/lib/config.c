@@ -527,9 +527,9 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
         }
         /* A shared folder that holds a private path would hand that path to every slot. */
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                /* docs_root "/" must give "/pub", not "//pub", or slots_path_under() never matches */
-                if (asprintf(&dir, "%s/%s", strcmp(c->docs_root, "/") == 0 ? "" : c->docs_root,
-                             c->shared_dirs[i]) < 0)
+                /* docs_root "/" gives "/pub", not "//pub", or slots_path_under() would never match */
+                dir = slots_path_join(c->docs_root, c->shared_dirs[i]);
+                if (!dir)
                         return -ENOMEM;
                 for (size_t j = 0; j < c->n_private_paths; j++)
                         if (slots_path_under(c->private_paths[j], dir) || slots_path_under(dir, c->private_paths[j])) {
@@ -629,10 +629,35 @@ int slots_config_load(int rootfd, const char *path, struct slots_config **ret, s
         return slots_config_load_flags(rootfd, path, 0, ret, e);
 }
 
+/* Like sshd with its keys: a config that sets other accounts' limits only root may change. */
+static int root_only(const struct stat *st, void *data, struct slots_error *e)
+{
+        const char *path = data;
+
+        if (st->st_uid != 0 && st->st_uid != geteuid()) {
+                slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root", (uintmax_t) st->st_uid);
+                slots_error_fix(e, "chown root:root %s", path);
+                return -EPERM;
+        }
+        if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+                slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
+                                (unsigned) (st->st_mode & 07777));
+                slots_error_fix(e, "chmod 0644 %s", path);
+                return -EPERM;
+        }
+        return 0;
+}
+
 int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct slots_config **ret,
                             struct slots_error *e)
 {
-        struct stat st;
+        const struct slots_read how = {
+                .path = path,
+                .what = "the config",
+                .max = CONFIG_MAX,
+                .check = flags & SLOTS_CONFIG_ROOT_ONLY ? root_only : NULL,
+                .data = (void *) path,
+        };
         char *text = NULL;
         size_t len;
         int fd, r;
@@ -645,7 +670,7 @@ int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct
                  * way root's (or the running user's, for tests run unprivileged) and writable
                  * by nobody else, ACLs included, so no other file can be swapped in.
                  */
-                struct slots_chase how = {
+                struct slots_chase chase = {
                         .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
                         .trusted_uid = geteuid() == 0 ? (uid_t) -1 : geteuid(),
                         .trusted_gid = geteuid() == 0 ? (gid_t) -1 : getegid(),
@@ -653,7 +678,7 @@ int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct
                 };
 
                 slots_error_clear(e);
-                fd = slots_chase(rootfd, path, &how, NULL, e);
+                fd = slots_chase(rootfd, path, &chase, NULL, e);
                 /* A refusal keeps the resolver's words (the component and the fix). */
                 if ((fd == -EPERM || fd == -ELOOP) && e && e->reason[0])
                         return fd;
@@ -666,31 +691,9 @@ int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct
                         slots_error_fix(e, "create it (see slots.conf(5)) or name another with --config");
                 return fd;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                close(fd);
-                return slots_error_set(e, -EINVAL, path, "the config is not a regular file");
-        }
-        /* Like sshd with its keys: a config that sets other accounts' limits only root may change. */
-        if ((flags & SLOTS_CONFIG_ROOT_ONLY) && st.st_uid != 0 && st.st_uid != geteuid()) {
-                close(fd);
-                slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root", (uintmax_t) st.st_uid);
-                slots_error_fix(e, "chown root:root %s", path);
-                return -EPERM;
-        }
-        if ((flags & SLOTS_CONFIG_ROOT_ONLY) && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-                close(fd);
-                slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
-                                (unsigned) (st.st_mode & 07777));
-                slots_error_fix(e, "chmod 0644 %s", path);
-                return -EPERM;
-        }
-        r = slots_read_all(fd, CONFIG_MAX, &text, &len);
+        r = slots_read_text_fd(fd, &how, NULL, &text, &len, e);
         close(fd);
-        if (r < 0)
-                return slots_error_set(e, r, path, "cannot read the config: %s", strerror(-r));
-        if (memchr(text, '\0', len))
-                r = slots_error_invalid(e, -EBADMSG, path, "the config contains a NUL byte");
-        else
+        if (r == 0)
                 r = slots_config_parse(text, len, path, ret, e);
         free(text);
         return r;

@@ -1,4 +1,4 @@
-/* The error record that library calls fill and only the command boundary prints. */
+/* The error record that library calls fill and only the command boundary prints; the first of several kept. */
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +72,15 @@ void slots_error_fix(struct slots_error *e, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(e->fix, sizeof(e->fix), fmt, ap);
         va_end(ap);
+}
+
+void slots_first_keep(struct slots_first *f, int r, const struct slots_error *sub)
+{
+        if (r >= 0 || f->r < 0)
+                return;
+        f->r = r;
+        if (f->e && sub)
+                *f->e = *sub;
 }
 
 const char *slots_error_format(const struct slots_error *e, char *buf, unsigned long size)

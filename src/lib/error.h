@@ -1,4 +1,4 @@
-/* The error record that library calls fill and only the command boundary prints. */
+/* The error record that library calls fill and only the command boundary prints; the first of several kept. */
 #pragma once
 
 #include <stdarg.h>
@@ -51,6 +51,19 @@ void slots_error_at(struct slots_error *e, unsigned line, unsigned column);
 /* Sets the fix line (printf-style). */
 void slots_error_fix(struct slots_error *e, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
+
+/*
+ * The first failure of work that goes on after one (a release's steps, the
+ * objects one step removes, the entries of a walk): later failures are mostly
+ * its consequences, so the first is the one reported.
+ */
+struct slots_first {
+        int r;                          /* 0, or the first failure's -errno */
+        struct slots_error *e;          /* gets the first failure's record; may be NULL */
+};
+
+/* Keeps r, and *sub into f->e (sub may be NULL), when r < 0 is the first failure; else nothing. */
+void slots_first_keep(struct slots_first *f, int r, const struct slots_error *sub);
 
 /* Renders "object:line:column: reason" (position only when known) into buf. */
 const char *slots_error_format(const struct slots_error *e, char *buf, unsigned long size);

@@ -1,4 +1,4 @@
-/* fd-based file handling: resolve inside a root, open without following, check what was opened. */
+/* fd-based file handling: resolve inside a root, open without following, check what was opened, read it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -671,6 +671,88 @@ int slots_read_all(int fd, size_t max, char **buf, size_t *len)
         *buf = b;
         *len = n;
         return 0;
+}
+
+/* "the config " before a reason, or nothing. */
+static const char *subject(const struct slots_read *how, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.200s%s", how->what ? how->what : "", how->what ? " " : "");
+        return buf;
+}
+
+/* " the config" after a verb ("cannot read the config: ..."), or nothing. */
+static const char *object(const struct slots_read *how, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s%.200s", how->what ? " " : "", how->what ? how->what : "");
+        return buf;
+}
+
+/* The policy, the read and the NUL check, on a regular file whose fstat is st. */
+static int read_regular(int fd, const struct slots_read *how, const struct stat *st, char **text, size_t *len,
+                        struct slots_error *e)
+{
+        char w[256];
+        size_t n;
+        int r;
+
+        if (how->check && (r = how->check(st, how->data, e)) < 0)
+                return r;
+        r = slots_read_all(fd, how->max, text, &n);
+        if (r == -EFBIG)
+                return slots_error_invalid(e, r, how->path, "%sis larger than %zu bytes", subject(how, w, sizeof(w)),
+                                           how->max);
+        if (r < 0)
+                return slots_error_set(e, r, how->path, "cannot read%s: %s", object(how, w, sizeof(w)),
+                                       strerror(-r));
+        if (memchr(*text, '\0', n)) {
+                free(*text);
+                *text = NULL;
+                return slots_error_invalid(e, -EBADMSG, how->path, "%scontains a NUL byte",
+                                           subject(how, w, sizeof(w)));
+        }
+        if (len)
+                *len = n;
+        return 0;
+}
+
+int slots_read_text_fd(int fd, const struct slots_read *how, struct stat *st, char **text, size_t *len,
+                       struct slots_error *e)
+{
+        struct stat own;
+        char w[256];
+
+        if (!st)
+                st = &own;
+        if (fstat(fd, st) < 0)
+                return slots_error_set(e, -errno, how->path, "cannot stat%s: %s", object(how, w, sizeof(w)),
+                                       strerror(errno));
+        if (!S_ISREG(st->st_mode))
+                return slots_error_refuse(e, -EINVAL, how->path, "%sis not a regular file",
+                                          subject(how, w, sizeof(w)));
+        return read_regular(fd, how, st, text, len, e);
+}
+
+int slots_read_text(int dirfd, const char *name, const struct slots_read *how, struct stat *st, char **text,
+                    size_t *len, struct slots_error *e)
+{
+        struct stat own;
+        char w[256];
+        int fd, r;
+
+        if (!st)
+                st = &own;
+        fd = slots_open_regular(dirfd, name, st);
+        if (fd == -ELOOP)
+                return slots_error_refuse(e, fd, how->path, "%sis a symlink; refusing to follow it",
+                                          subject(how, w, sizeof(w)));
+        if (fd == -EINVAL)
+                return slots_error_refuse(e, fd, how->path, "%sis not a regular file", subject(how, w, sizeof(w)));
+        if (fd < 0)
+                return slots_error_set(e, fd, how->path, "cannot open%s: %s", object(how, w, sizeof(w)),
+                                       strerror(-fd));
+        r = read_regular(fd, how, st, text, len, e);
+        slots_close(fd);
+        return r;
 }
 
 int slots_write_all(int fd, const void *buf, size_t len)

@@ -1,4 +1,4 @@
-/* fd-based file handling: resolve inside a root, open without following, check what was opened. */
+/* fd-based file handling: resolve inside a root, open without following, check what was opened, read it. */
 #pragma once
 
 #include <stdbool.h>
@@ -106,6 +106,39 @@ int slots_open_regular(int dirfd, const char *name, struct stat *st);
 
 /* Reads all of fd (at most max bytes, -EFBIG beyond).  *buf is NUL-terminated. */
 int slots_read_all(int fd, size_t max, char **buf, size_t *len);
+
+/*
+ * How a text file root relies on is read (the config, the table, login.defs, the
+ * account files, the slotctl config): a regular file, whole, at most max bytes,
+ * without a NUL byte.
+ */
+struct slots_read {
+        const char *path;       /* the file as errors name it (their object) */
+        const char *what;       /* "the config": the subject of the reasons; NULL: none ("is not a regular file") */
+        size_t max;             /* more is -EFBIG */
+        /*
+         * May be NULL.  Called with the file's fstat once it is known to be a regular
+         * file, before a byte is read (an owner or mode policy); a negative return,
+         * with e set, stops.
+         */
+        int (*check)(const struct stat *st, void *data, struct slots_error *e);
+        void *data;
+};
+
+/*
+ * Reads name in dirfd as how says, opened by slots_open_regular() (no symlink
+ * followed, no FIFO or device opened).  *text is malloc'ed and NUL-terminated;
+ * st (may be NULL) gets the file's fstat.  Returns 0, or -errno with e set and
+ * its kind: a symlink (-ELOOP) or not a regular file (-EINVAL) refused, more
+ * than max bytes (-EFBIG) or a NUL byte (-EBADMSG) invalid, any other error
+ * (-ENOENT too) failed.
+ */
+int slots_read_text(int dirfd, const char *name, const struct slots_read *how, struct stat *st, char **text,
+                    size_t *len, struct slots_error *e);
+
+/* The same for a file already open (the end of slots_chase(), slots_open_in()); fd stays open. */
+int slots_read_text_fd(int fd, const struct slots_read *how, struct stat *st, char **text, size_t *len,
+                       struct slots_error *e);
 
 /* Writes all of buf, retrying short writes and EINTR.  Returns 0 or -errno. */
 int slots_write_all(int fd, const void *buf, size_t len);

@@ -122,7 +122,7 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
 
 int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_error *e)
 {
-        struct stat st;
+        const struct slots_read how = { .path = LOGINDEFS, .max = LOGINDEFS_MAX };
         char *text = NULL;
         size_t len = 0;
         int fd, r;
@@ -135,15 +135,12 @@ int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_e
         }
         if (fd < 0)
                 return slots_error_set(e, fd, LOGINDEFS, "cannot open: %s", strerror(-fd));
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                slots_close(fd);
-                return slots_error_refuse(e, -EINVAL, LOGINDEFS, "is not a regular file");
-        }
-        r = slots_read_all(fd, LOGINDEFS_MAX, &text, &len);
+        r = slots_read_text_fd(fd, &how, NULL, &text, &len, e);
         slots_close(fd);
-        if (r < 0)
-                return slots_error_set(e, r, LOGINDEFS, "cannot read: %s", strerror(-r));
-        r = slots_logindefs_parse(text, len, LOGINDEFS, min, max, e);
+        if (r == -EFBIG || r == -EBADMSG)
+                slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config", LOGINDEFS);
+        if (r == 0)
+                r = slots_logindefs_parse(text, len, LOGINDEFS, min, max, e);
         free(text);
         return r;
 }

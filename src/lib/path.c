@@ -15,16 +15,28 @@ static size_t trimmed_len(const char *p)
         return n;
 }
 
-char *slots_path_join(const char *dir, const char *name)
+/* The length of dir as a join keeps it: without its trailing '/', and "/" as "". */
+static size_t join_len(const char *dir)
 {
         size_t n = trimmed_len(dir);
+
+        return n == 1 && dir[0] == '/' ? 0 : n;
+}
+
+char *slots_path_join(const char *dir, const char *name)
+{
         char *s;
 
-        if (n == 1 && dir[0] == '/')
-                n = 0;
-        if (asprintf(&s, "%.*s/%s", (int) n, dir, name) < 0)
+        if (asprintf(&s, "%.*s/%s", (int) join_len(dir), dir, name) < 0)
                 return NULL;
         return s;
+}
+
+const char *slots_path_join_to(char *buf, size_t size, const char *dir, const char *name)
+{
+        if (size > 0)
+                snprintf(buf, size, "%.*s/%s", (int) join_len(dir), dir, name);
+        return buf;
 }
 
 bool slots_path_under(const char *path, const char *base)

@@ -1,19 +1,15 @@
 /* Acting as another account: a forked child that drops groups, gid and uid before it runs. */
 #include <errno.h>
 #include <grp.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "childexit.h"
+#include "child.h"
 #include "nss.h"
 #include "privdrop.h"
 
@@ -61,52 +57,32 @@ static void drop_keep_real_or_die(const struct slots_ident *id)
                 _exit(EXIT_DROP_FAILED);
 }
 
-static long now_ms(void)
-{
-        struct timespec ts;
+/* What the child runs: the drop, then fn. */
+struct dropped {
+        const struct slots_ident *id;
+        bool keep_real;
+        int (*fn)(void *arg);
+        void *arg;
+};
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+static int dropped_child(void *arg)
+{
+        const struct dropped *d = arg;
+
+        if (d->keep_real)
+                drop_keep_real_or_die(d->id);
+        else
+                drop_or_die(d->id);
+        return d->fn(d->arg);
 }
 
 static int run_child(const struct slots_ident *id, bool keep_real, int (*fn)(void *arg), void *arg,
                      int timeout_ms)
 {
-        long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
-        int status;
-        pid_t pid, w;
+        struct dropped d = { .id = id, .keep_real = keep_real, .fn = fn, .arg = arg };
+        int r = slots_child_run(dropped_child, &d, timeout_ms, 0);
 
-        pid = fork();
-        if (pid < 0)
-                return -errno;
-        if (pid == 0) {
-                int r;
-                if (keep_real)
-                        drop_keep_real_or_die(id);
-                else
-                        drop_or_die(id);
-                r = fn(arg);
-                slots_exit_child(r < 0 ? 125 : r > 125 ? 125 : r);
-        }
-        for (;;) {
-                w = waitpid(pid, &status, timeout_ms > 0 ? WNOHANG : 0);
-                if (w == pid)
-                        break;
-                if (w < 0 && errno != EINTR)
-                        return -errno;
-                if (timeout_ms > 0 && now_ms() >= deadline) {
-                        (void) kill(pid, SIGKILL);
-                        (void) waitpid(pid, &status, 0);
-                        return -ETIMEDOUT;
-                }
-                if (w == 0)
-                        (void) poll(NULL, 0, 2);
-        }
-        if (!WIFEXITED(status))
-                return -ECHILD;
-        if (WEXITSTATUS(status) == EXIT_DROP_FAILED)
-                return -EPERM;
-        return WEXITSTATUS(status);
+        return r == EXIT_DROP_FAILED ? -EPERM : r;
 }
 
 int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)

@@ -6,16 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "childexit.h"
+#include "child.h"
 #include "privdrop.h"
 #include "probe.h"
 
@@ -145,37 +142,11 @@ static int probe_child(void *arg)
  */
 int run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
-        struct timespec t0, t;
-        int status;
-        pid_t pid, w;
-
         if (geteuid() == 0)
                 return slots_run_as(id, fn, arg, timeout_ms);
         if (geteuid() != id->uid)
                 return -EPERM;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        pid = fork();
-        if (pid < 0)
-                return -errno;
-        if (pid == 0) {
-                int r = fn(arg);
-                _exit(r < 0 ? 125 : r > 125 ? 125 : r);
-        }
-        for (;;) {
-                w = waitpid(pid, &status, WNOHANG);
-                if (w == pid)
-                        break;
-                if (w < 0 && errno != EINTR)
-                        return -errno;
-                clock_gettime(CLOCK_MONOTONIC, &t);
-                if ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L >= timeout_ms) {
-                        (void) kill(pid, SIGKILL);
-                        (void) waitpid(pid, &status, 0);
-                        return -ETIMEDOUT;
-                }
-                (void) poll(NULL, 0, 2);
-        }
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -ECHILD;
+        return slots_child_run(fn, arg, timeout_ms, 0);
 }
 
 /*
@@ -237,18 +208,9 @@ unsigned probe_pool_width(void)
         return n < 2 ? 4 : n > 8 ? 16 : (unsigned) n * 2;
 }
 
-static long ms_since(const struct timespec *t0)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (t.tv_sec - t0->tv_sec) * 1000L + (t.tv_nsec - t0->tv_nsec) / 1000000L;
-}
-
 struct pool_child {
-        pid_t pid;
+        struct slots_child c;
         size_t i;
-        struct timespec t0;
 };
 
 int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status)
@@ -266,22 +228,16 @@ int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, s
                 bool reaped = false;
 
                 while (next < n && running < width && !err) {
-                        pid_t pid = fork();
+                        /* Its own process group: a child past its deadline goes with what it started. */
+                        int r = slots_child_start(&run[running].c, deadline_ms, SLOTS_CHILD_GROUP);
 
-                        if (pid < 0) {
-                                err = -errno;
+                        if (r < 0) {
+                                err = r;
                                 break;
                         }
-                        if (pid == 0) {
-                                /* Its own process group: a child past its deadline goes with what it started. */
-                                (void) setpgid(0, 0);
-                                int r = fn(arg, next);
-                                slots_exit_child(r < 0 ? 125 : r > 125 ? 125 : r);
-                        }
-                        (void) setpgid(pid, pid);
-                        run[running].pid = pid;
+                        if (r == 0)
+                                slots_child_return(fn(arg, next));
                         run[running].i = next;
-                        clock_gettime(CLOCK_MONOTONIC, &run[running].t0);
                         running++;
                         next++;
                 }
@@ -292,22 +248,14 @@ int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, s
                         break;
                 }
                 for (size_t c = 0; c < running;) {
-                        int st;
-                        pid_t w = waitpid(run[c].pid, &st, WNOHANG);
+                        int r = slots_child_poll(&run[c].c, &status[run[c].i]);
 
-                        if (w == 0 && deadline_ms > 0 && ms_since(&run[c].t0) >= deadline_ms) {
-                                (void) kill(-run[c].pid, SIGKILL);
-                                (void) kill(run[c].pid, SIGKILL);
-                                (void) waitpid(run[c].pid, &st, 0);
-                                status[run[c].i] = -ETIMEDOUT;
-                        } else if (w == run[c].pid) {
-                                status[run[c].i] = WIFEXITED(st) ? WEXITSTATUS(st) : -ECHILD;
-                        } else if (w < 0 && errno != EINTR) {
-                                status[run[c].i] = -errno;
-                        } else {
+                        if (r == 0) {
                                 c++;
                                 continue;
                         }
+                        if (r < 0)
+                                status[run[c].i] = r;
                         run[c] = run[--running];
                         reaped = true;
                 }

@@ -34,8 +34,10 @@
 #include "ids.h"
 #include "logindefs.h"
 #include "nss.h"
+#include "path.h"
 #include "provision.h"
 #include "replace.h"
+#include "service.h"
 #include "store.h"
 #include "strbuf.h"
 
@@ -300,15 +302,6 @@ static const char *gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
         else
                 snprintf(buf, size, "%u", (unsigned) gid);
         return buf;
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-        char *s;
-
-        if (asprintf(&s, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name) < 0)
-                return NULL;
-        return s;
 }
 
 /* ---- ids ---- */
@@ -870,72 +863,80 @@ out:
         return r;
 }
 
+/* The image's account files as the source of the service lookup (slots-provision --root). */
+static int image_user(void *data, const char *name, struct slots_pw *out)
+{
+        const struct slots_acct_user *u = slots_accounts_user(data, name);
+
+        if (!u || !u->valid)
+                return 0;
+        *out = (struct slots_pw){ .uid = u->uid, .gid = u->gid };
+        return 1;
+}
+
+static int image_gr(const struct slots_acct_group *g, struct slots_gr *out)
+{
+        *out = (struct slots_gr){ .gid = g->gid, .name = strdup(g->name) };
+        return out->name ? 1 : -ENOMEM;
+}
+
+static int image_group(void *data, const char *name, struct slots_gr *out)
+{
+        const struct slots_acct_group *g = slots_accounts_group(data, name);
+
+        return g && g->valid ? image_gr(g, out) : 0;
+}
+
+static int image_gid(void *data, gid_t gid, struct slots_gr *out)
+{
+        const struct slots_acct_group *g = slots_accounts_group_by_gid(data, gid);
+
+        return g ? image_gr(g, out) : 0;
+}
+
 static int plan_service(struct ctx *x)
 {
         const struct slots_config *c = x->c;
-        gid_t gid;
-        int r;
+        const struct slots_service_source image = { image_user, image_group, image_gid, x->db };
+        struct slots_service s;
+        int r, failed = 0;
 
-        if (x->o->host) {
-                struct slots_pw pw;
-                struct slots_gr gr;
-
-                r = slots_nss_user(c->service, &pw);
-                if (r < 0)
-                        return nss_failed(x, r, c->service);
-                if (r == 0) {
+        r = slots_service_lookup(c, x->o->host ? NULL : &image, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &s);
+        if (r < 0)
+                return slots_error_set(x->e, r, c->service, "out of memory");
+        if (s.user > 0)
+                x->svc_uid = s.pw.uid;
+        if (s.user < 0)
+                failed = s.user;
+        else if (s.user > 0)
+                failed = s.group < 0 ? s.group : s.named < 0 ? s.named : 0;
+        if (failed) {
+                /* Only NSS fails: the image's files are in memory (an allocation, then). */
+                r = x->o->host ? nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
+                               : slots_error_set(x->e, failed, c->service, "out of memory");
+        } else if (s.user == 0) {
+                if (x->o->host)
                         PROBLEM(x, c->service, "create the service account first, or fix \"service\" in the config",
                                 "the service account does not exist");
-                        return 0;
-                }
-                x->svc_uid = pw.uid;
-                gid = pw.gid;
-                slots_pw_clear(&pw);
-                r = c->service_group ? slots_nss_group(c->service_group, &gr) : slots_nss_gid(gid, &gr);
-                if (r < 0)
-                        return nss_failed(x, r, c->service_group ? c->service_group : c->service);
-                if (r > 0) {
-                        x->table_gid = gr.gid;
-                        x->table_group = strdup(gr.name);
-                        slots_gr_clear(&gr);
-                } else if (c->service_group) {
-                        PROBLEM(x, c->service_group, "create the group, or fix \"service_group\" in the config",
-                                "the service group does not exist");
-                        return 0;
-                } else {
-                        x->table_gid = gid;
-                        r = asprintf(&x->table_group, "%u", (unsigned) gid);
-                        if (r < 0)
-                                x->table_group = NULL;
-                }
-        } else {
-                const struct slots_acct_user *u = slots_accounts_user(x->db, c->service);
-                const struct slots_acct_group *g;
-
-                if (!u || !u->valid) {
+                else
                         PROBLEM(x, c->service,
                                 "add the service account to the image's /etc/passwd first, or fix \"service\"",
                                 "the service account is not in the tree's /etc/passwd");
-                        return 0;
-                }
-                x->svc_uid = u->uid;
-                g = c->service_group ? slots_accounts_group(x->db, c->service_group) :
-                                       slots_accounts_group_by_gid(x->db, u->gid);
-                if (c->service_group && (!g || !g->valid)) {
+        } else if (s.group == 0) {
+                if (x->o->host)
+                        PROBLEM(x, c->service_group, "create the group, or fix \"service_group\" in the config",
+                                "the service group does not exist");
+                else
                         PROBLEM(x, c->service_group,
                                 "add the group to the image's /etc/group first, or fix \"service_group\"",
                                 "the service group is not in the tree's /etc/group");
-                        return 0;
-                }
-                x->table_gid = g ? g->gid : u->gid;
-                if (g)
-                        x->table_group = strdup(g->name);
-                else if (asprintf(&x->table_group, "%u", (unsigned) u->gid) < 0)
-                        x->table_group = NULL;
+        } else {
+                x->table_gid = s.gid;
+                x->table_group = s.group_name;
+                s.group_name = NULL;
         }
-        if (!x->table_group)
-                return slots_error_set(x->e, -ENOMEM, c->service, "out of memory");
-        return 0;
+        slots_service_clear(&s);
+        return r;
 }
 
 /* Is the service account listed in group (local files, else NSS)?  1, 0 or -errno. */
@@ -1330,7 +1331,7 @@ static int slot_folders(struct ctx *x)
                 slots_close(parent);
         }
         for (size_t k = 0; k < 3; k++) {
-                char *kpath = path_join(root, kinds[k]);
+                char *kpath = slots_path_join(root, kinds[k]);
                 int kfd;
 
                 if (!kpath) {
@@ -1344,7 +1345,7 @@ static int slot_folders(struct ctx *x)
                 }
                 for (unsigned i = 0; i < x->c->slots; i++) {
                         const struct pslot *s = &x->slots[i];
-                        char *spath = path_join(kpath, s->name);
+                        char *spath = slots_path_join(kpath, s->name);
                         int sfd;
 
                         if (!spath) {
@@ -1566,7 +1567,7 @@ static int releases(struct ctx *x)
                 return 0;
         }
         check_reachable(x, c->app_root);
-        rel = path_join(c->app_root, "releases");
+        rel = slots_path_join(c->app_root, "releases");
         if (!rel) {
                 r = -ENOMEM;
                 goto out;
@@ -1584,7 +1585,7 @@ static int releases(struct ctx *x)
                 goto out;
         }
         for (size_t i = 0; i < n; i++) {
-                char *rpath = path_join(rel, names[i]), *bpath = NULL, *lpath = NULL;
+                char *rpath = slots_path_join(rel, names[i]), *bpath = NULL, *lpath = NULL;
                 int rfd = -1, bfd = -1, lfd = -1;
                 struct stat st;
 
@@ -1599,13 +1600,13 @@ static int releases(struct ctx *x)
                 rfd = open_child(x, relfd, rpath, names[i], true, true);
                 if (rfd < 0 || !traverse_fix(x, rfd, rpath, 0, S_IXOTH))
                         goto next;
-                bpath = path_join(rpath, "bin");
+                bpath = slots_path_join(rpath, "bin");
                 if (!bpath || slots_config_is_private(c, bpath))
                         goto next;
                 bfd = open_child(x, rfd, bpath, "bin", true, false);
                 if (bfd < 0 || !traverse_fix(x, bfd, bpath, 0, S_IXOTH) || !c->launcher)
                         goto next;
-                lpath = path_join(bpath, c->launcher);
+                lpath = slots_path_join(bpath, c->launcher);
                 if (!lpath || slots_config_is_private(c, lpath))
                         goto next;
                 lfd = open_child(x, bfd, lpath, c->launcher, false, false);
@@ -1682,7 +1683,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                 return err == -ENOMEM ? err : 0;
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-                char *cpath = path_join(path, names[i]);
+                char *cpath = slots_path_join(path, names[i]);
                 struct stat cst, ost;
                 int cfd;
 
@@ -1737,7 +1738,7 @@ static int shared_dirs(struct ctx *x)
                 return 0;
         }
         for (size_t i = 0; i < c->n_shared_dirs && r == 0; i++) {
-                char *path = path_join(c->docs_root, c->shared_dirs[i]);
+                char *path = slots_path_join(c->docs_root, c->shared_dirs[i]);
                 char *rel = strdup(c->shared_dirs[i]), *comp, *slash;
                 int dfd = dup(docfd), fd = -1;
                 struct stat st;
@@ -1988,7 +1989,7 @@ static int sudoers_check(struct ctx *x)
         free(text);
         /* A refusal names the drop-in it is about. */
         slots_provision_sudoers_name(x->c, name, sizeof(name));
-        snprintf(shown, sizeof(shown), "%s/%s", SUDOERS_DIR, name);
+        slots_path_join_to(shown, sizeof(shown), SUDOERS_DIR, name);
         r = visudo_check(x, fd, shown);
         slots_close(fd);
         return r;
@@ -2006,7 +2007,7 @@ static int sudoers_step(struct ctx *x)
         if (!sudo_installed(x))
                 return 0;
         slots_provision_sudoers_name(x->c, name, sizeof(name));
-        path = path_join(SUDOERS_DIR, name);
+        path = slots_path_join(SUDOERS_DIR, name);
         text = slots_provision_sudoers(x->c, &len, x->e);
         if (!path || !text) {
                 r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
@@ -2286,7 +2287,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 if (r == 0)
                         r = file_check(&x, c->slotctl_config);
                 if (r == 0 && sudo_installed(&x)) {
-                        char name[128], *path = path_join(SUDOERS_DIR,
+                        char name[128], *path = slots_path_join(SUDOERS_DIR,
                                                                   slots_provision_sudoers_name(c, name, sizeof(name)));
 
                         r = path ? file_check(&x, path) : slots_error_set(e, -ENOMEM, SUDOERS_DIR, "out of memory");

@@ -187,8 +187,8 @@ const struct slots_release_step slots_release_steps[] = {
 /* Steps 2 to 4; 0 or the first failure, with its step in *failed. */
 static int run_steps(struct slots_release_job *j, const char **failed, struct slots_error *e)
 {
+        struct slots_first first = { 0, e };
         struct slots_error sub;
-        int first = 0;
 
         for (const struct slots_release_step *s = slots_release_steps; s->name; s++) {
                 int r;
@@ -197,15 +197,13 @@ static int run_steps(struct slots_release_job *j, const char **failed, struct sl
                 r = s->run(j, &sub);
                 if (r >= 0)
                         continue;
-                if (first == 0) {
-                        first = r;
+                if (first.r == 0)
                         *failed = s->name;
-                        *e = sub;
-                }
+                slots_first_keep(&first, r, &sub);
                 if (s->stops)
                         break;
         }
-        return first;
+        return first.r;
 }
 
 /* ---- steps 1 and 5: the table, locked only while it changes ---- */

@@ -208,7 +208,7 @@ static int add_slot(struct ctx *k, unsigned n, const char *user)
         if (user && k->cfg->docs_root) {
                 char *rel = slots_config_user_tree(k->cfg, user), *shown = slots_config_user_tree(k->cfg, "<user>");
 
-                if (!rel || !shown || asprintf(&s->tree, "%s/%s", k->cfg->docs_root, rel) < 0 ||
+                if (!rel || !shown || !(s->tree = slots_path_join(k->cfg->docs_root, rel)) ||
                     asprintf(&s->tree_shown, "<docs>/%s", shown) < 0) {
                         free(rel);
                         free(shown);

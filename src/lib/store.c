@@ -43,7 +43,7 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
 {
         char *text = NULL, *lockname = NULL;
         size_t len = 0;
-        int fd = -1, r;
+        int r;
 
         memset(s, 0, sizeof(*s));
         s->dirfd = s->lockfd = -1;
@@ -91,50 +91,34 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 (void) slots_replace_clean_stale(s->dirfd, s->name);
         }
 
-        fd = slots_open_regular(s->dirfd, s->name, &s->st);
-        if (fd == -ENOENT) {
+        r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,
+                            &text, &len, e);
+        if (r == -ENOENT) {
+                slots_error_clear(e);
                 s->table = slots_table_new();
                 r = s->table ? 0 : -ENOMEM;
                 goto out;
         }
-        if (fd < 0) {
-                r = fd;
-                if (r == -ELOOP) {
-                        slots_error_refuse(e, r, path, "is a symlink; refusing to follow it");
-                        slots_error_fix(e, "replace the link with the table file itself");
-                } else if (r == -EINVAL) {
-                        /* Refused (exit 1) like a symlink, not a malformed table (exit 2). */
-                        slots_error_refuse(e, r, path, "is not a regular file");
-                        slots_error_fix(e, "move it away; slots-provision creates an empty table");
-                } else {
-                        slots_error_set(e, r, path, "cannot open: %s", strerror(-r));
-                        if (r == -EACCES)
-                                slots_error_fix(e, "run as root or as a member of the table's group");
-                }
+        if (r == -ELOOP)
+                slots_error_fix(e, "replace the link with the table file itself");
+        else if (r == -EINVAL)
+                /* Refused (exit 1) like a symlink, not a malformed table (exit 2). */
+                slots_error_fix(e, "move it away; slots-provision creates an empty table");
+        else if (r == -EACCES)
+                slots_error_fix(e, "run as root or as a member of the table's group");
+        if (r < 0)
                 goto fail;
-        }
         s->exists = true;
-        r = slots_read_all(fd, SLOTS_TABLE_MAX, &text, &len);
-        if (r < 0) {
-                slots_error_set(e, r, path, "cannot read: %s", strerror(-r));
-                goto fail;
-        }
-        if (memchr(text, '\0', len)) {
-                r = slots_error_invalid(e, -EBADMSG, path, "contains a NUL byte; it is not a slot table");
-                goto fail;
-        }
         r = slots_table_parse(text, len, path, pool, &s->table, e);
         if (r < 0)
                 goto fail;
 out:
         free(text);
         free(lockname);
-        slots_close(fd);
         return r;
 fail:
         free(text);
         free(lockname);
-        slots_close(fd);
         slots_store_close(s);
         return r;
 }

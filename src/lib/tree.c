@@ -754,10 +754,11 @@ static int stack_pop(struct walk *w, struct stack *st)
  */
 static int walk(struct walk *w, int fd)
 {
+        struct slots_first first = { 0, NULL };
         struct stack st = { 0 };
         struct statx sx;
         struct stat s;
-        int r, first = 0;
+        int r;
 
         if (statx(fd, "", AT_EMPTY_PATH, STATX_WANT, &sx) < 0 || fstat(fd, &s) < 0) {
                 r = fail(w, NULL, -errno, "cannot stat");
@@ -780,9 +781,8 @@ static int walk(struct walk *w, int fd)
                 int child, k;
 
                 k = stack_next(w, &st, &name, &type);
-                if (k == 0 || k < 0) {
-                        if (k < 0 && first == 0)
-                                first = k;
+                if (k <= 0) {
+                        slots_first_keep(&first, k, NULL);
                         r = stack_pop(w, &st);
                         continue;
                 }
@@ -794,11 +794,11 @@ static int walk(struct walk *w, int fd)
                         k = stack_push(w, &st, child, name);
                 if (k == -ENOMEM)
                         r = k;
-                else if (k < 0 && first == 0)
-                        first = k;
+                else
+                        slots_first_keep(&first, k, NULL);
         }
         stack_free(&st);
-        return r < 0 ? r : first;
+        return r < 0 ? r : first.r;
 }
 
 /*
@@ -1024,6 +1024,7 @@ static int release_all_trees(struct walk *w, int docs_fd, const struct slots_con
 {
         char *tmpl = strdup(c->user_tree), *pat, *slash, *end;
         char user[SLOTS_USER_MAX + 1];
+        struct slots_first first = { 0, NULL };
         DIR *d = NULL;
         struct dirent *de;
         int fd = docs_fd, r = 0, k;
@@ -1079,13 +1080,12 @@ static int release_all_trees(struct walk *w, int docs_fd, const struct slots_con
                         r = k;
                         break;
                 }
-                if (k < 0 && r == 0)
-                        r = k;
+                slots_first_keep(&first, k, NULL);
         }
         closedir(d);
 out:
         free(tmpl);
-        return r;
+        return r < 0 ? r : first.r;
 }
 
 int slots_tree_release(int rootfd, const struct slots_config *c, const char *user, uid_t slot_uid,
@@ -1139,25 +1139,31 @@ out:
 
 /* ---- the unlink walk ---- */
 
-static void unlink_entry(struct walk *w, struct frame *f, const char *name, int flags, int *first)
+/* fail() for an entry of a walk that goes on: only the walk's first failure is kept (and worded). */
+static void fail_on(struct walk *w, struct slots_first *first, const char *name, int r, const char *what)
+{
+        if (first->r == 0)
+                slots_first_keep(first, fail(w, name, r, what), NULL);
+}
+
+static void unlink_entry(struct walk *w, struct frame *f, const char *name, int flags, struct slots_first *first)
 {
         if (unlinkat(dirfd(f->d), name, flags) == 0) {
                 f->removed++;
                 return;
         }
-        if (errno == ENOENT)
-                return;
-        if (*first == 0)
-                *first = fail(w, name, -errno, flags ? "cannot remove the folder" : "cannot remove");
+        if (errno != ENOENT)
+                fail_on(w, first, name, -errno, flags ? "cannot remove the folder" : "cannot remove");
 }
 
 int slots_tree_empty(int fd, const char *path, struct slots_error *e)
 {
         struct slots_tree_stats dummy = { 0 };
         struct walk w = { .stats = &dummy, .e = e };
+        struct slots_first first = { 0, NULL };
         struct stack st = { 0 };
         struct statx sx;
-        int r, first = 0;
+        int r;
 
         r = path_set(&w, path);
         if (r < 0) {
@@ -1183,8 +1189,7 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
 
                 k = stack_next(&w, &st, &name, &type);
                 if (k < 0) {
-                        if (first == 0)
-                                first = k;
+                        slots_first_keep(&first, k, NULL);
                         k = 0;
                         f->removed = 0;
                 }
@@ -1213,8 +1218,8 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                         continue;
                 }
                 if (statx(dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_WANT, &sx) < 0) {
-                        if (errno != ENOENT && first == 0)
-                                first = fail(&w, name, -errno, "cannot stat");
+                        if (errno != ENOENT)
+                                fail_on(&w, &first, name, -errno, "cannot stat");
                         continue;
                 }
                 if (!S_ISDIR(sx.stx_mode)) {
@@ -1222,9 +1227,9 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                         continue;
                 }
                 if (!same_fs(&w, &sx)) {
-                        if (first == 0) {
-                                first = fail(&w, name, -EBUSY,
-                                             "is a mount point or another file system, never entered");
+                        if (first.r == 0) {
+                                fail_on(&w, &first, name, -EBUSY,
+                                        "is a mount point or another file system, never entered");
                                 slots_error_fix(e, "unmount it");
                         }
                         continue;
@@ -1233,14 +1238,13 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                 if (cfd < 0) {
                         if (errno == ELOOP || errno == ENOTDIR)
                                 unlink_entry(&w, f, name, 0, &first);
-                        else if (errno != ENOENT && first == 0)
-                                first = fail(&w, name, -errno, "cannot open the folder");
+                        else if (errno != ENOENT)
+                                fail_on(&w, &first, name, -errno, "cannot open the folder");
                         continue;
                 }
                 if (fstat(cfd, &cs) < 0 || !same_inode(&cs, &sx)) {
                         close(cfd);
-                        if (first == 0)
-                                first = fail(&w, name, -EAGAIN, "the folder changed during the walk");
+                        fail_on(&w, &first, name, -EAGAIN, "the folder changed during the walk");
                         continue;
                 }
                 {
@@ -1256,8 +1260,7 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                         if (r < 0) {
                                 free(copy);
                                 if (r != -ENOMEM) {
-                                        if (first == 0)
-                                                first = r;
+                                        slots_first_keep(&first, r, NULL);
                                         r = 0;
                                 }
                                 continue;
@@ -1267,5 +1270,5 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
         }
         stack_free(&st);
         free(w.path);
-        return r < 0 ? r : first;
+        return r < 0 ? r : first.r;
 }

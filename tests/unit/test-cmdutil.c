@@ -21,8 +21,7 @@
 #include "cmdutil.h"
 #include "service.h"
 #include "nss.h"
-
-#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "unit.h"
 
 /* ---- the fake directory ---- */
 
@@ -311,6 +310,111 @@ static void test_service_group(void **state)
         }
 }
 
+/*
+ * slots_service_lookup, the one rule for the service group (service_group, else the
+ * account's primary group, named or as its number), through NSS (users answer as
+ * `users`, groups as `groups`) and the lookups it makes.
+ */
+static void test_service_lookup(void **state)
+{
+        static const struct {
+                const char *service_group;
+                unsigned what;
+                enum answer users, groups;
+                int user, group, named;
+                const char *name;       /* group_name; NULL: none */
+                unsigned calls;
+        } rows[] = {
+                { NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FOUND, FOUND, 1, 1, 1, "svcgroup", 2 },
+                { NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FOUND, NOTHING, 1, 1, 0, "4242", 2 },
+                { NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FOUND, FAIL_EIO, 1, 1, -EIO, "4242", 2 },
+                { NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, NOTHING, FOUND, 0, 0, 0, NULL, 1 },
+                { NULL, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FAIL_EIO, FOUND, -EIO, -EIO, 0, NULL, 1 },
+                { NULL, SLOTS_SERVICE_GROUP, FOUND, FOUND, 1, 1, 1, "svcgroup", 2 },
+                { NULL, SLOTS_SERVICE_USER, FOUND, FOUND, 1, 0, 0, NULL, 1 },
+                { "svcgroup", SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FOUND, FOUND, 1, 1, 0, "svcgroup", 2 },
+                { "svcgroup", SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FAIL_EIO, FOUND, -EIO, 1, 0, "svcgroup", 2 },
+                { "svcgroup", SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, FOUND, NOTHING, 1, 0, 0, NULL, 2 },
+                { "svcgroup", SLOTS_SERVICE_GROUP, FOUND, FAIL_ENOENT, 0, -ENOENT, 0, NULL, 1 },
+        };
+        char path[] = "/etc/slots.conf", service[] = "svc";
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_config c = { .path = path, .service = service,
+                                          .service_group = (char *) rows[i].service_group };
+                struct slots_service sv;
+                bool name_ok;
+
+                dir_reset(rows[i].users);
+                dir.split = true;
+                dir.groups = rows[i].groups;
+                assert_int_equal(slots_service_lookup(&c, NULL, rows[i].what, &sv), 0);
+                name_ok = rows[i].name ? sv.group_name && strcmp(sv.group_name, rows[i].name) == 0 : !sv.group_name;
+                if (sv.user != rows[i].user || sv.group != rows[i].group || sv.named != rows[i].named || !name_ok ||
+                    (sv.group > 0 && sv.gid != 4242) || dir.calls != rows[i].calls)
+                        ROW_FAIL("row %zu: user %d group %d named %d name %s gid %u after %u lookups", i, sv.user,
+                                 sv.group, sv.named, sv.group_name ? sv.group_name : "(none)", (unsigned) sv.gid,
+                                 dir.calls);
+                slots_service_clear(&sv);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/* Another source (an image's account files): asked instead of NSS, with the same rule. */
+static int image_user(void *data, const char *name, struct slots_pw *out)
+{
+        (void) data;
+        if (strcmp(name, "svc") != 0)
+                return 0;
+        *out = (struct slots_pw){ .uid = 990, .gid = 991 };
+        return 1;
+}
+
+static int image_group(void *data, const char *name, struct slots_gr *out)
+{
+        (void) data;
+        (void) name;
+        (void) out;
+        return 0;
+}
+
+static int image_gid(void *data, gid_t gid, struct slots_gr *out)
+{
+        (void) data;
+        if (gid != 991)
+                return 0;
+        *out = (struct slots_gr){ .gid = gid, .name = strdup("imagesvc") };
+        return out->name ? 1 : -ENOMEM;
+}
+
+static void test_service_lookup_source(void **state)
+{
+        const struct slots_service_source image = { image_user, image_group, image_gid, NULL };
+        char path[] = "/etc/slots.conf", service[] = "svc", group[] = "nosuch";
+        struct slots_config c = { .path = path, .service = service };
+        struct slots_service sv;
+
+        (void) state;
+        dir_reset(FOUND);
+        assert_int_equal(slots_service_lookup(&c, &image, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &sv), 0);
+        assert_int_equal(sv.user, 1);
+        assert_int_equal(sv.pw.uid, 990);
+        assert_int_equal(sv.group, 1);
+        assert_int_equal(sv.gid, 991);
+        assert_string_equal(sv.group_name, "imagesvc");
+        slots_service_clear(&sv);
+        c.service_group = group;
+        assert_int_equal(slots_service_lookup(&c, &image, SLOTS_SERVICE_USER | SLOTS_SERVICE_GROUP, &sv), 0);
+        assert_int_equal(sv.user, 1);
+        assert_int_equal(sv.group, 0);
+        assert_null(sv.group_name);
+        slots_service_clear(&sv);
+        assert_int_equal(dir.calls, 0);
+}
+
 /* The service account is found; its primary group: an entry (its name), none (its number
  * stands for the name), or a failed lookup (an error). */
 static void test_service_group_by_gid(void **state)
@@ -544,6 +648,8 @@ int main(void)
                 cmocka_unit_test(test_nss_copies),
                 cmocka_unit_test(test_service_group),
                 cmocka_unit_test(test_service_group_by_gid),
+                cmocka_unit_test(test_service_lookup),
+                cmocka_unit_test(test_service_lookup_source),
                 cmocka_unit_test(test_report),
                 cmocka_unit_test(test_exit_for),
                 cmocka_unit_test(test_load_config),

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "fsutil.h"
+#include "unit.h"
 
 static char root[256];
 static int rootfd = -1;
@@ -307,6 +308,108 @@ static void test_chase_deep(void **state)
         free(path);
 }
 
+/* A policy for slots_read's check: refuses a file whose mode lets others write. */
+static int no_other_write(const struct stat *st, void *data, struct slots_error *e)
+{
+        (void) data;
+        if (st->st_mode & S_IWOTH)
+                return slots_error_refuse(e, -EPERM, "f", "writable by others");
+        return 0;
+}
+
+/*
+ * slots_read_text and slots_read_text_fd: what is read, what is refused, with which
+ * errno, kind and words.  A FIFO is never opened (the read would block), a symlink
+ * never followed.
+ */
+static void test_read_text(void **state)
+{
+        static const struct {
+                const char *name;       /* in srv/r */
+                const char *what;
+                size_t max;
+                bool policy;
+                int want;               /* the return */
+                enum slots_error_kind kind;
+                const char *reason;     /* the whole reason, or the content read */
+        } rows[] = {
+                { "ok", NULL, 4, false, 0, 0, "1234" },
+                { "ok", NULL, 3, false, -EFBIG, SLOTS_ERR_INVALID, "is larger than 3 bytes" },
+                { "ok", "the config", 3, false, -EFBIG, SLOTS_ERR_INVALID, "the config is larger than 3 bytes" },
+                { "empty", NULL, 0, false, 0, 0, "" },
+                { "nul", NULL, 100, false, -EBADMSG, SLOTS_ERR_INVALID, "contains a NUL byte" },
+                { "nul", "the table", 100, false, -EBADMSG, SLOTS_ERR_INVALID, "the table contains a NUL byte" },
+                { "link", NULL, 100, false, -ELOOP, SLOTS_ERR_REFUSED, "is a symlink; refusing to follow it" },
+                { "fifo", NULL, 100, false, -EINVAL, SLOTS_ERR_REFUSED, "is not a regular file" },
+                { "dir", "the config", 100, false, -EINVAL, SLOTS_ERR_REFUSED, "the config is not a regular file" },
+                { "missing", NULL, 100, false, -ENOENT, SLOTS_ERR_FAILED, "cannot open: No such file or directory" },
+                { "missing", "the config", 100, false, -ENOENT, SLOTS_ERR_FAILED,
+                  "cannot open the config: No such file or directory" },
+                { "open", NULL, 100, true, -EPERM, SLOTS_ERR_REFUSED, "writable by others" },
+                { "ok", NULL, 100, true, 0, 0, "1234" },
+        };
+        int dfd, failures = 0;
+
+        (void) state;
+        assert_int_equal(mkdirat(rootfd, "srv/r", 0755), 0);
+        dfd = openat(rootfd, "srv/r", O_RDONLY | O_DIRECTORY);
+        assert_true(dfd >= 0);
+        for (int i = 0; i < 4; i++) {
+                static const char *const names[] = { "ok", "empty", "nul", "open" };
+                static const char *const texts[] = { "1234", "", "a\0b", "x" };
+                int fd = openat(dfd, names[i], O_WRONLY | O_CREAT | O_EXCL, 0644);
+                size_t n = i == 2 ? 3 : strlen(texts[i]);
+
+                assert_true(fd >= 0);
+                assert_int_equal(write(fd, texts[i], n), (ssize_t) n);
+                close(fd);
+        }
+        assert_int_equal(fchmodat(dfd, "open", 0666, 0), 0);
+        assert_int_equal(symlinkat("ok", dfd, "link"), 0);
+        assert_int_equal(mkfifoat(dfd, "fifo", 0644), 0);
+        assert_int_equal(mkdirat(dfd, "dir", 0755), 0);
+
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                const struct slots_read how = { .path = "f", .what = rows[i].what, .max = rows[i].max,
+                                                .check = rows[i].policy ? no_other_write : NULL };
+                const char *got;
+                struct slots_error e;
+                char *text = NULL;
+                size_t len = 99;
+                int r;
+
+                slots_error_clear(&e);
+                r = slots_read_text(dfd, rows[i].name, &how, NULL, &text, &len, &e);
+                got = r == 0 ? text : e.reason;
+                if (r != rows[i].want || (r < 0 && e.kind != rows[i].kind) || strcmp(got, rows[i].reason) != 0 ||
+                    (r == 0 && len != strlen(rows[i].reason)) || (r < 0 && (text || strcmp(e.object, "f") != 0)))
+                        ROW_FAIL("row %zu (%s): %d kind %d \"%s\", want %d kind %d \"%s\"", i, rows[i].name, r,
+                                 (int) e.kind, got, rows[i].want, (int) rows[i].kind, rows[i].reason);
+                free(text);
+                text = NULL;
+
+                /* The same through an fd already open, where one can be opened without harm. */
+                if (strcmp(rows[i].name, "fifo") == 0 || strcmp(rows[i].name, "link") == 0 ||
+                    strcmp(rows[i].name, "missing") == 0)
+                        continue;
+                int fd = openat(dfd, rows[i].name, O_RDONLY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                slots_error_clear(&e);
+                r = slots_read_text_fd(fd, &how, NULL, &text, &len, &e);
+                got = r == 0 ? text : e.reason;
+                if (r != rows[i].want || (r < 0 && e.kind != rows[i].kind) || strcmp(got, rows[i].reason) != 0)
+                        ROW_FAIL("row %zu (%s) by fd: %d kind %d \"%s\", want %d \"%s\"", i, rows[i].name, r,
+                                 (int) e.kind, got, rows[i].want, rows[i].reason);
+                assert_true(fcntl(fd, F_GETFD) >= 0);   /* left open for the caller */
+                close(fd);
+                free(text);
+        }
+        close(dfd);
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -314,6 +417,7 @@ int main(void)
                 cmocka_unit_test(test_chase_table),
                 cmocka_unit_test(test_chase_parent),
                 cmocka_unit_test(test_chase_deep),
+                cmocka_unit_test(test_read_text),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);

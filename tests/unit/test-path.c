@@ -1,4 +1,4 @@
-/* Path text (path.c): join and under, as tables; both agree on a trailing '/'. */
+/* Path text (path.c): join (allocated or into a buffer) and under, as tables; all agree on a trailing '/'. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,6 +58,42 @@ static void test_join(void **state)
                 fail_msg("%d rows failed", failures);
 }
 
+/* The buffer form: the same text, cut to the buffer, always terminated. */
+static void test_join_to(void **state)
+{
+        static const struct {
+                size_t size;
+                const char *dir, *name, *joined;
+        } cuts[] = {
+                { 16, "/etc", "slots", "/etc/slots" },
+                { 11, "/etc", "slots", "/etc/slots" },
+                { 10, "/etc", "slots", "/etc/slot" },
+                { 2, "/", "x", "/" },
+                { 1, "/etc", "slots", "" },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(joins); i++) {
+                char buf[64];
+
+                if (strcmp(slots_path_join_to(buf, sizeof(buf), joins[i].dir, joins[i].name), joins[i].joined) != 0)
+                        ROW_FAIL("\"%s\" + \"%s\" into a buffer: \"%s\", expected \"%s\"", joins[i].dir,
+                                 joins[i].name, buf, joins[i].joined);
+        }
+        for (size_t i = 0; i < N_ELEM(cuts); i++) {
+                char buf[64];
+
+                memset(buf, 'X', sizeof(buf));
+                slots_path_join_to(buf, cuts[i].size, cuts[i].dir, cuts[i].name);
+                if (strcmp(buf, cuts[i].joined) != 0 || buf[cuts[i].size] != 'X')
+                        ROW_FAIL("\"%s\" + \"%s\" into %zu bytes: \"%.60s\", expected \"%s\"", cuts[i].dir,
+                                 cuts[i].name, cuts[i].size, buf, cuts[i].joined);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 static void test_under(void **state)
 {
         int failures = 0;
@@ -75,6 +111,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_join),
+                cmocka_unit_test(test_join_to),
                 cmocka_unit_test(test_under),
         };
 

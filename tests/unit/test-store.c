@@ -311,6 +311,53 @@ static void test_store_malformed(void **state)
         assert_int_equal(e.column, 5);
 }
 
+/*
+ * Content that is no table is invalid (exit 2) before any parse: a NUL byte, or one byte
+ * more than SLOTS_TABLE_MAX (a sparse file, never read whole); nothing is written.
+ */
+static void test_store_not_text(void **state)
+{
+        static const struct {
+                off_t size;             /* 0: the text with a NUL byte */
+                int want;
+                const char *reason;
+        } rows[] = {
+                { 0, -EBADMSG, "contains a NUL byte" },
+                { (off_t) SLOTS_TABLE_MAX + 1, -EFBIG, "is larger than 67108864 bytes" },
+        };
+        static const char nul[] = "{\"version\": 1,\0 \"slots\": {}}\n";
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                struct snap before;
+                char path[512], why[256];
+                int fd;
+
+                (void) unlinkat(dfd, "slots.json", 0);
+                make_file("slots.json", "", owner_uid(), owner_gid(), 0640);
+                fd = openat(dfd, "slots.json", O_WRONLY);
+                assert_true(fd >= 0);
+                if (rows[i].size)
+                        assert_int_equal(ftruncate(fd, rows[i].size), 0);
+                else
+                        assert_int_equal(__real_write(fd, nul, sizeof(nul) - 1), (ssize_t) sizeof(nul) - 1);
+                close(fd);
+                snapshot("slots.json", &before);
+                table_path(path, sizeof(path), "slots.json");
+                slots_error_clear(&e);
+                assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e),
+                                 rows[i].want);
+                assert_int_equal(e.kind, SLOTS_ERR_INVALID);
+                assert_string_equal(e.object, path);
+                assert_string_equal(e.reason, rows[i].reason);
+                if (!unchanged("slots.json", &before, why, sizeof(why)))
+                        fail_msg("row %zu: %s", i, why);
+                assert_dir("slots.json,slots.json.lock");
+        }
+}
+
 /* A save that fails leaves the table as it was, and no temp. */
 static void test_store_save_fault(void **state)
 {
@@ -375,6 +422,7 @@ int main(void)
                 TEST(test_store_table_symlink),
                 TEST(test_store_table_fifo),
                 TEST(test_store_malformed),
+                TEST(test_store_not_text),
                 TEST(test_store_save_fault),
                 TEST(test_store_bad_path),
         };

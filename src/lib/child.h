@@ -1,0 +1,56 @@
+/* A forked child of the library: started, waited for until its deadline, ended. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct slots_child {
+        pid_t pid;
+        long deadline;          /* CLOCK_MONOTONIC, in ms; 0: none */
+        bool group;             /* it leads its own process group, which is killed with it */
+};
+
+enum {
+        SLOTS_CHILD_GROUP = 1 << 0,     /* its own process group: what it starts goes with it at the deadline */
+};
+
+/*
+ * fork(): 0 in the child, 1 in the parent with c filled, -errno when fork
+ * fails.  timeout_ms > 0 sets the deadline that far from now (<= 0: none).
+ */
+int slots_child_start(struct slots_child *c, int timeout_ms, unsigned flags);
+
+/*
+ * Looks once, without waiting: 0 while c runs and its deadline has not passed;
+ * 1 when it is over, with *status its exit status (0..255), -ECHILD when a
+ * signal ended it, or -ETIMEDOUT when it was still running at its deadline
+ * (killed and reaped here); -errno when waitpid fails.
+ */
+int slots_child_poll(struct slots_child *c, int *status);
+
+/* Waits for c until it ends or its deadline passes: the result slots_child_poll gives in *status, or -errno. */
+int slots_child_wait(struct slots_child *c);
+
+/* The ms left before c's deadline, 0 once it passed, -1 without one: a timeout for poll(2). */
+int slots_child_left_ms(const struct slots_child *c);
+
+/* Ends c now: SIGKILL (to its group too) and reaps it. */
+void slots_child_kill(struct slots_child *c);
+
+/*
+ * Runs fn(arg) in a forked child and waits for it as slots_child_wait does:
+ * fn's result is the child's exit status, clamped to 0..125 (a negative one
+ * is 125).
+ */
+int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags);
+
+/*
+ * _exit(status), after writing the coverage counters in a coverage build
+ * (configure --enable-coverage): _exit skips the exit handler that writes them,
+ * so without this nothing a child ran would be counted.  The one exit every
+ * child of the library and commands takes.
+ */
+__attribute__((noreturn)) void slots_exit_child(int status);
+
+/* slots_exit_child with fn's result clamped to 0..125, a negative one as 125. */
+__attribute__((noreturn)) void slots_child_return(int r);

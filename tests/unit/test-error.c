@@ -1,0 +1,124 @@
+/*
+ * error.c as tables: slots_first_keep over a run of results (the first failure and its
+ * record kept, what comes after it ignored, successes never kept), and the error record's
+ * kinds and the text slots_error_format renders.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "unit.h"
+
+static void test_first_keep(void **state)
+{
+        static const struct {
+                const char *what;
+                int results[4];         /* the steps' results, in order; the list ends at the first 1 */
+                int want;               /* first.r */
+                int want_step;          /* whose record is kept (its index), -1: none */
+        } rows[] = {
+                { "nothing failed", { 0, 0, 0, 1 }, 0, -1 },
+                { "positive results are no failure", { 2, 5, 1 }, 0, -1 },
+                { "one failure", { 0, -EIO, 0, 1 }, -EIO, 1 },
+                { "the first of two", { -EPERM, -EIO, 1 }, -EPERM, 0 },
+                { "the first, after successes", { 0, 0, -ENOENT, -EIO }, -ENOENT, 2 },
+                { "the last step", { 0, 0, 0, -EBUSY }, -EBUSY, 3 },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_error kept;
+                struct slots_first first = { 0, &kept };
+                struct slots_first bare = { 0, NULL };
+                char want_reason[32];
+
+                slots_error_clear(&kept);
+                for (int s = 0; s < 4 && rows[i].results[s] != 1; s++) {
+                        struct slots_error sub;
+                        int r = rows[i].results[s];
+
+                        slots_error_clear(&sub);
+                        if (r < 0)
+                                slots_error_set(&sub, r, "obj", "step %d", s);
+                        slots_first_keep(&first, r, &sub);
+                        slots_first_keep(&bare, r, r < 0 ? &sub : NULL);
+                }
+                snprintf(want_reason, sizeof(want_reason), "step %d", rows[i].want_step);
+                if (first.r != rows[i].want || bare.r != rows[i].want ||
+                    strcmp(kept.reason, rows[i].want_step < 0 ? "" : want_reason) != 0)
+                        ROW_FAIL("%s: r %d (without a record %d), record \"%s\"; want %d, \"%s\"", rows[i].what,
+                                 first.r, bare.r, kept.reason, rows[i].want,
+                                 rows[i].want_step < 0 ? "" : want_reason);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/* A failure without a record (sub NULL) is kept as the first all the same, and keeps e as it was. */
+static void test_first_keep_no_record(void **state)
+{
+        struct slots_error e;
+        struct slots_first first = { 0, &e };
+        struct slots_error later;
+
+        (void) state;
+        slots_error_set(&e, -EIO, "before", "set by the caller");
+        slots_first_keep(&first, -ENOMEM, NULL);
+        assert_int_equal(first.r, -ENOMEM);
+        assert_string_equal(e.reason, "set by the caller");
+        slots_error_set(&later, -EIO, "later", "a later failure");
+        slots_first_keep(&first, -EIO, &later);
+        assert_int_equal(first.r, -ENOMEM);
+        assert_string_equal(e.object, "before");
+}
+
+static void test_kinds_and_format(void **state)
+{
+        static const struct {
+                int (*set)(struct slots_error *e, int r, const char *object, const char *fmt, ...);
+                enum slots_error_kind kind;
+                const char *object;
+                unsigned line, column;
+                const char *text;
+        } rows[] = {
+                { slots_error_set, SLOTS_ERR_FAILED, "/etc/x", 0, 0, "/etc/x: it broke" },
+                { slots_error_refuse, SLOTS_ERR_REFUSED, "/etc/x", 0, 0, "/etc/x: it broke" },
+                { slots_error_invalid, SLOTS_ERR_INVALID, "/etc/x", 3, 14, "/etc/x:3:14: it broke" },
+                { slots_error_set, SLOTS_ERR_FAILED, "", 0, 0, "it broke" },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_error e;
+                char buf[128];
+                int r = rows[i].set(&e, -EIO, rows[i].object, "it %s", "broke");
+
+                if (rows[i].line)
+                        slots_error_at(&e, rows[i].line, rows[i].column);
+                slots_error_format(&e, buf, sizeof(buf));
+                if (r != -EIO || e.kind != rows[i].kind || strcmp(buf, rows[i].text) != 0)
+                        ROW_FAIL("row %zu: %d kind %d \"%s\", want kind %d \"%s\"", i, r, (int) e.kind, buf,
+                                 (int) rows[i].kind, rows[i].text);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_first_keep),
+                cmocka_unit_test(test_first_keep_no_record),
+                cmocka_unit_test(test_kinds_and_format),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
