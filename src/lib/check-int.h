@@ -117,6 +117,30 @@ void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 
+/* Host-wide rows about sudo (check-chain.c): the drop-in, and what sudo grants each slot of the pool. */
+void check_sudoers_dropin(struct ctx *k);
+void check_sudo_grants(struct ctx *k);
+
+/* Where two texts first differ: the line (1-based), the byte in it, that line in each. */
+struct text_diff {
+        size_t line, column;
+        const char *a, *b;      /* the line in each text (no newline); NULL when the text has no such line */
+        size_t alen, blen;
+        bool a_newline, b_newline;      /* the line ends with a newline */
+};
+
+/* Fills d and returns true when a[0, alen) and b[0, blen) differ. */
+bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d);
+
+/*
+ * Reads "sudo -l" output: each privilege line "(RUNAS) TAGS: COMMANDS" that names cmd
+ * (as a whole command, or as "!cmd") sets state[n] of each slot n in 1..pool its Runas
+ * list names (ALL: every slot) to 1 or -1, in order, so the last match decides as in
+ * sudo; "!slotNN" in a Runas list sets -1.  Slots not named keep their state.  Returns
+ * the number of privilege lines read.
+ */
+size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state);
+
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
 void check_account(struct ctx *k, const struct slotinfo *s);
 void check_folders(struct ctx *k, const struct slotinfo *s);

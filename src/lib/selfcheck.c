@@ -603,6 +603,8 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         }
         check_hard_links(&k);
+        check_sudoers_dropin(&k);
+        check_sudo_grants(&k);
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
                 probes |= root && (per_slot[c].needs & NEEDS_PROBE);
         if (probes)
