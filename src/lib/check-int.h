@@ -33,6 +33,8 @@ struct slotinfo {
         size_t n_tree;
         int probe_r;            /* slots_run_as result of this slot's probe */
         struct probe_res *res;  /* one per item of plan, in the run's shared memory */
+        bool sudo_rows;         /* gets the real sudo rows (the sample: pick_sudo_slots in selfcheck.c) */
+        size_t sudo_pos;        /* its place among those, in the sudo pool's shared memory */
 };
 
 struct launcher {
@@ -73,7 +75,9 @@ struct ctx {
         size_t private_first;
         struct probe_res *res_mem;      /* every slot's probe results (probe_shared) */
         size_t res_size;
-        char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per slot (selfcheck.c) */
+        char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per sampled slot (selfcheck.c) */
+        size_t *sudo_slots;             /* the slots with sudo_rows, as indexes into slots */
+        size_t n_sudo;
 };
 
 
@@ -152,6 +156,13 @@ void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
+
+/*
+ * Which of n assigned slots (in slot order) get the sudo rows: every one when n <= max,
+ * else max of them, the lowest, the highest and evenly between (position i*(n-1)/(max-1)
+ * for i in 0..max-1, rounded down).  Sets pick[] for those; returns how many.
+ */
+size_t check_sample(size_t n, size_t max, bool *pick);
 
 /* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
 int plan_tree_probes(struct ctx *k, struct slotinfo *s);

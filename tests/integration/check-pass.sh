@@ -110,6 +110,9 @@ check_rc "check of 8 slots exits 0" 0 eight
 check "8 slots: 103 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 103 passed, 0 failed, 0 skipped"
 # The real chain costs about 50 sudo runs for 8 slots (preflight, env, kill, 22 chain probes).
 check "8 slots checked within 30 s" test "$ms" -lt 30000
+# 7 assigned: at most the sample's size, so every slot still gets every sudo row and no sample is named.
+check "7 assigned: sudo-preflight for each of the 8 slots" test "$(grep -c '^PASS  *sudo-preflight ' "$OUT/eight.out")" = 8
+check "7 assigned: no sudo-sample row" sh -c "! grep -q ' sudo-sample ' '$OUT/eight.out'"
 check "no user id with 7 users either" no_user_ids "$OUT/eight.out"
 
 slots_done
