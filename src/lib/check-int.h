@@ -34,6 +34,8 @@ struct slotinfo {
         size_t n_tree;
         int probe_r;            /* slots_run_as result of this slot's probe */
         struct probe_res *res;  /* one per item of plan, in the run's shared memory */
+        bool sudo_rows;         /* gets the real sudo rows (the sample: pick_sudo_slots in selfcheck.c) */
+        size_t sudo_pos;        /* its place among those, in the sudo pool's shared memory */
 };
 
 struct launcher {
@@ -74,7 +76,9 @@ struct ctx {
         size_t private_first;
         struct probe_res *res_mem;      /* every slot's probe results (probe_shared) */
         size_t res_size;
-        char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per slot (selfcheck.c) */
+        char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per sampled slot (selfcheck.c) */
+        size_t *sudo_slots;             /* the slots with sudo_rows, as indexes into slots */
+        size_t n_sudo;
 };
 
 
@@ -118,6 +122,30 @@ void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 
+/* Host-wide rows about sudo (check-chain.c): the drop-in, and what sudo grants each slot of the pool. */
+void check_sudoers_dropin(struct ctx *k);
+void check_sudo_grants(struct ctx *k);
+
+/* Where two texts first differ: the line (1-based), the byte in it, that line in each. */
+struct text_diff {
+        size_t line, column;
+        const char *a, *b;      /* the line in each text (no newline); NULL when the text has no such line */
+        size_t alen, blen;
+        bool a_newline, b_newline;      /* the line ends with a newline */
+};
+
+/* Fills d and returns true when a[0, alen) and b[0, blen) differ. */
+bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d);
+
+/*
+ * Reads "sudo -l" output: each privilege line "(RUNAS) TAGS: COMMANDS" that names cmd
+ * (as a whole command, or as "!cmd") sets state[n] of each slot n in 1..pool its Runas
+ * list names (ALL: every slot) to 1 or -1, in order, so the last match decides as in
+ * sudo; "!slotNN" in a Runas list sets -1.  Slots not named keep their state.  Returns
+ * the number of privilege lines read.
+ */
+size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state);
+
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
 void check_account(struct ctx *k, const struct slotinfo *s);
 void check_folders(struct ctx *k, const struct slotinfo *s);
@@ -129,6 +157,13 @@ void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
+
+/*
+ * Which of n assigned slots (in slot order) get the sudo rows: every one when n <= max,
+ * else max of them, the lowest, the highest and evenly between (position i*(n-1)/(max-1)
+ * for i in 0..max-1, rounded down).  Sets pick[] for those; returns how many.
+ */
+size_t check_sample(size_t n, size_t max, bool *pick);
 
 /* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
 int plan_tree_probes(struct ctx *k, struct slotinfo *s);

@@ -42,7 +42,7 @@
 #include "strbuf.h"
 
 #define VISUDO "/usr/sbin/visudo"
-#define SUDOERS_DIR "/etc/sudoers.d"
+#define SUDOERS_DIR SLOTS_SUDOERS_DIR
 #define SHARE_MAX_DEPTH 64
 
 struct pslot {

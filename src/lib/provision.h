@@ -52,5 +52,8 @@ char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len);
  */
 char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e);
 
-/* The drop-in's file name under /etc/sudoers.d ("slots-<service>"). */
+/* The folder sudo reads drop-ins from (through "@includedir" in /etc/sudoers). */
+#define SLOTS_SUDOERS_DIR "/etc/sudoers.d"
+
+/* The drop-in's file name under SLOTS_SUDOERS_DIR ("slots-<service>"). */
 const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size);

@@ -14,6 +14,8 @@
 
 #define PROBE_TIMEOUT_MS 10000
 #define SUDO_ROWS_MAX ((size_t) 64 << 10)   /* the rows one slot's sudo checks hand back */
+#define SUDO_SAMPLE 8                       /* assigned slots that get the sudo rows in a larger pool */
+#define SAMPLE_SHOWN 24                     /* sampled slots named in the sudo-sample row */
 
 /* ---- the report ---- */
 
@@ -247,6 +249,92 @@ static int collect_slots(struct ctx *k)
         return 0;
 }
 
+/* ---- which slots get the real sudo rows ---- */
+
+size_t check_sample(size_t n, size_t max, bool *pick)
+{
+        if (n <= max) {
+                for (size_t i = 0; i < n; i++)
+                        pick[i] = true;
+                return n;
+        }
+        if (max == 0)
+                return 0;
+        if (max == 1) {
+                pick[0] = true;
+                return 1;
+        }
+        /* n > max, so the step (n-1)/(max-1) is above 1: max distinct positions, 0 and n-1 among them. */
+        for (size_t i = 0; i < max; i++)
+                pick[i * (n - 1) / (max - 1)] = true;
+        return max;
+}
+
+static bool own_limits(const struct slots_config *c, unsigned n)
+{
+        for (size_t i = 0; i < c->n_slot_limits; i++)
+                if (c->slot_limits[i].slot == n)
+                        return true;
+        return false;
+}
+
+/*
+ * The real sudo rows cost about 7 sudo runs per slot, the same for every slot but
+ * its name (which sudoers-dropin and sudo-grants check for all).  They run for the
+ * test slot, every slot with limits of its own (pam_slots opens its sudo session
+ * with those), and check_sample() of the assigned slots.  Above SUDO_SAMPLE
+ * assigned slots, a SKIP row names the sample.
+ */
+static int pick_sudo_slots(struct ctx *k)
+{
+        size_t n_assigned = 0, a = 0, n_own = 0;
+        struct strbuf d = { 0 };
+        bool *pick;
+
+        for (size_t i = 0; i < k->n_slots; i++)
+                n_assigned += k->slots[i].user != NULL;
+        pick = calloc(n_assigned + 1, sizeof(*pick));
+        k->sudo_slots = calloc(k->n_slots + 1, sizeof(*k->sudo_slots));
+        if (!pick || !k->sudo_slots) {
+                free(pick);
+                return -ENOMEM;
+        }
+        (void) check_sample(n_assigned, SUDO_SAMPLE, pick);
+        for (size_t i = 0; i < k->n_slots; i++) {
+                struct slotinfo *s = &k->slots[i];
+                bool own = s->user && own_limits(k->cfg, s->n);
+
+                s->sudo_rows = !s->user || pick[a] || own;
+                n_own += own && !pick[a];
+                a += s->user != NULL;
+                if (!s->sudo_rows)
+                        continue;
+                s->sudo_pos = k->n_sudo;
+                k->sudo_slots[k->n_sudo++] = i;
+        }
+        free(pick);
+        if (n_assigned <= SUDO_SAMPLE)
+                return 0;
+        strbuf_addf(&d, "sudo-preflight, sudo-env, sudo-kill and chain run for %zu of the %zu slots checked, not for "
+                    "the other %zu: ", k->n_sudo, k->n_slots, k->n_slots - k->n_sudo);
+        for (size_t j = 0, shown = 0; j < k->n_sudo; j++) {
+                const struct slotinfo *s = &k->slots[k->sudo_slots[j]];
+
+                if (shown++ == SAMPLE_SHOWN) {
+                        strbuf_addf(&d, " and %zu more", k->n_sudo - SAMPLE_SHOWN);
+                        break;
+                }
+                strbuf_addf(&d, "%s%s%s", j ? ", " : "", s->name, !s->user ? " (the test slot)" : "");
+        }
+        strbuf_addf(&d, "; of the %zu assigned slots the lowest, the highest and %d evenly between by slot number%s; "
+                    "what those rows run is the same for every slot but its name, and sudoers-dropin and sudo-grants "
+                    "check each slot's name in sudo's rules", n_assigned, SUDO_SAMPLE - 2,
+                    n_own ? ", and each slot with limits of its own (pam_slots opens its sudo session with them)" : "");
+        add_row(k, SLOTS_CHECK_SKIP, "sudo-sample", NULL, &d, NULL);
+        strbuf_free(&d);
+        return 0;
+}
+
 /* One plan for all slots: the folders to each launcher, the private paths (the trees: plan_tree_probes). */
 static int build_plan(struct ctx *k)
 {
@@ -373,7 +461,8 @@ static void ctx_free(struct ctx *k)
         free(k->private_walks);
         free(k->plan.paths);
         free(k->plan.ops);
-        probe_shared_free(k->sudo_mem, k->n_slots * SUDO_ROWS_MAX);
+        probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
+        free(k->sudo_slots);
         if (k->res_mem)
                 probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
@@ -390,7 +479,7 @@ enum {
         NEEDS_ROOT = 1 << 0,            /* run as the service, each slot gets a SKIP row with root_why */
         NEEDS_PROBE = 1 << 1,           /* reads the slot's probe results (run_slot_probes as root) */
         NEEDS_RELEASE = 1 << 2,         /* app_root, launcher and a release: else one host-wide row */
-        NEEDS_SUDO = 1 << 3,            /* runs sudo as the service: in a pool of children (run_sudo_rows) */
+        NEEDS_SUDO = 1 << 3,            /* runs sudo: for the sampled slots only, in a pool of children */
 };
 
 static const struct slot_check {
@@ -413,7 +502,7 @@ static const struct slot_check {
 
 /*
  * The rows of the NEEDS_SUDO checks are made ahead, in a pool of children (one
- * per slot, probe_pool_width() at once; each sudo run inside keeps its own
+ * per sampled slot, probe_pool_width() at once; each sudo run inside keeps its own
  * deadline), and handed back through shared memory: a record per row, in the
  * order the child made them.  The run then adds them where the table puts
  * them, so the report reads as if they ran one after another.  A slot whose
@@ -454,10 +543,12 @@ static void rows_put(struct sudo_rows *b, const void *p, size_t n)
         b->len += n;
 }
 
-static int sudo_task(void *arg, size_t i)
+/* Pool task j: the sudo rows of the j-th sampled slot. */
+static int sudo_task(void *arg, size_t j)
 {
         struct ctx *k = arg;
-        struct sudo_rows *b = sudo_rows_of(k, i);
+        struct sudo_rows *b = sudo_rows_of(k, j);
+        size_t i = k->sudo_slots[j];
         struct slots_check_report rep = { 0 };
         bool root = geteuid() == 0;
 
@@ -491,7 +582,7 @@ static int sudo_task(void *arg, size_t i)
         return 0;
 }
 
-/* Every slot's NEEDS_SUDO rows, made ahead in the pool.  Without shared memory the run makes them itself. */
+/* The sampled slots' NEEDS_SUDO rows, made ahead in the pool.  Without shared memory the run makes them itself. */
 static void run_sudo_rows(struct ctx *k, bool root)
 {
         int *status;
@@ -499,17 +590,17 @@ static void run_sudo_rows(struct ctx *k, bool root)
 
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
                 any |= runs_in_pool(&per_slot[c], root);
-        if (!any || k->n_slots == 0)
+        if (!any || k->n_sudo == 0)
                 return;
-        status = calloc(k->n_slots, sizeof(*status));
-        k->sudo_mem = probe_shared(k->n_slots * SUDO_ROWS_MAX);
+        status = calloc(k->n_sudo, sizeof(*status));
+        k->sudo_mem = probe_shared(k->n_sudo * SUDO_ROWS_MAX);
         if (!status || !k->sudo_mem) {
-                probe_shared_free(k->sudo_mem, k->n_slots * SUDO_ROWS_MAX);
+                probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
                 k->sudo_mem = NULL;
                 free(status);
                 return;
         }
-        (void) probe_pool(k->n_slots, probe_pool_width(), 0, sudo_task, k, status);
+        (void) probe_pool(k->n_sudo, probe_pool_width(), 0, sudo_task, k, status);
         free(status);
 }
 
@@ -521,7 +612,7 @@ static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
 
         if (!k->sudo_mem)
                 return false;
-        b = sudo_rows_of(k, i);
+        b = sudo_rows_of(k, k->slots[i].sudo_pos);
         if (!b->done || b->overflow)
                 return false;
         if (b->err)
@@ -603,6 +694,12 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         }
         check_hard_links(&k);
+        check_sudoers_dropin(&k);
+        check_sudo_grants(&k);
+        if (k.err || pick_sudo_slots(&k) < 0) {
+                k.err = k.err ? k.err : -ENOMEM;
+                goto out;
+        }
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
                 probes |= root && (per_slot[c].needs & NEEDS_PROBE);
         if (probes)
@@ -614,9 +711,12 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
                 if (slot_check_skipped(&k, &per_slot[c], root))
                         continue;
-                for (size_t i = 0; i < k.n_slots; i++)
+                for (size_t i = 0; i < k.n_slots; i++) {
+                        if ((per_slot[c].needs & NEEDS_SUDO) && !k.slots[i].sudo_rows)
+                                continue;
                         if (!runs_in_pool(&per_slot[c], root) || !sudo_rows_add(&k, c, i))
                                 per_slot[c].fn(&k, &k.slots[i]);
+                }
         }
         check_other_accounts(&k);
         if (k.n_slots == 0)

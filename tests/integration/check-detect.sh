@@ -217,6 +217,10 @@ repaired table-restored
 mv "$SUDOERS" "$OUT/sudoers.away"
 detect sudo sudo-preflight slot01
 check "sudo: sudo's own message is shown" grep -q 'sudo-preflight slot01: .*password is required' "$OUT/sudo.out"
+check "sudo: sudoers-dropin says the file is missing, fix slots-provision" \
+	grep -q "^FAIL sudoers-dropin: $SUDOERS does not exist -- fix: slots-provision " "$OUT/sudo.out"
+check "sudo: sudo-grants finds no rule for the service" \
+	grep -q "^FAIL sudo-grants: sudo -n -l -U $SERVICE lists no rule that lets $SERVICE run a command as another account (\"User $SERVICE is not allowed" "$OUT/sudo.out"
 mv "$OUT/sudoers.away" "$SUDOERS"
 repaired sudo
 
@@ -228,6 +232,8 @@ umount /usr/bin/sudo
 check_rc "no sudo: check exits 0" 0 nosudo
 check "no sudo: the preflight rows skip with the reason" \
 	test "$(grep -c '^SKIP  *sudo-preflight .*sudo is not installed' "$OUT/nosudo.out")" = 4
+check "no sudo: sudoers-dropin and sudo-grants skip with the reason" \
+	test "$(grep -c '^SKIP  *\(sudoers-dropin\|sudo-grants\)  *-  *sudo is not installed' "$OUT/nosudo.out")" = 2
 
 # A release left pending.
 python3 - "$TABLE" <<'EOF'

@@ -2,6 +2,7 @@
 # private mount namespace (slots_enter_namespace): everything it makes lives in the
 # namespace's copy of /etc, its /tmp and its /var/lib/slots.
 
+# CHECK_POOL: the pool's size (default 8; the uid range holds up to 98).
 SERVICE=vstudio
 CONF=/etc/slots/slots.conf
 TABLE=/etc/slots/slots.json
@@ -41,7 +42,7 @@ check_write_config() {
 	cat >"$CONF" <<EOF
 {
   "service": "$SERVICE",
-  "slots": 8,
+  "slots": ${CHECK_POOL:-8},
   "uid_min": $UID_MIN,
   "uid_max": $UID_MAX,
   "app_root": "$APP",
@@ -90,7 +91,7 @@ check_fixture_accounts() {
 	install -d -m 0755 /var/lib/slots/$SERVICE /var/lib/slots/$SERVICE/home \
 		/var/lib/slots/$SERVICE/state /var/lib/slots/$SERVICE/run
 	runas=
-	for n in 1 2 3 4 5 6 7 8; do
+	for n in $(seq "${CHECK_POOL:-8}"); do
 		s=$(printf 'slot%02d' $n)
 		u=$((UID_MIN + n))
 		groupadd -g $u $s

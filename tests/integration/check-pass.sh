@@ -22,11 +22,11 @@ for c in account password-locked runner-reachable private-unreachable user-tree 
 	done
 	check "no row $c for the free slot02" test -z "$(row_status good $c slot02)"
 done
-for c in config table roots slotctl-config pending-cleanup hard-links; do
+for c in config table roots slotctl-config pending-cleanup hard-links sudoers-dropin sudo-grants; do
 	check "row $c passes" test "$(row_status good $c)" = PASS
 done
-check "closing line: 54 passed, 0 failed, 0 skipped" \
-	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 54 passed, 0 failed, 0 skipped"
+check "closing line: 56 passed, 0 failed, 0 skipped" \
+	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 56 passed, 0 failed, 0 skipped"
 check "header names the columns" sh -c "head -n 1 '$OUT/good.out' | grep -Eq '^STATUS +CHECK +SLOT +DETAIL$'"
 check "the model of modes and ACLs agrees with the probes" sh -c "! grep -q 'probe wins' '$OUT/good.out'"
 check "nothing on stderr" test ! -s "$OUT/good.err"
@@ -41,7 +41,7 @@ d = json.load(open(sys.argv[1]))
 text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
 rows = d["checks"]
 assert set(d) == {"checks", "passed", "failed", "skipped", "ok"}, d.keys()
-assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 54, d
+assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 56, d
 for r, t in zip(rows, text):
     assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
     assert [r["status"], r["check"], r["slot"] or "-"] == t, (r, t)
@@ -87,6 +87,10 @@ check "as $SERVICE: user-tree is SKIP, needs root" grep -q '^SKIP  *user-tree  *
 check "as $SERVICE: the chain passes" grep -q '^PASS  *chain  *slot01 ' "$OUT/svc.out"
 check "as $SERVICE: sudo-env and sudo-kill pass" \
 	sh -c "grep -q '^PASS  *sudo-env  *slot01' '$OUT/svc.out' && grep -q '^PASS  *sudo-kill  *slot01' '$OUT/svc.out'"
+check "as $SERVICE: sudoers-dropin is SKIP, needs root" \
+	grep -q "^SKIP  *sudoers-dropin  *-  *needs root: /etc/sudoers.d/slots-$SERVICE is root:root 0440" "$OUT/svc.out"
+check "as $SERVICE: sudo-grants lists its own rules and passes" \
+	grep -q "^PASS  *sudo-grants  *-  *sudo -n -l as $SERVICE: sudo reads its rules" "$OUT/svc.out"
 check "as $SERVICE: no user id in the output" no_user_ids "$OUT/svc.out" "$OUT/svc.err"
 useradd -r -l -M -s /usr/sbin/nologin checkother 2>/dev/null
 runuser -u checkother -- "$SLOTS_ADMIN" check >"$OUT/other.out" 2>"$OUT/other.err"
@@ -103,9 +107,12 @@ t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 echo "# check of 8 slots took $ms ms"
 check_rc "check of 8 slots exits 0" 0 eight
-check "8 slots: 101 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 101 passed, 0 failed, 0 skipped"
+check "8 slots: 103 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 103 passed, 0 failed, 0 skipped"
 # The real chain costs about 50 sudo runs for 8 slots (preflight, env, kill, 22 chain probes).
 check "8 slots checked within 30 s" test "$ms" -lt 30000
+# 7 assigned: at most the sample's size, so every slot still gets every sudo row and no sample is named.
+check "7 assigned: sudo-preflight for each of the 8 slots" test "$(grep -c '^PASS  *sudo-preflight ' "$OUT/eight.out")" = 8
+check "7 assigned: no sudo-sample row" sh -c "! grep -q ' sudo-sample ' '$OUT/eight.out'"
 check "no user id with 7 users either" no_user_ids "$OUT/eight.out"
 
 slots_done

@@ -1,7 +1,7 @@
 #!/bin/sh
 # slots-admin check against a hostile service or slot (issue 13, check's side): a configured
-# root reached through a symlink, a hard-linked file in a user's tree or a shared folder, and
-# a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
+# root reached through a symlink, the sudoers drop-in swapped for the service's copy, a
+# hard-linked file in a user's tree or a shared folder, and a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
 # where the attacker could make it; check must FAIL the row, name the component and give a
 # fix that does not repeat the attack, change nothing, and pass again once the host is put back.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -61,6 +61,29 @@ case_ sudoers-link roots - "/etc/sudoers.d: is a symbolic link" \
 # The service owning a folder above slots_root: it could swap the slots' homes.
 case_ slots-root-owner roots - "not by root" \
 	"chown $SERVICE /var/lib/slots" "chown root /var/lib/slots"
+
+# --- the sudoers drop-in: the compare never reads a file the service could have made ---
+# The service owns the app tree: it writes a copy of the drop-in there, byte for byte what
+# slots-provision writes.  Whatever puts that copy (or another name of the drop-in) at the
+# drop-in's path, check must not compare it as the drop-in.  (/etc/sudoers.d is root's, so
+# root makes the link here; the link, not who made it, is what check must refuse.)
+cp -p "$SUDOERS" "$OUT/sudoers.good"
+runuser -u "$SERVICE" -- sh -c "cat >$APP/dropin" <"$SUDOERS"
+check "the service's copy is byte for byte the drop-in" cmp -s "$APP/dropin" "$SUDOERS"
+case_ dropin-symlink sudoers-dropin - "$SUDOERS is a symbolic link; the drop-in is never read through one" \
+	"mv $SUDOERS $OUT/sudoers.away && ln -s $APP/dropin $SUDOERS" "rm $SUDOERS && mv $OUT/sudoers.away $SUDOERS"
+# Another name in a folder of the service's (on /etc's file system: a hard link cannot leave it).
+case_ dropin-hardlink sudoers-dropin - "$SUDOERS has 2 hard links" \
+	"install -d -m 0755 -o $SERVICE /etc/svc-held && ln $SUDOERS /etc/svc-held/dropin" "rm -r /etc/svc-held"
+check "dropin-hardlink: the fix finds the other name" sh -c "echo '$FIX' | grep -qF 'find / -xdev -samefile $SUDOERS'"
+# A FIFO at the path: refused before it is opened, so check does not hang on it.
+case_ dropin-fifo sudoers-dropin - "$SUDOERS is not a regular file" \
+	"mv $SUDOERS $OUT/sudoers.away && mkfifo -m 0440 $SUDOERS" "rm $SUDOERS && mv $OUT/sudoers.away $SUDOERS"
+# The service's copy owned by the service, moved into place: not root's, so not the drop-in.
+case_ dropin-owner sudoers-dropin - "not by root" \
+	"mv $SUDOERS $OUT/sudoers.away && cp -p $APP/dropin $SUDOERS" "rm $SUDOERS && mv $OUT/sudoers.away $SUDOERS"
+check "the drop-in is root's again" cmp -s "$SUDOERS" "$OUT/sudoers.good"
+rm "$APP/dropin"
 
 # --- hard links: a slot links a file it can read into its user's tree or a shared folder ---
 # Release and assign never change a file with more than one link, so check reports it.
