@@ -13,6 +13,7 @@
 #include <acl/libacl.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "assign.h"
 #include "cleanup.h"
 #include "check.h"
@@ -69,8 +70,14 @@ struct ctx {
 
 static void ctx_done(struct ctx *x)
 {
-        if (x->store_open)
+        if (x->store_open) {
+                /* The tree is in the arena, which goes whole at exit: no walk over every entry to free it. */
+                if (slots_arena_active()) {
+                        slots_table_forget(x->store.table);
+                        x->store.table = NULL;
+                }
                 slots_store_close(&x->store);
+        }
         free(x->group_name);
         slots_config_free(x->cfg);
 }
@@ -648,9 +655,10 @@ int main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
+        int (*run)(const struct opts *o, int argc, char **argv);
         struct opts o = { 0 };
         const char *cmd;
-        int c;
+        int c, r;
 
         cmd_name = "slots-admin";
         while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
@@ -684,13 +692,22 @@ int main(int argc, char **argv)
                 return usage_error("--json goes with status or check");
         if (o.slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
-        if (strcmp(cmd, "assign") == 0)
-                return cmd_assign(&o, argc, argv);
-        if (strcmp(cmd, "release") == 0)
-                return cmd_release(&o, argc, argv);
-        if (strcmp(cmd, "status") == 0)
-                return cmd_status(&o, argc, argv);
         if (strcmp(cmd, "check") == 0)
                 return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json);
-        return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
+        if (strcmp(cmd, "assign") == 0)
+                run = cmd_assign;
+        else if (strcmp(cmd, "release") == 0)
+                run = cmd_release;
+        else if (strcmp(cmd, "status") == 0)
+                run = cmd_status;
+        else
+                return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
+        /*
+         * The table commands read one table and exit: jansson's values come from an arena
+         * (issue 18), set before jansson's first allocation (the config's).
+         */
+        slots_arena_use();
+        r = run(&o, argc, argv);
+        slots_arena_drop();
+        return r;
 }

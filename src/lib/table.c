@@ -124,6 +124,11 @@ void slots_table_free(struct slots_table *t)
         if (!t)
                 return;
         json_decref(t->root);
+        slots_table_forget(t);
+}
+
+void slots_table_forget(struct slots_table *t)
+{
         free(t);
 }
 
