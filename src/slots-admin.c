@@ -286,18 +286,15 @@ static void warn_unreadable_table(const struct ctx *x)
  * as a release leaves them; otherwise it is marked pending (so no assign picks
  * it) and the fix is a release --slot, which sets them back.
  */
-static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw)
+static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw, gid_t gid)
 {
         char what[64], released[32];
         struct slots_error e, e2;
         unsigned n = slots_slot_parse(name);
-        gid_t gid;
         int r;
 
         slots_error_clear(&e);
-        r = slot_group(name, pw, &gid, &e);
-        if (r == 0)
-                r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
+        r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
         if (r == 0)
                 return EXIT_DONE;
         snprintf(what, sizeof(what), "cannot assign %s", name);
@@ -328,8 +325,10 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         char what[64], name[SLOTS_NAME_MAX], reason[256], since[32];
         enum slots_assign_verdict v;
         struct slots_pw pw = { 0 };
+        struct slots_gr gr = { 0 };
         struct slots_error e;
         struct ctx x = { 0 };
+        bool has_group = false;
         unsigned n = 0;
         int r;
 
@@ -379,13 +378,23 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 goto out;
         }
         slots_error_clear(&e);
-        if (slots_assign_service_apart(x.cfg, name, &e) < 0) {
+        /* Group slotNN, looked up once (issue 18: each lookup reads the group file): apartness, folders. */
+        r = slots_nss_group(name, &gr);
+        if (r < 0) {
+                slots_error_set(&e, r, name, "group lookup failed: %s", strerror(-r));
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
+                goto out;
+        }
+        has_group = r > 0;
+        if (slots_assign_service_apart(x.cfg, name, has_group ? &gr : NULL, &e) < 0) {
                 cmd_report(what, &e, NULL);
                 r = EXIT_REFUSED;
                 goto out;
         }
 
-        r = check_slot_folders(&x, name, &pw);
+        /* The folders' group: group slotNN, else the account's primary group (slot_group). */
+        r = check_slot_folders(&x, name, &pw, has_group ? gr.gid : pw.gid);
         if (r != EXIT_DONE)
                 goto out;
         r = slots_table_assign(x.store.table, n, user, slots_now_rfc3339(since));
@@ -403,6 +412,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 r = print_slot(name);
         warn_unreadable_table(&x);
 out:
+        slots_gr_clear(&gr);
         slots_pw_clear(&pw);
         ctx_done(&x);
         return r;
