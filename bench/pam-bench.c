@@ -5,6 +5,10 @@
  * return PAM_SUCCESS.  Prints per stack: label, repetitions, median and
  * minimum microseconds per cycle.
  *
+ * REPS 0: CYCLES sessions of the one stack, no warm-up, nothing printed, exit 0
+ * when all succeeded; timed from outside (timeit runs "pam-bench CONFDIR 1 0
+ * SERVICE:USER" per sample), a session in a fresh process is what sudo pays.
+ *
  * Usage: pam-bench CONFDIR CYCLES REPS SERVICE:USER [SERVICE:USER...]
  */
 #include <stdio.h>
@@ -76,7 +80,7 @@ int main(int argc, char **argv)
         int ns = argc - 4;
 
         if (argc < 5 || ns > MAXS || (n = strtol(argv[2], NULL, 10)) <= 0 ||
-            (reps = strtol(argv[3], NULL, 10)) <= 0) {
+            (reps = strtol(argv[3], NULL, 10)) < 0 || (reps == 0 && ns != 1)) {
                 fprintf(stderr, "usage: pam-bench CONFDIR CYCLES REPS SERVICE:USER [SERVICE:USER...]\n");
                 return 2;
         }
@@ -86,6 +90,8 @@ int main(int argc, char **argv)
                 if (!user[s])
                         return 2;
                 *user[s]++ = '\0';
+                if (reps == 0)
+                        return cycles(argv[1], service[s], user[s], n) < 0;
                 us[s] = calloc((size_t) reps, sizeof(double));
                 if (!us[s])
                         return 1;

@@ -13,6 +13,7 @@
 #include <acl/libacl.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "assign.h"
 #include "cleanup.h"
 #include "check.h"
@@ -69,8 +70,14 @@ struct ctx {
 
 static void ctx_done(struct ctx *x)
 {
-        if (x->store_open)
+        if (x->store_open) {
+                /* The tree is in the arena, which goes whole at exit: no walk over every entry to free it. */
+                if (slots_arena_active()) {
+                        slots_table_forget(x->store.table);
+                        x->store.table = NULL;
+                }
                 slots_store_close(&x->store);
+        }
         free(x->group_name);
         slots_config_free(x->cfg);
 }
@@ -279,18 +286,15 @@ static void warn_unreadable_table(const struct ctx *x)
  * as a release leaves them; otherwise it is marked pending (so no assign picks
  * it) and the fix is a release --slot, which sets them back.
  */
-static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw)
+static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw, gid_t gid)
 {
         char what[64], released[32];
         struct slots_error e, e2;
         unsigned n = slots_slot_parse(name);
-        gid_t gid;
         int r;
 
         slots_error_clear(&e);
-        r = slot_group(name, pw, &gid, &e);
-        if (r == 0)
-                r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
+        r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
         if (r == 0)
                 return EXIT_DONE;
         snprintf(what, sizeof(what), "cannot assign %s", name);
@@ -321,8 +325,10 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         char what[64], name[SLOTS_NAME_MAX], reason[256], since[32];
         enum slots_assign_verdict v;
         struct slots_pw pw = { 0 };
+        struct slots_gr gr = { 0 };
         struct slots_error e;
         struct ctx x = { 0 };
+        bool has_group = false;
         unsigned n = 0;
         int r;
 
@@ -372,13 +378,23 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 goto out;
         }
         slots_error_clear(&e);
-        if (slots_assign_service_apart(x.cfg, name, &e) < 0) {
+        /* Group slotNN, looked up once (issue 18: each lookup reads the group file): apartness, folders. */
+        r = slots_nss_group(name, &gr);
+        if (r < 0) {
+                slots_error_set(&e, r, name, "group lookup failed: %s", strerror(-r));
+                cmd_report(what, &e, NULL);
+                r = EXIT_REFUSED;
+                goto out;
+        }
+        has_group = r > 0;
+        if (slots_assign_service_apart(x.cfg, name, has_group ? &gr : NULL, &e) < 0) {
                 cmd_report(what, &e, NULL);
                 r = EXIT_REFUSED;
                 goto out;
         }
 
-        r = check_slot_folders(&x, name, &pw);
+        /* The folders' group: group slotNN, else the account's primary group (slot_group). */
+        r = check_slot_folders(&x, name, &pw, has_group ? gr.gid : pw.gid);
         if (r != EXIT_DONE)
                 goto out;
         r = slots_table_assign(x.store.table, n, user, slots_now_rfc3339(since));
@@ -396,6 +412,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 r = print_slot(name);
         warn_unreadable_table(&x);
 out:
+        slots_gr_clear(&gr);
         slots_pw_clear(&pw);
         ctx_done(&x);
         return r;
@@ -648,9 +665,10 @@ int main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
+        int (*run)(const struct opts *o, int argc, char **argv);
         struct opts o = { 0 };
         const char *cmd;
-        int c;
+        int c, r;
 
         cmd_name = "slots-admin";
         while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
@@ -684,13 +702,22 @@ int main(int argc, char **argv)
                 return usage_error("--json goes with status or check");
         if (o.slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
-        if (strcmp(cmd, "assign") == 0)
-                return cmd_assign(&o, argc, argv);
-        if (strcmp(cmd, "release") == 0)
-                return cmd_release(&o, argc, argv);
-        if (strcmp(cmd, "status") == 0)
-                return cmd_status(&o, argc, argv);
         if (strcmp(cmd, "check") == 0)
                 return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json);
-        return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
+        if (strcmp(cmd, "assign") == 0)
+                run = cmd_assign;
+        else if (strcmp(cmd, "release") == 0)
+                run = cmd_release;
+        else if (strcmp(cmd, "status") == 0)
+                run = cmd_status;
+        else
+                return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
+        /*
+         * The table commands read one table and exit: jansson's values come from an arena
+         * (issue 18), set before jansson's first allocation (the config's).
+         */
+        slots_arena_use();
+        r = run(&o, argc, argv);
+        slots_arena_drop();
+        return r;
 }

@@ -72,24 +72,20 @@ int slots_assign_refusal(enum slots_assign_verdict v, unsigned n, const struct s
         return -EPERM;
 }
 
-int slots_assign_service_apart(const struct slots_config *c, const char *slot, struct slots_error *e)
+int slots_assign_service_apart(const struct slots_config *c, const char *slot, const struct slots_gr *gr,
+                               struct slots_error *e)
 {
         struct slots_pw svc = { 0 };
-        struct slots_gr gr = { 0 };
         bool member, primary;
         int r;
 
-        r = slots_nss_group(slot, &gr);
-        if (r <= 0)
-                return r < 0 ? slots_error_set(e, r, slot, "group lookup failed: %s", strerror(-r)) : 0;
+        if (!gr)
+                return 0;
         r = slots_nss_user(c->service, &svc);
-        if (r < 0) {
-                slots_gr_clear(&gr);
+        if (r < 0)
                 return slots_error_set(e, r, c->service, "account lookup failed: %s", strerror(-r));
-        }
-        member = slots_gr_has_member(&gr, c->service);
-        primary = r > 0 && svc.gid == gr.gid;
-        slots_gr_clear(&gr);
+        member = slots_gr_has_member(gr, c->service);
+        primary = r > 0 && svc.gid == gr->gid;
         slots_pw_clear(&svc);
         if (!member && !primary)
                 return 0;

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "nss.h"
 #include "table.h"
 
 /* What an assign of USER [SLOT] comes to, in the order the checks are made. */
@@ -35,7 +36,9 @@ int slots_assign_refusal(enum slots_assign_verdict v, unsigned n, const struct s
 
 /*
  * The service is never a slot: refuses (-EPERM, with the fix) when the service
- * account is a member of group `slot` or has it as its primary group.  0 when
- * it is not, or when either cannot be found (the slot's own lookup reports that).
+ * account is a member of group `slot` (gr, the caller's lookup of it; NULL when
+ * there is no such group) or has it as its primary group.  0 when it is not, or
+ * when either cannot be found (the slot's own lookup reports that).
  */
-int slots_assign_service_apart(const struct slots_config *c, const char *slot, struct slots_error *e);
+int slots_assign_service_apart(const struct slots_config *c, const char *slot, const struct slots_gr *gr,
+                               struct slots_error *e);

@@ -141,11 +141,10 @@ static int dumpfd_flush(struct dumpfd *d)
         return r;
 }
 
-static int dumpfd_add(const char *text, size_t n, void *arg)
+/* A piece that does not fit: flush, then keep it (or write it through when it is larger than the buffer). */
+static int __attribute__((noinline)) dumpfd_spill(struct dumpfd *d, const char *text, size_t n)
 {
-        struct dumpfd *d = arg;
-
-        if (d->len + n > sizeof(d->buf) && dumpfd_flush(d) < 0)
+        if (dumpfd_flush(d) < 0)
                 return -1;
         if (n > sizeof(d->buf)) {
                 int r = slots_write_all(d->fd, text, n);
@@ -154,7 +153,22 @@ static int dumpfd_add(const char *text, size_t n, void *arg)
                         d->err = r;
                 return r < 0 ? -1 : 0;
         }
-        memcpy(d->buf + d->len, text, n);
+        memcpy(d->buf, text, n);
+        d->len = n;
+        return 0;
+}
+
+static int dumpfd_add(const char *text, size_t n, void *arg)
+{
+        struct dumpfd *d = arg;
+
+        if (n > sizeof(d->buf) - d->len)
+                return dumpfd_spill(d, text, n);
+        /* A third of the pieces are one byte (a quote, a comma): stored, no memcpy call (issue 18). */
+        if (n == 1)
+                d->buf[d->len] = *text;
+        else
+                memcpy(d->buf + d->len, text, n);
         d->len += n;
         return 0;
 }

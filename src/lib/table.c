@@ -11,12 +11,33 @@
 #include "jsonpos.h"
 #include "table.h"
 
+/* A held slot while the table is checked: its user, its key, its place in the file. */
+struct slots_held {
+        const char *user;
+        const char *slot;
+        size_t at;
+};
+
 struct slots_table {
         json_t *root;   /* the whole document: unknown keys ride along on rewrite */
         json_t *slots;  /* borrowed from root */
         size_t len;     /* the size of the text it was parsed from: the dump's first guess */
         bool sorted;    /* every object's keys are in the dump's order: no JSON_SORT_KEYS needed */
+        /*
+         * The held slots sorted by user, as the parse's duplicate check left them: who holds
+         * what without a pass over every entry.  Dropped at the first change (NULL then).
+         */
+        struct slots_held *held;
+        size_t n_held;
 };
+
+/* Before any change: the index's users point into entries a change may replace. */
+static void drop_index(struct slots_table *t)
+{
+        free(t->held);
+        t->held = NULL;
+        t->n_held = 0;
+}
 
 /*
  * Whether every object in v (at any depth) has its keys in strcmp order, the
@@ -124,60 +145,97 @@ void slots_table_free(struct slots_table *t)
         if (!t)
                 return;
         json_decref(t->root);
+        slots_table_forget(t);
+}
+
+void slots_table_forget(struct slots_table *t)
+{
+        if (!t)
+                return;
+        free(t->held);
         free(t);
 }
 
-static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *entry,
+/* The members an entry's checks read, found in one pass over it instead of a lookup each (issue 18). */
+struct entry_keys {
+        json_t *user, *since, *released, *cleanup;
+        bool sorted;            /* its keys in strcmp order, and those of every value in it (keys_sorted) */
+};
+
+static void entry_keys(json_t *entry, struct entry_keys *k)
+{
+        const char *key, *prev = NULL;
+        json_t *v;
+
+        *k = (struct entry_keys) { .sorted = true };
+        json_object_foreach(entry, key, v) {
+                if (strcmp(key, "user") == 0)
+                        k->user = v;
+                else if (strcmp(key, "since") == 0)
+                        k->since = v;
+                else if (strcmp(key, "released") == 0)
+                        k->released = v;
+                else if (strcmp(key, "cleanup") == 0)
+                        k->cleanup = v;
+                if (k->sorted && ((prev && strcmp(prev, key) >= 0) || !keys_sorted(v)))
+                        k->sorted = false;
+                prev = key;
+        }
+}
+
+static int check_entry(const struct slots_jsrc *src, const char *slot, json_t *entry, struct entry_keys *k,
                        enum slots_table_problem *problem, struct slots_error *e)
 {
         struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { 0 } };
-        json_t *user = json_object_get(entry, "user");
-        json_t *cleanup = json_object_get(entry, "cleanup");
         static const char *const strings[] = { "since", "released", "cleanup" };
+        json_t *values[3];
 
         *problem = SLOTS_TABLE_SCHEMA;
         if (!json_is_object(entry))
                 return slots_json_fail(e, src, p, 2, false, "%s: the entry must be an object", slot);
+        entry_keys(entry, k);
+        values[0] = k->since;
+        values[1] = k->released;
+        values[2] = k->cleanup;
         for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
-                json_t *v = json_object_get(entry, strings[i]);
                 p[2].key = strings[i];
-                if (v && !json_is_string(v))
+                if (values[i] && !json_is_string(values[i]))
                         return slots_json_fail(e, src, p, 3, false, "%s: \"%s\" must be a string", slot, strings[i]);
         }
         p[2].key = "user";
-        if (user) {
-                if (!json_is_string(user) || !slots_user_valid(json_string_value(user))) {
+        if (k->user) {
+                if (!json_is_string(k->user) || !slots_user_valid(json_string_value(k->user))) {
                         *problem = SLOTS_TABLE_USER;
                         return slots_json_fail(e, src, p, 3, false,
                                    "%s: invalid user id (1-64 of A-Z a-z 0-9 . _ -, not starting "
                                    "with . or -)", slot);
                 }
-                if (cleanup)
+                if (k->cleanup)
                         return slots_json_fail(e, src, p, 3, false,
                                    "%s: an entry has either \"user\" or \"cleanup\", not both", slot);
                 *problem = SLOTS_TABLE_OK;
                 return 0;
         }
         p[2].key = "cleanup";
-        if (!cleanup)
+        if (!k->cleanup)
                 return slots_json_fail(e, src, p, 2, false,
                            "%s: the entry has neither \"user\" nor \"cleanup\": \"pending\"", slot);
-        if (strcmp(json_string_value(cleanup), "pending") != 0)
+        if (strcmp(json_string_value(k->cleanup), "pending") != 0)
                 return slots_json_fail(e, src, p, 3, false, "%s: \"cleanup\" must be \"pending\"", slot);
         *problem = SLOTS_TABLE_OK;
         return 0;
 }
 
-/* A held slot while the table is checked: its user, its key, its place in the file. */
-struct held {
-        const char *user;
-        const char *slot;
-        size_t at;
-};
+static int user_cmp(const void *a, const void *b)
+{
+        const struct slots_held *x = a, *y = b;
+
+        return strcmp(x->user, y->user);
+}
 
 static int held_cmp(const void *a, const void *b)
 {
-        const struct held *x = a, *y = b;
+        const struct slots_held *x = a, *y = b;
         int c = strcmp(x->user, y->user);
 
         if (c)
@@ -193,6 +251,24 @@ int slots_table_parse(const char *text, size_t len, const char *file, unsigned p
         return slots_table_parse_problem(text, len, file, pool, ret, &problem, e);
 }
 
+/*
+ * Whether the top-level keys are in order and every value but "slots" (whose
+ * order the entries' pass found: slots_sorted) too: keys_sorted(root) without a
+ * second walk over the entries.
+ */
+static bool root_sorted(json_t *root, json_t *slots, bool slots_sorted)
+{
+        const char *key, *prev = NULL;
+        json_t *v;
+
+        json_object_foreach(root, key, v) {
+                if ((prev && strcmp(prev, key) >= 0) || (v == slots ? !slots_sorted : !keys_sorted(v)))
+                        return false;
+                prev = key;
+        }
+        return true;
+}
+
 int slots_table_parse_problem(const char *text, size_t len, const char *file, unsigned pool,
                               struct slots_table **ret, enum slots_table_problem *problem,
                               struct slots_error *e)
@@ -201,9 +277,10 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         struct slots_table *t;
         json_error_t jerr;
         json_t *root, *slots, *version, *entry;
-        struct held *seen = NULL;
+        struct slots_held *seen = NULL;
         size_t n_seen = 0;
-        const char *slot;
+        const char *slot, *prev = NULL;
+        bool sorted = true;
         int r;
 
         *problem = SLOTS_TABLE_SYNTAX;
@@ -243,7 +320,7 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         json_object_foreach(slots, slot, entry) {
                 const struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { .key = "user" } };
                 unsigned n = slots_slot_parse(slot);
-                json_t *user;
+                struct entry_keys k = { 0 };
                 char pooltxt[64];
 
                 if (n == 0 || n > pool) {
@@ -252,19 +329,21 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
                         r = slots_json_fail(e, &src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot, pooltxt);
                         goto fail;
                 }
-                r = check_entry(&src, slot, entry, problem, e);
+                r = check_entry(&src, slot, entry, &k, problem, e);
                 if (r < 0)
                         goto fail;
-                user = json_object_get(entry, "user");
-                if (user) {
-                        seen[n_seen] = (struct held) { json_string_value(user), slot, n_seen };
+                if (sorted && ((prev && strcmp(prev, slot) >= 0) || !k.sorted))
+                        sorted = false;
+                prev = slot;
+                if (k.user) {
+                        seen[n_seen] = (struct slots_held) { json_string_value(k.user), slot, n_seen };
                         n_seen++;
                 }
         }
         /*
          * A user in two slots: report the later one (in the file's order), naming the
          * earlier.  A sorted array instead of a user -> slot JSON object (issue 18: the
-         * object cost a tenth of the parse).
+         * object cost a tenth of the parse); kept as the table's index of users.
          */
         qsort(seen, n_seen, sizeof(*seen), held_cmp);
         for (size_t i = 1; i < n_seen; i++) {
@@ -278,9 +357,9 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
                         goto fail;
                 }
         }
-        free(seen);
         t = calloc(1, sizeof(*t));
         if (!t) {
+                free(seen);
                 json_decref(root);
                 *problem = SLOTS_TABLE_NO_MEMORY;
                 return slots_error_set(e, -ENOMEM, file, "out of memory");
@@ -289,7 +368,9 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         t->root = root;
         t->slots = slots;
         t->len = len;
-        t->sorted = keys_sorted(root);
+        t->sorted = root_sorted(root, slots, sorted);
+        t->held = seen;
+        t->n_held = n_seen;
         *ret = t;
         return 0;
 fail:
@@ -327,6 +408,13 @@ unsigned slots_table_find_user(const struct slots_table *t, const char *user)
         const char *slot;
         json_t *entry;
 
+        if (t->held) {
+                const struct slots_held key = { .user = user }, *h;
+
+                /* held_cmp's order; with no user twice, any match is the one. */
+                h = bsearch(&key, t->held, t->n_held, sizeof(*t->held), user_cmp);
+                return h ? slots_slot_parse(h->slot) : 0;
+        }
         json_object_foreach(t->slots, slot, entry) {
                 const char *u = json_string_value(json_object_get(entry, "user"));
                 if (u && strcmp(u, user) == 0)
@@ -388,6 +476,59 @@ void slots_table_count(const struct slots_table *t, unsigned *assigned, unsigned
                 *pending = p;
 }
 
+/*
+ * Adds an empty entry `name` to the slots object in key order.  jansson appends a
+ * new key; when it does not sort last, a new object built in one pass with it in
+ * its place (the entries shared, not copied) replaces "slots", so the dump still
+ * needs no sort (issue 18: sorting every object was a tenth of the dump).  Without
+ * memory for that the key is appended and the dump sorts.
+ */
+static json_t *entry_insert(struct slots_table *t, const char *name)
+{
+        json_t *entry = json_object(), *out = NULL, *v;
+        const char *key, *after = NULL;
+
+        if (!entry)
+                return NULL;
+        if (t->sorted) {
+                const char *last = NULL;
+
+                /* The usual case, a key that sorts last, costs one comparison. */
+                json_object_foreach(t->slots, key, v)
+                        last = key;
+                if (last && strcmp(last, name) > 0) {
+                        json_object_foreach(t->slots, key, v) {
+                                if (strcmp(key, name) > 0) {
+                                        after = key;
+                                        break;
+                                }
+                        }
+                }
+        }
+        if (after)
+                out = json_object();
+        if (out) {
+                json_object_foreach(t->slots, key, v) {
+                        if (key == after && json_object_set(out, name, entry) < 0)
+                                break;
+                        if (json_object_set(out, key, v) < 0)
+                                break;
+                }
+                if (!key && json_object_set(t->root, "slots", out) == 0) {
+                        json_decref(out);
+                        json_decref(entry);     /* held by out now */
+                        t->slots = out;
+                        return entry;
+                }
+                json_decref(out);
+        }
+        if (after)
+                t->sorted = false;
+        if (json_object_set_new(t->slots, name, entry) < 0)
+                return NULL;
+        return entry;
+}
+
 /* The entry of slot n, created empty when missing. */
 static json_t *entry_make(struct slots_table *t, unsigned n)
 {
@@ -396,31 +537,16 @@ static json_t *entry_make(struct slots_table *t, unsigned n)
 
         if (entry)
                 return entry;
-        slots_slot_name(n, name);
-        /*
-         * jansson appends a new key.  When it is not the last in key order, the dump
-         * sorts: rebuilding the slots object in order costs more than sorting it
-         * (measured at 1,000 slots: 1.3 M instructions against 1.2 M).
-         */
-        if (t->sorted) {
-                const char *key, *last = NULL;
-                json_t *v;
-
-                json_object_foreach(t->slots, key, v)
-                        last = key;
-                if (last && strcmp(last, name) > 0)
-                        t->sorted = false;
-        }
-        entry = json_object();
-        if (!entry || json_object_set_new(t->slots, name, entry) < 0)
-                return NULL;
-        return entry;
+        return entry_insert(t, slots_slot_name(n, name));
 }
 
 int slots_table_assign(struct slots_table *t, unsigned n, const char *user, const char *since)
 {
         char name[SLOTS_NAME_MAX];
-        json_t *entry = entry_make(t, n);
+        json_t *entry;
+
+        drop_index(t);
+        entry = entry_make(t, n);
 
         if (!entry)
                 return -ENOMEM;
@@ -437,7 +563,10 @@ int slots_table_assign(struct slots_table *t, unsigned n, const char *user, cons
 int slots_table_mark_pending(struct slots_table *t, unsigned n, const char *released)
 {
         char name[SLOTS_NAME_MAX];
-        json_t *entry = entry_make(t, n);
+        json_t *entry;
+
+        drop_index(t);
+        entry = entry_make(t, n);
 
         if (!entry)
                 return -ENOMEM;
@@ -454,6 +583,7 @@ int slots_table_remove(struct slots_table *t, unsigned n)
 {
         char name[SLOTS_NAME_MAX];
 
+        drop_index(t);
         (void) json_object_del(t->slots, slots_slot_name(n, name));
         return 0;
 }

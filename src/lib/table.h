@@ -48,6 +48,9 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
 
 void slots_table_free(struct slots_table *t);
 
+/* Frees t but not its jansson values, for an allocator that drops them all at once (arena.h). */
+void slots_table_forget(struct slots_table *t);
+
 /* State of slot n; user, since and released point into the table (NULL when absent). */
 enum slots_slot_state slots_table_get(const struct slots_table *t, unsigned n, const char **user,
                                       const char **since, const char **released);

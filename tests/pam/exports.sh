@@ -1,6 +1,7 @@
 #!/bin/sh
 # pam_slots.so loads with every symbol resolved, exports only the pam_sm_* hooks,
-# and holds no writable data of its own (pam_slots(8): "no mutable global data").
+# stays loaded after dlclose (-z nodelete), and holds no writable data of its own
+# (pam_slots(8): "no mutable global data"), which is what makes staying loaded sound.
 set -u
 : "${top_builddir:?run through make check}"
 mod="$top_builddir/pam/.libs/pam_slots.so"

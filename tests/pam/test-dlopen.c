@@ -2,7 +2,8 @@
  * Loads pam_slots.so the way libpam does (dlopen RTLD_NOW), finds its session
  * hooks, and calls them directly for the results a stack cannot show: what
  * close_session returns, and that non-slot accounts are ignored without any
- * config (the default path is not read).  Usage: test-dlopen MODULE.so CONFDIR
+ * config (the default path is not read), and that it stays loaded after dlclose
+ * (-z nodelete).  Usage: test-dlopen MODULE.so CONFDIR
  * (CONFDIR holds a "slots-dlopen" service file; pam_start needs one).
  */
 #include <dlfcn.h>
@@ -88,6 +89,15 @@ int main(int argc, char **argv)
         if (dlclose(h) != 0) {
                 fprintf(stderr, "FAIL dlclose: %s\n", dlerror());
                 failed = 1;
+        }
+        /* Linked -z nodelete (pam_slots(8)): still loaded after libpam's dlclose, not loaded again. */
+        h = dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD);
+        if (!h) {
+                fprintf(stderr, "FAIL %s was unloaded at dlclose (not linked -z nodelete)\n", argv[1]);
+                failed = 1;
+        } else {
+                printf("ok still loaded after dlclose\n");
+                (void) dlclose(h);
         }
         return failed;
 }

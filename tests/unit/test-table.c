@@ -191,6 +191,10 @@ static const struct bad {
         /* a user in two slots: the second one in the text, naming the first */
         { "user in two slots", TBL("    \"slot01\": {\"user\": \"a\"},\n    \"slot03\": {\"user\": \"a\"}\n"), 5,
           24, "slot03: the same user already holds slot01", SLOTS_TABLE_DUPLICATE },
+        { "two users in two slots each: the smaller user's second slot",
+          TBL("    \"slot01\": {\"user\": \"b\"},\n    \"slot02\": {\"user\": \"a\"},\n"
+              "    \"slot03\": {\"user\": \"b\"},\n    \"slot04\": {\"user\": \"a\"}\n"), 7, 24,
+          "slot04: the same user already holds slot02", SLOTS_TABLE_DUPLICATE },
         { "user in two slots, text order",
           TBL("    \"slot05\": {\"user\": \"" U1 "\"},\n    \"slot02\": {\"user\": \"b\"},\n"
               "    \"slot01\": {\"user\": \"" U1 "\"}\n"), 6, 24, "slot01: the same user already holds slot05", SLOTS_TABLE_DUPLICATE },
@@ -217,6 +221,10 @@ static const struct bad {
         { "user and cleanup", TBL("    \"slot01\": {\"user\": \"a\", \"cleanup\": \"pending\"}\n"), 4, 24,
           "slot01: an entry has either", SLOTS_TABLE_SCHEMA },
         { "since number", TBL("    \"slot01\": {\"user\": \"a\", \"since\": 5}\n"), 4, 38, "\"since\"", SLOTS_TABLE_SCHEMA },
+        { "since before user: a number since wins over a bad user",
+          TBL("    \"slot01\": {\"user\": \".x\", \"since\": 5}\n"), 4, 39, "\"since\"", SLOTS_TABLE_SCHEMA },
+        { "released before cleanup, both numbers", TBL("    \"slot01\": {\"released\": 1, \"cleanup\": 2}\n"), 4, 28,
+          "\"released\"", SLOTS_TABLE_SCHEMA },
         { "released bool", TBL("    \"slot01\": {\"cleanup\": \"pending\", \"released\": true}\n"), 4, 50,
           "\"released\"", SLOTS_TABLE_SCHEMA },
 };
@@ -527,6 +535,16 @@ static const struct {
                  "\"zeta\": {\"b\": 1, \"a\": 2}}\n"), 8, 'a', 1 },
         { "mark pending an entry with a key after released",
           SORTED("    \"slot01\": {\"since\": \"s\", \"user\": \"a\", \"zz\": [1]}\n"), 8, 'p', 1 },
+        { "a new slot before every other", SORTED("    \"slot02\": {\"since\": \"s\", \"user\": \"a\"}\n"), 8, 'a', 1 },
+        { "a new slot in the middle, an unknown key after it",
+          SORTED("    \"slot01\": {\"since\": \"s\", \"user\": \"a\"},\n"
+                 "    \"slot03\": {\"since\": \"s\", \"user\": \"b\", \"z\": {\"a\": [1, {\"b\": 2}]}}\n"), 8, 'a', 2 },
+        { "a top-level key with its keys out of order",
+          "{\"extra\": {\"b\": 1, \"a\": 2}, \"slots\": {\"slot01\": {\"since\": \"s\", \"user\": \"a\"}}, "
+          "\"version\": 1}", 8, 'a', 3 },
+        { "an entry's value with its keys out of order, a new slot in the middle",
+          SORTED("    \"slot01\": {\"m\": {\"b\": 1, \"a\": 2}, \"user\": \"a\"},\n"
+                 "    \"slot03\": {\"user\": \"b\"}\n"), 8, 'a', 2 },
         { "an unsorted table is sorted as a whole",
           "{\"version\": 1, \"slots\": {\"slot03\": {\"user\": \"b\"}, \"slot01\": {\"user\": \"a\"}}}", 8, 'a', 2 },
         { "remove from a sorted table", SORTED("    \"slot01\": {\"user\": \"a\"},\n    \"slot02\": {\"user\": \"b\"}\n"),
@@ -563,6 +581,40 @@ static void test_key_order(void **state)
                 json_decref(doc);
                 slots_table_free(t);
         }
+}
+
+/* Who holds what, through the parse's index of users and, after a change, without it. */
+static void test_find_user_many(void **state)
+{
+        enum { N = 300 };
+        char *text = malloc(N * 64 + 64), user[16];
+        struct slots_table *t;
+        size_t len = 0;
+
+        (void) state;
+        assert_non_null(text);
+        len += (size_t) sprintf(text + len, "{\"version\": 1, \"slots\": {");
+        /* In the file from the last slot to the first, users in another order again. */
+        for (unsigned n = N; n >= 1; n--)
+                len += (size_t) sprintf(text + len, "%s\"slot%02u\": {\"user\": \"u%03u\"}", n == N ? "" : ", ",
+                                        n, (n * 7) % N);
+        sprintf(text + len, "}}");
+        t = parse_ok(text, N);
+        for (int pass = 0; pass < 2; pass++) {
+                for (unsigned n = 1; n <= N; n++) {
+                        snprintf(user, sizeof(user), "u%03u", (n * 7) % N);
+                        if (slots_table_find_user(t, user) != (pass && n == 7 ? 0 : n))
+                                fail_msg("pass %d: %s found in slot %u, not %u", pass, user,
+                                         slots_table_find_user(t, user), n);
+                }
+                assert_int_equal(slots_table_find_user(t, "u300"), 0);
+                assert_int_equal(slots_table_find_user(t, "u0"), 0);
+                assert_int_equal(slots_table_find_user(t, "u0000"), 0);
+                /* The second pass: the index is gone with the change; the answers stay right. */
+                assert_int_equal(slots_table_remove(t, 7), 0);
+        }
+        slots_table_free(t);
+        free(text);
 }
 
 static void test_remove(void **state)
@@ -618,6 +670,7 @@ int main(void)
                 cmocka_unit_test(test_assign_pending),
                 cmocka_unit_test(test_mark_pending),
                 cmocka_unit_test(test_key_order),
+                cmocka_unit_test(test_find_user_many),
                 cmocka_unit_test(test_remove),
                 cmocka_unit_test(test_now),
         };
