@@ -10,7 +10,6 @@
  * swapped in before the chmod; a folder moved away while its parent was closed; a kernel
  * without fchmodat2.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -22,21 +21,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <acl/libacl.h>
 #include <sys/acl.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "config.h"
+#include "fstree.h"
 #include "tree.h"
 #include "unit.h"
+#include "unit-text.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -48,9 +45,6 @@
 #define STRANGER 4400
 #define USER "alice"
 
-static char base[256];          /* the scratch folder; docs_root is base/docs */
-static int bfd = -1;
-static bool have_mounts;        /* a private mount namespace: the mount cases can run */
 static bool have_fchmodat2;     /* the kernel (or valgrind) knows fchmodat2: assign's by-name path runs */
 
 /* ---- the races: a hook run inside the window, once per armed count ---- */
@@ -139,59 +133,22 @@ long __wrap_syscall(long n, ...)
 
 /* ---- the scratch folder and what is made in it ---- */
 
-static int rm_tree(int dfd, const char *name)
-{
-        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        DIR *d;
-        struct dirent *de;
-
-        if (fd < 0)
-                return unlinkat(dfd, name, 0);
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -1;
-        }
-        while ((de = readdir(d)))
-                if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-                        rm_tree(dirfd(d), de->d_name);
-        closedir(d);
-        return unlinkat(dfd, name, AT_REMOVEDIR);
-}
-
 static int setup(void **state)
 {
-        const char *tmp = getenv("TMPDIR");
-
-        (void) state;
         hooks_off();
-        snprintf(base, sizeof(base), "%s/test-tree.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        if (!mkdtemp(base) || chmod(base, 0755) < 0)
+        if (fstree_setup(state) < 0)
                 return -1;
-        bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (bfd < 0 || mkdirat(bfd, "docs", 0755) < 0)
-                return -1;
-        return 0;
+        return mkdirat(bfd, "docs", 0755);
 }
 
 static int teardown(void **state)
 {
-        (void) state;
-        hooks_off();
-        if (have_mounts) {
-                static const char *const mounts[] = { "docs/_users/" USER "/mnt", "docs/_users/" USER "/bind",
-                                                      "empty/mnt" };
-                char p[512];
+        static const char *const mounts[] = { "docs/_users/" USER "/mnt", "docs/_users/" USER "/bind", "empty/mnt" };
 
-                /* Whatever a case left mounted (a failed assertion) goes before the files. */
-                for (size_t i = 0; i < N_ELEM(mounts); i++) {
-                        snprintf(p, sizeof(p), "%s/%s", base, mounts[i]);
-                        (void) umount2(p, MNT_DETACH);
-                }
-        }
-        close(bfd);
-        bfd = -1;
-        return rm_tree(AT_FDCWD, base) < 0 ? -1 : 0;
+        hooks_off();
+        /* Whatever a case left mounted (a failed assertion) goes before the files. */
+        fstree_umount(mounts, N_ELEM(mounts));
+        return fstree_teardown(state);
 }
 
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -199,83 +156,10 @@ static int teardown(void **state)
 static struct slots_config *config_with(const char *user_tree)
 {
         char text[1024];
-        struct slots_config *c = NULL;
-        struct slots_error e;
 
         snprintf(text, sizeof(text), "{\"service\": \"web\", \"slots\": 2, \"docs_root\": \"%s/docs\"%s%s%s}", base,
                  user_tree ? ", \"user_tree\": \"" : "", user_tree ? user_tree : "", user_tree ? "\"" : "");
-        slots_error_clear(&e);
-        if (slots_config_parse(text, strlen(text), "slots.conf", &c, &e) != 0)
-                fail_msg("config: %s: %s\n%s", e.object, e.reason, text);
-        return c;
-}
-
-enum kind { DIR_, FILE_, FIFO_, SOCK_, DEV_, LINK_ };
-
-/* Makes rel (below base) of kind, owner and mode; a link points at target. */
-static void mk(const char *rel, enum kind k, uid_t uid, gid_t gid, mode_t mode, const char *target)
-{
-        int fd;
-
-        switch (k) {
-        case DIR_:
-                assert_int_equal(mkdirat(bfd, rel, 0700), 0);
-                break;
-        case FILE_:
-                fd = openat(bfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-                assert_true(fd >= 0);
-                assert_int_equal(write(fd, "data\n", 5), 5);
-                close(fd);
-                break;
-        case FIFO_:
-                assert_int_equal(mkfifoat(bfd, rel, 0600), 0);
-                break;
-        case SOCK_: {
-                struct sockaddr_un a = { .sun_family = AF_UNIX };
-                int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-                assert_true(s >= 0);
-                assert_true(snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", base, rel) < (int) sizeof(a.sun_path));
-                assert_int_equal(bind(s, (struct sockaddr *) &a, sizeof(a)), 0);
-                close(s);
-                break;
-        }
-        case DEV_:
-                assert_int_equal(mknodat(bfd, rel, S_IFCHR | 0600, makedev(1, 3)), 0);
-                break;
-        case LINK_:
-                assert_non_null(target);
-                assert_int_equal(symlinkat(target, bfd, rel), 0);
-                break;
-        }
-        assert_int_equal(fchownat(bfd, rel, uid, gid, AT_SYMLINK_NOFOLLOW), 0);
-        if (k != LINK_)
-                assert_int_equal(fchmodat(bfd, rel, mode, 0), 0);
-}
-
-static struct stat st_of(const char *rel)
-{
-        struct stat st;
-
-        if (fstatat(bfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                fail_msg("%s: %s", rel, strerror(errno));
-        return st;
-}
-
-/* rel is uid:gid mode (mode -1: not compared); counts a failure instead of stopping. */
-static int is(const char *rel, uid_t uid, gid_t gid, int mode)
-{
-        struct stat st;
-        int failures = 0;
-
-        if (fstatat(bfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                ROW_FAIL("%s: %s", rel, strerror(errno));
-                return failures;
-        }
-        if (st.st_uid != uid || st.st_gid != gid || (mode >= 0 && (st.st_mode & 07777) != (mode_t) mode))
-                ROW_FAIL("%s: %u:%u %04o, want %u:%u %04o", rel, (unsigned) st.st_uid, (unsigned) st.st_gid,
-                         st.st_mode & 07777, (unsigned) uid, (unsigned) gid, mode < 0 ? 0 : (unsigned) mode);
-        return failures;
+        return unit_config(text);
 }
 
 /* What the walks told the admin about. */
@@ -308,14 +192,6 @@ static int release(const struct slots_config *c, const char *user, struct slots_
         return slots_tree_release(AT_FDCWD, c, user, SLOT, SLOT, SVC, SVC, st, e);
 }
 
-static bool need_root(void)
-{
-        if (geteuid() == 0)
-                return true;
-        print_message("skipped: the walks change owners (needs root)\n");
-        return false;
-}
-
 /* The user's tree, made as assign leaves it: service:slot01 2770. */
 static void user_tree(void)
 {
@@ -330,20 +206,6 @@ static void reset_docs(void)
 {
         assert_int_equal(rm_tree(bfd, "docs"), 0);
         assert_int_equal(mkdirat(bfd, "docs", 0755), 0);
-}
-
-/* Folders of the way to rel (below docs/), root's 0711, as far as they are missing. */
-static void mk_way(const char *rel)
-{
-        char p[256];
-
-        snprintf(p, sizeof(p), "%s", rel);
-        for (char *s = strchr(p + strlen("docs/"), '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdirat(bfd, p, 0711) < 0 && errno != EEXIST)
-                        fail_msg("%s: %s", p, strerror(errno));
-                *s = '/';
-        }
 }
 
 /* ---- every kind of object, as a table: what is in the tree, what a walk makes of it ---- */
@@ -585,36 +447,6 @@ static void test_two_deep_branches(void **state)
 
 /* ---- release: what the slot leaves, and ACLs naming it ---- */
 
-static void set_acl(const char *rel, const char *text, acl_type_t type)
-{
-        acl_t a = acl_from_text(text);
-        char p[1024];
-
-        assert_non_null(a);
-        snprintf(p, sizeof(p), "%s/%s", base, rel);
-        if (acl_set_file(p, type, a) < 0)
-                fail_msg("setting the ACL %s on %s: %s", text, rel, strerror(errno));
-        acl_free(a);
-}
-
-static int acl_is(const char *rel, acl_type_t type, const char *want)
-{
-        char p[1024], *got;
-        int failures = 0;
-        acl_t a;
-
-        snprintf(p, sizeof(p), "%s/%s", base, rel);
-        a = acl_get_file(p, type);
-        assert_non_null(a);
-        got = acl_to_any_text(a, NULL, ',', TEXT_NUMERIC_IDS);
-        acl_free(a);
-        assert_non_null(got);
-        if (strcmp(got, want) != 0)
-                ROW_FAIL("%s: ACL %s, want %s", rel, got, want);
-        acl_free(got);
-        return failures;
-}
-
 static const struct obj release_objs[] = {
         { "mine", FILE_, SLOT, SLOT, 06777, NULL, SVC, SVC, 0770 },
         { "dir", DIR_, SLOT, SLOT, 0777, NULL, SVC, SVC, 0770 },
@@ -793,7 +625,7 @@ static void test_refusals(void **state)
         assert_int_equal(unlinkat(bfd, "docs", AT_REMOVEDIR), 0);
         assert_int_equal(prepare(c, &st, &e), -ENOENT);
         assert_string_equal(e.reason, "docs_root does not exist");
-        assert_non_null(strstr(e.fix, "fix \"docs_root\" in slots.conf"));
+        assert_non_null(strstr(e.fix, "fix \"docs_root\" in /etc/slots/slots.conf"));
         mk("real-docs", DIR_, 0, 0, 0755, NULL);
         mk("docs", LINK_, 0, 0, 0, "real-docs");
         assert_true(prepare(c, &st, &e) < 0);
@@ -813,14 +645,6 @@ static void test_refusals(void **state)
 }
 
 /* ---- mounts: never entered, never changed ---- */
-
-static bool need_mounts(void)
-{
-        if (have_mounts)
-                return true;
-        print_message("skipped: no private mount namespace (unshare CLONE_NEWNS failed)\n");
-        return false;
-}
 
 static void test_mounts(void **state)
 {
@@ -877,20 +701,6 @@ static void test_mounts(void **state)
 }
 
 /* ---- the unlink walk ---- */
-
-static int entries_in(const char *rel)
-{
-        DIR *dp = fdopendir(openat(bfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        struct dirent *de;
-        int n = 0;
-
-        assert_non_null(dp);
-        while ((de = readdir(dp)))
-                if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-                        n++;
-        closedir(dp);
-        return n;
-}
 
 static void test_empty(void **state)
 {
@@ -1356,10 +1166,7 @@ int main(void)
 
         /* A walk that never ends (a read-ahead walked again) fails the test instead of hanging it. */
         alarm(600);
-        /* Mounts made by the tests stay in a mount namespace of this process. */
-        if (geteuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
-            mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0)
-                have_mounts = true;
+        fstree_init();
         /* A name that does not exist: ENOENT where fchmodat2 is there, ENOSYS where not. */
         have_fchmodat2 = __real_syscall(SYS_fchmodat2, AT_FDCWD, "/nonexistent/fchmodat2", 0, 0) < 0 &&
                          errno != ENOSYS;
