@@ -71,6 +71,35 @@ rc=$?
 check "release of that user: exit 0 (exit $rc)" test "$rc" = 0
 check "release of that user: the warnings again, capped" grep -qx "slots-admin: warning: and 5 more entries left alone" "$OUT/release.err"
 
+# --- release: a slot outside the pool, a slot whose account is gone, a lock file with two names ---
+"$SLOTS_ADMIN" --slot slot09 release >"$OUT/rel9.out" 2>"$OUT/rel9.err"
+rc=$?
+check "release --slot slot09 in a pool of 8: exit 1 (exit $rc)" test "$rc" = 1
+check "release --slot slot09: the slot is outside the pool" grep -q "the slot is outside the pool of 8 slots" "$OUT/rel9.err"
+check "assign gone.account slot06" prints slot06 "$SLOTS_ADMIN" assign gone.account slot06
+cp -p /etc/passwd "$OUT/passwd.good"
+sed -i '/^slot06:/d' /etc/passwd
+"$SLOTS_ADMIN" release gone.account >"$OUT/rel6.out" 2>"$OUT/rel6.err"
+rc=$?
+cat "$OUT/passwd.good" >/etc/passwd
+check "release with the slot's account gone: exit 1 (exit $rc)" test "$rc" = 1
+check "release with the slot's account gone: says so, with the fix" \
+	sh -c 'grep -q "slot06: the slot account does not exist" "$1" && grep -q "fix: create it with slots-provision" "$1"' _ \
+	"$OUT/rel6.err"
+check "the slot is left pending" grep -A3 '"slot06"' "$TABLE" | grep -q pending
+check "once the account is back, release --slot finishes" prints "slot06 released" "$SLOTS_ADMIN" --slot slot06 release
+# (on the same mount as the table: a hard link cannot cross mounts)
+ln "$TABLE.lock" /etc/lock.second-name || not_ok "linking the lock file"
+check "assign held.lock slot07" prints slot07 "$SLOTS_ADMIN" assign held.lock slot07
+"$SLOTS_ADMIN" release held.lock >"$OUT/rel7.out" 2>"$OUT/rel7.err"
+rc=$?
+check "release while the lock file has a second name: exit 1 (exit $rc)" test "$rc" = 1
+check "release while the lock file has a second name: refused, named" \
+	grep -q "slots.json.lock: the lock file is not a plain file" "$OUT/rel7.err"
+check "slot07 still holds its user" grep -q '"held.lock"' "$TABLE"
+rm /etc/lock.second-name
+check "with one name again, release works" prints "slot07 released" "$SLOTS_ADMIN" release held.lock
+
 # --- the service account cannot be looked up: every command that needs it stops, changing nothing ---
 cp -p "$TABLE" "$OUT/table.before-nss"
 for cmd in "assign nss.user" "release $USER_A" "--slot slot05 release"; do
