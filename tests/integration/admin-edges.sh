@@ -100,6 +100,16 @@ check "slot07 still holds its user" grep -q '"held.lock"' "$TABLE"
 rm /etc/lock.second-name
 check "with one name again, release works" prints "slot07 released" "$SLOTS_ADMIN" release held.lock
 
+# --- check to an output that cannot be written: exit 1 and said, never a silent pass ---
+for form in "" --json; do
+	# shellcheck disable=SC2086
+	"$SLOTS_ADMIN" $form check >/dev/full 2>"$OUT/check-full.err"
+	rc=$?
+	check "check ${form:-(text)} to a full stdout: exit 1 (exit $rc)" test "$rc" = 1
+	check "check ${form:-(text)} to a full stdout: said on stderr" \
+		grep -q "cannot print the self-check: standard output: No space left on device" "$OUT/check-full.err"
+done
+
 # --- the service account cannot be looked up: every command that needs it stops, changing nothing ---
 cp -p "$TABLE" "$OUT/table.before-nss"
 for cmd in "assign nss.user" "release $USER_A" "--slot slot05 release"; do
