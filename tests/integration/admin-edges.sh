@@ -100,7 +100,15 @@ check "slot07 still holds its user" grep -q '"held.lock"' "$TABLE"
 rm /etc/lock.second-name
 check "with one name again, release works" prints "slot07 released" "$SLOTS_ADMIN" release held.lock
 
-# --- check to an output that cannot be written: exit 1 and said, never a silent pass ---
+# --- status and check to an output that cannot be written: exit 1 and said, never a silent pass ---
+for form in "" --json; do
+	# shellcheck disable=SC2086
+	"$SLOTS_ADMIN" $form status >/dev/full 2>"$OUT/status-full.err"
+	rc=$?
+	check "status ${form:-(text)} to a full stdout: exit 1 (exit $rc)" test "$rc" = 1
+	check "status ${form:-(text)} to a full stdout: said on stderr" \
+		grep -q "cannot print the status: standard output: No space left on device" "$OUT/status-full.err"
+done
 for form in "" --json; do
 	# shellcheck disable=SC2086
 	"$SLOTS_ADMIN" $form check >/dev/full 2>"$OUT/check-full.err"
