@@ -72,10 +72,12 @@ static int print_json(const struct slots_check_report *rep)
                          (int) rep->failed, "skipped", (int) rep->skipped, "ok", rep->failed == 0);
         if (!root)
                 return -ENOMEM;
+        errno = 0;
         r = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(root);
+        /* The write's own errno (a full disk is ENOSPC), not a made-up one. */
         if (r < 0)
-                return -EIO;
+                return errno ? -errno : -EIO;
         putchar('\n');
         return 0;
 }

@@ -603,12 +603,13 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                                  (int) assigned, "pending", (int) pending, "free",
                                  (int) (x.cfg->slots - assigned - pending), "test_slot",
                                  test ? json_string(slots_slot_name(test, name)) : json_null());
-                if (!root || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
-                        json_decref(root);
-                        r = EXIT_REFUSED;
+                if (!root) {
+                        r = refuse("cannot show status", x.cfg->table, "out of memory", NULL);
                         goto out;
                 }
-                putchar('\n');
+                errno = 0;
+                if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+                        putchar('\n');
                 json_decref(root);
         } else {
                 printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
@@ -647,6 +648,13 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                                x.cfg->table, owner, group, mode, x.group_name, x.group_name, x.cfg->table,
                                x.cfg->table);
                 printf("test slot: %s\n", test ? slots_slot_name(test, name) : "none (every slot is in use)");
+        }
+        /* A status that never reached its reader (a full or closed stdout) is no answer. */
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "%s: cannot print the status: standard output: %s\n", cmd_name,
+                        strerror(errno ? errno : EIO));
+                r = EXIT_REFUSED;
+                goto out;
         }
         r = EXIT_DONE;
 out:

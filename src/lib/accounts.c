@@ -457,12 +457,17 @@ int slots_accounts_load(int etcfd, const char *etc_display, struct slots_account
                         continue;
                 }
                 if (fd < 0) {
-                        if (fd == -ELOOP)
-                                slots_error_set(e, fd, display, "is a symlink; refusing to follow it");
-                        else if (fd == -EINVAL)
-                                slots_error_set(e, fd, display, "is not a regular file");
-                        else
+                        /* Never read through, never replaced: what it points at may be anyone's file. */
+                        if (fd == -ELOOP || fd == -EINVAL) {
+                                slots_error_refuse(e, fd, display, "%s",
+                                                   fd == -ELOOP ? "is a symlink; refusing to follow it"
+                                                                : "is not a regular file");
+                                slots_error_fix(e, "put the account file itself at %s (shadow-utils keeps the "
+                                                "previous one as %s-), then run slots-provision again", display,
+                                                display);
+                        } else {
                                 slots_error_set(e, fd, display, "cannot open: %s", strerror(-fd));
+                        }
                         r = fd == -EINVAL ? -ENOTSUP : fd;
                         goto fail;
                 }

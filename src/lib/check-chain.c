@@ -315,6 +315,23 @@ static bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *che
         return true;
 }
 
+/* msg into out (cut at size), each cwd in it replaced by shown: a user's tree holds the user id. */
+static void shown_as(char *out, size_t size, const char *msg, const char *cwd, const char *shown)
+{
+        size_t n = 0, cl = strlen(cwd), sl = strlen(shown);
+
+        while (*msg && n + 1 < size) {
+                if (cl && strcmp(cwd, shown) != 0 && strncmp(msg, cwd, cl) == 0 && n + sl < size) {
+                        memcpy(out + n, shown, sl);
+                        n += sl;
+                        msg += cl;
+                } else {
+                        out[n++] = *msg++;
+                }
+        }
+        out[n] = '\0';
+}
+
 /* One chain row: the probe in cwd (shown as shown) must exit 0 and print cwd. */
 static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
                       const char *shown)
@@ -325,8 +342,8 @@ static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launc
         snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
                  "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
                  k->cfg->slotctl ? k->cfg->slotctl : "", k->cfg->slotctl ? " " : "", launcher, shown);
-        /* Exact here (JSON keeps it); the command escapes it for the terminal. */
-        snprintf(esc, sizeof(esc), "%s", err);
+        /* Exact here (JSON keeps it; the command escapes it), but never the path of a user's tree. */
+        shown_as(esc, sizeof(esc), err, cwd, shown);
         if (r == -ENOMEM) {
                 k->err = -ENOMEM;
         } else if (r == -ETIMEDOUT) {

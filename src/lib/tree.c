@@ -589,6 +589,15 @@ static int frame_close_ahead(struct walk *w, struct frame *f)
         struct dirent *de;
         size_t cap = 0;
 
+        /*
+         * Read ahead before and opened again through "..": all it has left is in ents already.
+         * Reading the new stream would list the level again from its start.
+         */
+        if (f->ents) {
+                closedir(f->d);
+                f->d = NULL;
+                return 0;
+        }
         for (;;) {
                 errno = 0;
                 de = readdir(f->d);

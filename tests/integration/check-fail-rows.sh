@@ -9,51 +9,8 @@ slots_need_root
 slots_enter_namespace "$@"
 . "$top_srcdir/tests/integration/check-lib.sh"
 
-check_fixture
+check_fixture_good
 HOME8=/var/lib/slots/$SERVICE/home/slot08
-run_check base
-check_rc "the fixture passes" 0 base
-cp -p /etc/passwd /etc/group /etc/shadow /etc/gshadow "$OUT/"
-cp -p "$TABLE" "$OUT/table.good"
-
-# case NAME CHECK SLOT DETAIL BREAK REPAIR: BREAK (shell) breaks the host; check must fail the
-# row CHECK SLOT ("-" for none) with DETAIL (a fixed string) in it; REPAIR (shell; "FIX" runs the
-# printed fix) puts it back, and check must pass again.
-case_() {
-	# (not $name, $c or $s: check-lib's helpers set those)
-	cname=$1 crow=$2 cslot=$3 detail=$4 break_=$5 repair=$6
-	[ "$cslot" = - ] && cslot=
-	if ! eval "$break_"; then
-		not_ok "$cname: breaking the host ($break_)"
-		return
-	fi
-	fixture_snapshot >"$OUT/$cname.before"
-	run_check "$cname"
-	fixture_snapshot >"$OUT/$cname.after"
-	check_rc "$cname: check exits 1" 1 "$cname"
-	check "$cname: the row $crow${cslot:+ $cslot} is FAIL" test "$(row_status "$cname" "$crow" "$cslot")" = FAIL
-	FIX=$(fix_of "$cname" "$crow" "$cslot")
-	check "$cname: the FAIL line has a fix" test -n "$FIX"
-	check "$cname: the detail says what is wrong" sh -c 'grep -E -- "^FAIL $1: " "$2" | grep -q -F -- "$3"' _ \
-		"$crow${cslot:+ $cslot}" "$OUT/$cname.out" "$detail"
-	check "$cname: check changed nothing" cmp -s "$OUT/$cname.before" "$OUT/$cname.after"
-	check "$cname: no user id in the output" no_user_ids "$OUT/$cname.out" "$OUT/$cname.err"
-	echo "# fix: $FIX"
-	if [ "$repair" = FIX ]; then
-		sh -c "$FIX" || not_ok "$cname: the printed fix runs"
-	else
-		eval "$repair" || not_ok "$cname: the repair runs"
-	fi
-	run_check "$cname.fixed"
-	check_rc "$cname: repaired, check exits 0" 0 "$cname.fixed"
-}
-restore_accounts() {
-	for f in passwd group shadow gshadow; do cat "$OUT/$f" >/etc/$f; done
-}
-restore_table() {
-	rm -f "$TABLE"
-	cp -p "$OUT/table.good" "$TABLE"
-}
 
 # --- the account layer (slot08: the test slot, always checked) ---
 case_ home-mode account slot08 "home $HOME8 is 0755, not 0700" "chmod 0755 $HOME8" FIX

@@ -218,3 +218,113 @@ no_user_ids() {
 show() {
 	sed 's/^/# /' "$OUT/$1.out" "$OUT/$1.err"
 }
+
+# ---- broken hosts as a table (check-fail-rows.sh, check-host-rows.sh, check-slot-rows.sh) ----
+
+# edit_json FILE PYTHON: changes FILE's JSON (c is the value) in place, keeping owner and mode.
+edit_json() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+path, code = sys.argv[1], sys.argv[2]
+c = json.load(open(path))
+exec(code)
+with open(path, "w") as f:
+    json.dump(c, f, indent=2, sort_keys=True)
+    f.write("\n")
+PY
+}
+edit_config() { edit_json "$CONF" "$1"; }
+edit_slotctl() { edit_json "$SLOTCTL" "$1"; }
+
+# The fixture, shown to pass, and kept as it is for the restore_* repairs.
+check_fixture_good() {
+	check_fixture
+	run_check base
+	check_rc "the fixture passes" 0 base
+	check_keep_good
+}
+
+# Keeps the fixture's account files, table and config as they are, for the restore_* repairs.
+check_keep_good() {
+	cp -p /etc/passwd /etc/group /etc/shadow /etc/gshadow "$OUT/"
+	cp -p "$TABLE" "$OUT/table.good"
+	cp -p "$CONF" "$OUT/conf.good"
+}
+restore_accounts() {
+	for f in passwd group shadow gshadow; do cat "$OUT/$f" >/etc/$f; done
+}
+restore_table() {
+	rm -f "$TABLE"
+	cp -p "$OUT/table.good" "$TABLE"
+}
+restore_config() {
+	rm -rf "$CONF"
+	cp -p "$OUT/conf.good" "$CONF"
+}
+
+# case_ NAME CHECK SLOT DETAIL BREAK REPAIR: BREAK (shell) breaks the host; check must fail the
+# row CHECK SLOT ("-" for none) with DETAIL (a fixed string) in it; REPAIR (shell; "FIX" runs the
+# printed fix) puts it back, and check must pass again.
+case_() {
+	# (not $name, $c or $s: check-lib's helpers set those)
+	cname=$1 crow=$2 cslot=$3 detail=$4 break_=$5 repair=$6
+	[ "$cslot" = - ] && cslot=
+	if ! eval "$break_"; then
+		not_ok "$cname: breaking the host ($break_)"
+		return
+	fi
+	fixture_snapshot >"$OUT/$cname.before"
+	run_check "$cname"
+	fixture_snapshot >"$OUT/$cname.after"
+	check_rc "$cname: check exits 1" 1 "$cname"
+	check "$cname: the row $crow${cslot:+ $cslot} is FAIL" test "$(row_status "$cname" "$crow" "$cslot")" = FAIL
+	FIX=$(fix_of "$cname" "$crow" "$cslot")
+	check "$cname: the FAIL line has a fix" test -n "$FIX"
+	check "$cname: the detail says what is wrong" sh -c 'grep -E -- "^FAIL $1: " "$2" | grep -q -F -- "$3"' _ \
+		"$crow${cslot:+ $cslot}" "$OUT/$cname.out" "$detail"
+	check "$cname: check changed nothing" cmp -s "$OUT/$cname.before" "$OUT/$cname.after"
+	check "$cname: no user id in the output" no_user_ids "$OUT/$cname.out" "$OUT/$cname.err"
+	[ -n "$FIX" ] || show "$cname"
+	echo "# fix: $FIX"
+	if [ "$repair" = FIX ]; then
+		sh -c "$FIX" || not_ok "$cname: the printed fix runs"
+	else
+		eval "$repair" || not_ok "$cname: the repair runs"
+	fi
+	run_check "$cname.fixed"
+	check_rc "$cname: repaired, check exits 0" 0 "$cname.fixed"
+}
+
+# The line of the row CHECK SLOT ("-" or none: a host-wide row) in the table of run NAME.
+row_line() {
+	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "SKIP") { print; exit }' \
+		"$OUT/$1.out"
+}
+
+# row_says NAME STATUS CHECK SLOT DETAIL: the row CHECK SLOT of run NAME is STATUS and says DETAIL.
+row_says() {
+	[ "$(row_status "$1" "$3" "$4")" = "$2" ] || return 1
+	row_line "$1" "$3" "$4" | grep -q -F -- "$5"
+}
+
+# case_row NAME RC STATUS CHECK SLOT DETAIL CHANGE UNDO: a host set up otherwise; check exits
+# RC with the row CHECK SLOT at STATUS (PASS or SKIP) saying DETAIL, and changes nothing.
+# UNDO puts the fixture back (check must exit 0 again).
+case_row() {
+	cname=$1 crc=$2 cstatus=$3 crow=$4 cslot=$5 detail=$6 change=$7 undo=$8
+	[ "$cslot" = - ] && cslot=
+	if ! eval "$change"; then
+		not_ok "$cname: setting up the host ($change)"
+		return
+	fi
+	fixture_snapshot >"$OUT/$cname.before"
+	run_check "$cname"
+	fixture_snapshot >"$OUT/$cname.after"
+	check_rc "$cname: check exits $crc" "$crc" "$cname"
+	check "$cname: the row $crow${cslot:+ $cslot} is $cstatus and says why" \
+		row_says "$cname" "$cstatus" "$crow" "$cslot" "$detail"
+	check "$cname: check changed nothing" cmp -s "$OUT/$cname.before" "$OUT/$cname.after"
+	eval "$undo" || not_ok "$cname: putting the fixture back"
+	run_check "$cname.back"
+	check_rc "$cname: put back, check exits 0" 0 "$cname.back"
+}

@@ -9,37 +9,7 @@ slots_need_root
 slots_enter_namespace "$@"
 . "$top_srcdir/tests/integration/check-lib.sh"
 
-check_fixture
-run_check base
-check_rc "the fixture passes" 0 base
-cp -p "$CONF" "$OUT/conf.good"
-
-# case NAME ROW SLOT DETAIL BREAK REPAIR: BREAK (shell) breaks the host; check must fail the row
-# ROW SLOT ("-" for a host-wide row) with DETAIL (a fixed string) in the FAIL line; REPAIR puts it back.
-case_() {
-	cname=$1 crow=$2 cslot=$3 detail=$4 break_=$5 repair=$6
-	[ "$cslot" = - ] && cslot=
-	if ! eval "$break_"; then
-		not_ok "$cname: breaking the host ($break_)"
-		return
-	fi
-	fixture_snapshot >"$OUT/$cname.before"
-	run_check "$cname"
-	fixture_snapshot >"$OUT/$cname.after"
-	check_rc "$cname: check exits 1" 1 "$cname"
-	check "$cname: the row $crow${cslot:+ $cslot} is FAIL" test "$(row_status "$cname" "$crow" "$cslot")" = FAIL
-	FIX=$(fix_of "$cname" "$crow" "$cslot")
-	check "$cname: the FAIL line has a fix" test -n "$FIX"
-	check "$cname: the FAIL line says what is wrong" sh -c 'grep -E -- "^FAIL $1: " "$2" | grep -q -F -- "$3"' _ \
-		"$crow${cslot:+ $cslot}" "$OUT/$cname.out" "$detail"
-	check "$cname: check changed nothing" cmp -s "$OUT/$cname.before" "$OUT/$cname.after"
-	check "$cname: no user id in the output" no_user_ids "$OUT/$cname.out" "$OUT/$cname.err"
-	[ -n "$FIX" ] || show "$cname"
-	echo "# fix: $FIX"
-	eval "$repair" || not_ok "$cname: the repair runs"
-	run_check "$cname.fixed"
-	check_rc "$cname: repaired, check exits 0" 0 "$cname.fixed"
-}
+check_fixture_good
 
 # --- a configured root reached through a symlink (provision refuses these too) ---
 # The service owns the folder above docs_root and app_root: it swaps each for a link to a copy.

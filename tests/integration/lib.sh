@@ -54,6 +54,22 @@ check_exit() {
 	if [ "$got" = "$want" ]; then ok "$desc"; else not_ok "$desc (exit $got, want $want)"; fi
 }
 
+# usage_is NAME PROGRAM MESSAGE ARGS...: PROGRAM ARGS... is a usage error: exit 2, nothing on
+# stdout, and on stderr the first line "<program's name>: MESSAGE" (MESSAGE "": any, as
+# getopt's own).  Its output stays in $OUT/NAME.out and $OUT/NAME.err.
+usage_is() {
+	uname=$1 uprog=$2 umsg=$3
+	shift 3
+	"$uprog" "$@" >"$OUT/$uname.out" 2>"$OUT/$uname.err"
+	urc=$?
+	check "$uname: exit 2 (exit $urc)" test "$urc" = 2
+	check "$uname: nothing on stdout" test ! -s "$OUT/$uname.out"
+	check "$uname: something on stderr" test -s "$OUT/$uname.err"
+	if [ -n "$umsg" ]; then
+		check "$uname: says \"$umsg\"" test "$(head -n 1 "$OUT/$uname.err")" = "$(basename "$uprog"): $umsg"
+	fi
+}
+
 # Closing line and exit status for the test driver.
 slots_done() {
 	echo "$slots_passed passed, $slots_failed failed"

@@ -1,0 +1,5 @@
+mkdir -p "$ROOT/opt/app"
+chmod 0755 "$ROOT/opt" "$ROOT/opt/app"
+printf 'x\n' >"$ROOT/opt/app/releases"
+mkdir -p "$ROOT/etc/sudoers.d"
+chmod 0755 "$ROOT/etc/sudoers.d"

@@ -1,0 +1,722 @@
+/*
+ * Release hygiene (cleanup.c) as root inside a scratch root (the functions take rootfd), with
+ * what a slot leaves and the shapes it can give it: its crontab, at jobs and lingering flag;
+ * home, state and run dirty, missing, a symlink or a file, with xattrs and ACLs; its files at
+ * any depth below the temp folders, in others' folders, past the depth bound, next to a
+ * configured root below /tmp, behind a mount point; its runtime folder of another owner or a
+ * symlink; its mailbox as a file, a FIFO, a symlink, a second name, or the MTA's; its files in
+ * the shared folders (set-id bits, ACLs, symlinks, FIFOs, a second name).  Each object is shown
+ * to exist before it is asserted gone or changed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "config.h"
+#include "fstree.h"
+#include "unit.h"
+#include "unit-text.h"
+
+#define SVC 4300
+#define SLOT 4301
+#define STRANGER 4400
+
+static struct slots_pw slot = { .name = (char *) "slot01", .uid = SLOT, .gid = SLOT };
+static struct slots_pw root_pw = { .name = (char *) "root", .uid = 0, .gid = 0 };
+
+static int setup(void **state)
+{
+        return fstree_setup(state);
+}
+
+static int teardown(void **state)
+{
+        static const char *const mounts[] = { "tmp/mnt", "var/spool/cron/atjobs/mnt" };
+
+        fstree_umount(mounts, N_ELEM(mounts));
+        return fstree_teardown(state);
+}
+
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+static struct slots_config *config(const char *extra)
+{
+        char text[512];
+
+        snprintf(text, sizeof(text), "{\"service\": \"web\", \"slots\": 2%s}", extra);
+        return unit_config(text);
+}
+
+static bool exists(const char *rel)
+{
+        return faccessat(bfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The failures of a table of names: each must be gone (want false) or still there. */
+struct there {
+        const char *rel;
+        bool want;
+};
+
+static int are_there(const struct there *t, size_t n)
+{
+        int failures = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                if (!t[i].want && exists(t[i].rel))
+                        ROW_FAIL("%s is still there", t[i].rel);
+                else if (t[i].want && !exists(t[i].rel))
+                        ROW_FAIL("%s is gone", t[i].rel);
+        }
+        return failures;
+}
+
+/* Each name of the table is made before the run: what a test asserts gone existed first. */
+static void all_there(const struct there *t, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!exists(t[i].rel))
+                        fail_msg("%s was not made", t[i].rel);
+}
+
+static void set_xattr(const char *rel, const char *name)
+{
+        char p[512];
+
+        snprintf(p, sizeof(p), "%s/%s", base, rel);
+        if (lsetxattr(p, name, "x", 1, 0) < 0)
+                fail_msg("%s on %s: %s", name, rel, strerror(errno));
+}
+
+/* Every kind of cleanup refuses uid or gid 0: nothing of root is ever removed. */
+static void test_refuses_root(void **state)
+{
+        struct slots_config *c = config(", \"docs_root\": \"/srv/docs\", \"shared_dirs\": [\"shared\"]");
+        struct slots_error e;
+
+        (void) state;
+        assert_int_equal(slots_cleanup_jobs(bfd, &root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &root_pw, 0, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, 0, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_temp(bfd, c, &root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_shared(bfd, c, &root_pw, 0, SVC, SVC, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_ipc(&root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_keys(&root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_mounts(&root_pw, &e), -EINVAL);
+        assert_non_null(strstr(e.reason, "uid or gid 0"));
+        slots_config_free(c);
+}
+
+/* ---- scheduled jobs ---- */
+
+static void test_jobs(void **state)
+{
+        static const struct there after[] = {
+                { "var/spool/cron/crontabs/slot01", false },
+                { "var/spool/cron/crontabs/slot02", true },
+                { "var/spool/cron/atjobs/a0001", false },
+                { "var/spool/cron/atjobs/a0002", true },
+                { "var/spool/cron/atjobs/dir", false },
+                { "var/spool/cron/atspool/a0001", false },
+                { "var/lib/systemd/linger/slot01", false },
+                { "var/lib/systemd/linger/slot02", true },
+        };
+        struct slots_error e;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        /* Nothing of the spool there at all: nothing to do. */
+        assert_int_equal(slots_cleanup_jobs(bfd, &slot, &e), 0);
+        mk_way("var/spool/cron/crontabs/x");
+        mk_way("var/spool/cron/atjobs/x");
+        mk_way("var/spool/cron/atspool/x");
+        mk_way("var/lib/systemd/linger/x");
+        /* The crontab goes whatever its owner (crontab(1) makes it root's or the user's). */
+        mk("var/spool/cron/crontabs/slot01", FILE_, 0, SLOT, 0600, NULL);
+        mk("var/spool/cron/crontabs/slot02", FILE_, 4302, 4302, 0600, NULL);
+        mk("var/spool/cron/atjobs/a0001", FILE_, SLOT, SLOT, 0700, NULL);
+        mk("var/spool/cron/atjobs/a0002", FILE_, STRANGER, STRANGER, 0700, NULL);
+        mk("var/spool/cron/atjobs/dir", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("var/spool/cron/atjobs/dir/inner", FILE_, SLOT, SLOT, 0600, NULL);
+        mk("var/spool/cron/atjobs/dir/theirs", FILE_, STRANGER, STRANGER, 0600, NULL);
+        mk("var/spool/cron/atspool/a0001", FILE_, SLOT, SLOT, 0600, NULL);
+        mk("var/lib/systemd/linger/slot01", FILE_, 0, 0, 0644, NULL);
+        mk("var/lib/systemd/linger/slot02", FILE_, 0, 0, 0644, NULL);
+        all_there(after, N_ELEM(after));
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_jobs(bfd, &slot, &e), 0);
+        assert_int_equal(are_there(after, N_ELEM(after)), 0);
+        /* Again: nothing left to do, still 0. */
+        assert_int_equal(slots_cleanup_jobs(bfd, &slot, &e), 0);
+}
+
+/* A mount point of the slot in the at spool is never entered: -EBUSY, the fix, the rest done. */
+static void test_jobs_mount(void **state)
+{
+        struct slots_error e;
+        char p[512];
+
+        (void) state;
+        if (!need_root() || !need_mounts())
+                skip();
+        mk_way("var/spool/cron/atjobs/x");
+        mk("var/spool/cron/atjobs/mnt", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("var/spool/cron/atjobs/a0001", FILE_, SLOT, SLOT, 0700, NULL);
+        snprintf(p, sizeof(p), "%s/var/spool/cron/atjobs/mnt", base);
+        assert_int_equal(mount("tmpfs", p, "tmpfs", 0, "mode=0700"), 0);
+        assert_int_equal(fchownat(bfd, "var/spool/cron/atjobs/mnt", SLOT, SLOT, 0), 0);
+        mk("var/spool/cron/atjobs/mnt/kept", FILE_, SLOT, SLOT, 0600, NULL);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_jobs(bfd, &slot, &e), -EBUSY);
+        assert_string_equal(e.object, "/var/spool/cron/atjobs/mnt");
+        assert_string_equal(e.reason, "is a mount point, never entered");
+        assert_string_equal(e.fix, "unmount it");
+        assert_true(exists("var/spool/cron/atjobs/mnt/kept"));
+        assert_false(exists("var/spool/cron/atjobs/a0001"));
+        assert_int_equal(umount2(p, 0), 0);
+}
+
+/* ---- home, state and run ---- */
+
+#define ROOT "var/lib/slots/web/"
+
+static void make_slot_folders(void)
+{
+        mk_way(ROOT "home/x");
+        mk_way(ROOT "state/x");
+        mk_way(ROOT "run/x");
+        mk(ROOT "home/slot01", DIR_, SLOT, SLOT, 0700, NULL);
+        mk(ROOT "state/slot01", DIR_, SLOT, SLOT, 0700, NULL);
+        mk(ROOT "run/slot01", DIR_, SLOT, SLOT, 0700, NULL);
+}
+
+static int xattrs_of(const char *rel)
+{
+        char p[512];
+
+        snprintf(p, sizeof(p), "%s/%s", base, rel);
+        return (int) llistxattr(p, NULL, 0);
+}
+
+static void test_folders_reset(void **state)
+{
+        struct slots_config *c = config("");
+        struct slots_error e;
+        char outside[300];
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        snprintf(outside, sizeof(outside), "%s/outside", base);
+        mk("outside", FILE_, 0, 0, 0600, NULL);
+        make_slot_folders();
+        /* The last user's home: files, folders, links out, its own xattrs and an ACL, open to all. */
+        mk(ROOT "home/slot01/.bashrc", FILE_, SLOT, SLOT, 0644, NULL);
+        mk(ROOT "home/slot01/dir", DIR_, SLOT, SLOT, 0755, NULL);
+        mk(ROOT "home/slot01/dir/deep", FILE_, SLOT, SLOT, 0644, NULL);
+        mk(ROOT "home/slot01/link", LINK_, SLOT, SLOT, 0, outside);
+        mk(ROOT "home/slot01/fifo", FIFO_, SLOT, SLOT, 0600, NULL);
+        set_xattr(ROOT "home/slot01", "user.note");
+        set_xattr(ROOT "home/slot01", "trusted.mark");
+        set_acl(ROOT "home/slot01", "u::rwx,u:4400:rwx,g::---,m::rwx,o::---", ACL_TYPE_ACCESS);
+        set_acl(ROOT "home/slot01", "u::rwx,u:4400:rwx,g::---,m::rwx,o::---", ACL_TYPE_DEFAULT);
+        assert_int_equal(fchmodat(bfd, ROOT "home/slot01", 0777, 0), 0);
+        /* state given to someone else; run missing. */
+        assert_int_equal(fchownat(bfd, ROOT "state/slot01", STRANGER, STRANGER, 0), 0);
+        assert_int_equal(unlinkat(bfd, ROOT "run/slot01", AT_REMOVEDIR), 0);
+        assert_true(xattrs_of(ROOT "home/slot01") > 0);
+        assert_int_equal(entries_in(ROOT "home/slot01"), 4);
+
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), 0);
+        failures += is(ROOT "home/slot01", SLOT, SLOT, 0700);
+        failures += is(ROOT "state/slot01", SLOT, SLOT, 0700);
+        failures += is(ROOT "run/slot01", SLOT, SLOT, 0700);
+        if (entries_in(ROOT "home/slot01") != 0)
+                ROW_FAIL("home is not empty");
+        if (xattrs_of(ROOT "home/slot01") != 0)
+                ROW_FAIL("home still has extended attributes");
+        failures += is("outside", 0, 0, 0600);
+        /* The same as the check sees it: empty, exactly slot:slot 0700, no attribute. */
+        if (slots_check_folders(bfd, c, "slot01", SLOT, SLOT, false, &e) != 0)
+                ROW_FAIL("check after the reset: %s: %s", e.object, e.reason);
+        slots_config_free(c);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* What stands in a folder's place is refused with the fix; the other folders are still reset. */
+static void test_folders_refused(void **state)
+{
+        static const struct {
+                const char *what;
+                enum kind kind;
+                int err;
+                const char *reason, *fix;
+        } rows[] = {
+                { "a symlink", LINK_, -ELOOP, "(a symbolic link)",
+                  "remove it (rm /var/lib/slots/web/home/slot01), then: slots-admin release --slot slot01" },
+                { "a file", FILE_, -ENOTDIR, "Not a directory",
+                  "remove it (rm /var/lib/slots/web/home/slot01), then: slots-admin release --slot slot01" },
+        };
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_config *c = config("");
+                char outside[300];
+                struct slots_error e;
+                int r;
+
+                snprintf(outside, sizeof(outside), "%s/outside", base);
+                mk("outside", DIR_, STRANGER, STRANGER, 0755, NULL);
+                mk("outside/keep", FILE_, STRANGER, STRANGER, 0644, NULL);
+                make_slot_folders();
+                assert_int_equal(unlinkat(bfd, ROOT "home/slot01", AT_REMOVEDIR), 0);
+                mk(ROOT "home/slot01", rows[i].kind, SLOT, SLOT, 0644, outside);
+                mk(ROOT "state/slot01/left", FILE_, SLOT, SLOT, 0644, NULL);
+                slots_error_clear(&e);
+                r = slots_cleanup_folders(bfd, c, &slot, SLOT, &e);
+                if (r != rows[i].err || !strstr(e.reason, rows[i].reason) || strcmp(e.fix, rows[i].fix) != 0)
+                        ROW_FAIL("%s: %d %s: %s (fix: %s)", rows[i].what, r, e.object, e.reason, e.fix);
+                failures += is("outside", STRANGER, STRANGER, 0755);
+                failures += is("outside/keep", STRANGER, STRANGER, 0644);
+                if (exists(ROOT "state/slot01/left"))
+                        ROW_FAIL("%s: state was not emptied", rows[i].what);
+                slots_config_free(c);
+                assert_int_equal(rm_tree(bfd, "var"), 0);
+                assert_int_equal(rm_tree(bfd, "outside"), 0);
+        }
+        /* No slots_root/run at all: slots-provision makes it. */
+        {
+                struct slots_config *c = config("");
+                struct slots_error e;
+
+                make_slot_folders();
+                assert_int_equal(rm_tree(bfd, ROOT "run"), 0);
+                slots_error_clear(&e);
+                assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), -ENOENT);
+                assert_string_equal(e.object, "/var/lib/slots/web/run");
+                assert_string_equal(e.fix, "run slots-provision, which makes it");
+                failures += is(ROOT "home/slot01", SLOT, SLOT, 0700);
+                slots_config_free(c);
+        }
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* The read-only check of the three folders: each difference with its words and the fix. */
+static void test_check_folders(void **state)
+{
+        static const struct {
+                const char *what;
+                const char *rel;                /* what is done to it, below */
+                int how;                        /* 0 nothing, 1 chmod 0755, 2 a file in it, 3 an xattr,
+                                                   4 removed, 5 a symlink, 6 owner another */
+                bool in_use;
+                int err;
+                const char *reason;
+        } rows[] = {
+                { "all three right", NULL, 0, false, 0, NULL },
+                { "home 0755", ROOT "home/slot01", 1, false, -EPERM, "is 4301:4301 0755, not slot01:slot01 0700" },
+                { "state not empty", ROOT "state/slot01", 2, false, -EPERM, "is not empty" },
+                { "state not empty, but in use", ROOT "state/slot01", 2, true, 0, NULL },
+                { "run with an xattr", ROOT "run/slot01", 3, false, -EPERM,
+                  "has the extended attribute user.note" },
+                { "run with an xattr, in use", ROOT "run/slot01", 3, true, 0, NULL },
+                { "home missing", ROOT "home/slot01", 4, false, -ENOENT, "No such file or directory" },
+                { "home a symlink", ROOT "home/slot01", 5, true, -ELOOP, "(a symbolic link)" },
+                { "state another's", ROOT "state/slot01", 6, true, -EPERM, "is 4400:4301 0700" },
+        };
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_config *c = config("");
+                struct slots_error e;
+                char p[512];
+                int r;
+
+                make_slot_folders();
+                switch (rows[i].how) {
+                case 1:
+                        assert_int_equal(fchmodat(bfd, rows[i].rel, 0755, 0), 0);
+                        break;
+                case 2:
+                        snprintf(p, sizeof(p), "%s/left", rows[i].rel);
+                        mk(p, FILE_, SLOT, SLOT, 0600, NULL);
+                        break;
+                case 3:
+                        set_xattr(rows[i].rel, "user.note");
+                        break;
+                case 4:
+                        assert_int_equal(unlinkat(bfd, rows[i].rel, AT_REMOVEDIR), 0);
+                        break;
+                case 5:
+                        snprintf(p, sizeof(p), "%s/%s.real", base, rows[i].rel);
+                        assert_int_equal(renameat(bfd, rows[i].rel, AT_FDCWD, p), 0);
+                        assert_int_equal(symlinkat(p, bfd, rows[i].rel), 0);
+                        break;
+                case 6:
+                        assert_int_equal(fchownat(bfd, rows[i].rel, STRANGER, SLOT, 0), 0);
+                        break;
+                }
+                slots_error_clear(&e);
+                r = slots_check_folders(bfd, c, "slot01", SLOT, SLOT, rows[i].in_use, &e);
+                if (r != rows[i].err)
+                        ROW_FAIL("%s: %d, want %d (%s: %s)", rows[i].what, r, rows[i].err, e.object, e.reason);
+                else if (r < 0 && (!strstr(e.reason, rows[i].reason) || !strstr(e.fix, "slots-admin release --slot slot01")))
+                        ROW_FAIL("%s: %s: %s (fix: %s)", rows[i].what, e.object, e.reason, e.fix);
+                slots_config_free(c);
+                assert_int_equal(rm_tree(bfd, "var"), 0);
+        }
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* ---- the temp folders ---- */
+
+static void make_temp_dirs(void)
+{
+        mk("tmp", DIR_, 0, 0, 01777, NULL);
+        mk_way("var/tmp/x");
+        assert_int_equal(fchmodat(bfd, "var/tmp", 01777, 0), 0);
+        mk_way("dev/shm/x");
+        assert_int_equal(fchmodat(bfd, "dev/shm", 01777, 0), 0);
+        mk_way("run/lock/x");
+        assert_int_equal(fchmodat(bfd, "run/lock", 01777, 0), 0);
+        mk_way("run/user/x");
+        assert_int_equal(fchmodat(bfd, "run/user", 0755, 0), 0);
+        mk_way("var/mail/x");
+        assert_int_equal(fchmodat(bfd, "var/mail", 02775, 0), 0);
+}
+
+/* A chain of strangers' folders depth levels deep below rel, the slot's file at its end. */
+static void strangers_chain(const char *rel, int depth)
+{
+        char p[4096];
+        size_t n = (size_t) snprintf(p, sizeof(p), "%s", rel);
+
+        for (int i = 0; i < depth; i++) {
+                n += (size_t) snprintf(p + n, sizeof(p) - n, "/s");
+                mk(p, DIR_, STRANGER, STRANGER, 0777, NULL);
+        }
+        snprintf(p + n, sizeof(p) - n, "/slots-file");
+        mk(p, FILE_, SLOT, SLOT, 0644, NULL);
+}
+
+static bool chain_end_there(const char *rel, int depth)
+{
+        char p[4096];
+        size_t n = (size_t) snprintf(p, sizeof(p), "%s", rel);
+
+        for (int i = 0; i < depth; i++)
+                n += (size_t) snprintf(p + n, sizeof(p) - n, "/s");
+        snprintf(p + n, sizeof(p) - n, "/slots-file");
+        return exists(p);
+}
+
+static void test_temp(void **state)
+{
+        static const struct there after[] = {
+                { "tmp/slots-file", false },
+                { "tmp/strangers-file", true },
+                { "tmp/slots-dir", false },
+                { "tmp/slots-link", false },
+                { "tmp/slots-fifo", false },
+                { "tmp/strangers-dir", true },
+                { "tmp/strangers-dir/slots-file", false },
+                { "tmp/strangers-dir/strangers-file", true },
+                { "tmp/docs/slots-file", true },        /* docs_root lies below /tmp: its own step */
+                { "var/tmp/slots-file", false },
+                { "dev/shm/slots-file", false },
+                { "run/lock/slots-file", false },
+                { "run/user/4301", false },             /* the runtime folder, emptied and removed */
+                { "run/user/4400/slots-file", true },   /* another account's runtime folder */
+                { "var/mail/slot01", true },
+                { "outside", true },
+        };
+        struct slots_config *c = config(", \"docs_root\": \"/tmp/docs\"");
+        struct slots_error e;
+        char outside[300];
+
+        (void) state;
+        if (!need_root())
+                skip();
+        /* Nothing of the temp folders there: nothing to do. */
+        assert_int_equal(slots_cleanup_temp(bfd, c, &slot, &e), 0);
+        snprintf(outside, sizeof(outside), "%s/outside", base);
+        mk("outside", FILE_, 0, 0, 0600, NULL);
+        make_temp_dirs();
+        mk("tmp/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("tmp/strangers-file", FILE_, STRANGER, STRANGER, 0644, NULL);
+        mk("tmp/slots-dir", DIR_, SLOT, SLOT, 0777, NULL);
+        mk("tmp/slots-dir/theirs", FILE_, STRANGER, STRANGER, 0644, NULL);  /* goes with the folder */
+        mk("tmp/slots-dir/sub", DIR_, SLOT, SLOT, 0000, NULL);
+        mk("tmp/slots-link", LINK_, SLOT, SLOT, 0, outside);
+        mk("tmp/slots-fifo", FIFO_, SLOT, SLOT, 0666, NULL);
+        mk("tmp/strangers-dir", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk("tmp/strangers-dir/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("tmp/strangers-dir/strangers-file", FILE_, STRANGER, STRANGER, 0644, NULL);
+        mk("tmp/docs", DIR_, SVC, SVC, 0755, NULL);
+        mk("tmp/docs/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        /* Others' folders are searched to SLOTS_CLEANUP_MAX_DEPTH levels below /tmp, no deeper. */
+        mk("tmp/near", DIR_, STRANGER, STRANGER, 0777, NULL);
+        strangers_chain("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2);
+        mk("tmp/far", DIR_, STRANGER, STRANGER, 0777, NULL);
+        strangers_chain("tmp/far", SLOTS_CLEANUP_MAX_DEPTH - 1);
+        mk("var/tmp/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("dev/shm/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("run/lock/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("run/user/4301", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("run/user/4301/bus", SOCK_, SLOT, SLOT, 0666, NULL);
+        mk("run/user/4301/dir", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("run/user/4301/dir/file", FILE_, SLOT, SLOT, 0600, NULL);
+        mk("run/user/4400", DIR_, STRANGER, STRANGER, 0700, NULL);
+        mk("run/user/4400/slots-file", FILE_, SLOT, SLOT, 0600, NULL);
+        mk("var/mail/slot01", FILE_, SLOT, 8, 0660, NULL);
+        all_there(after, N_ELEM(after));
+        assert_true(chain_end_there("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2));
+
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_temp(bfd, c, &slot, &e), 0);
+        assert_int_equal(are_there(after, N_ELEM(after)), 0);
+        assert_false(chain_end_there("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2));
+        assert_true(chain_end_there("tmp/far", SLOTS_CLEANUP_MAX_DEPTH - 1));
+        /* The mailbox stays for the MTA, owner, group and mode as they were, and empty. */
+        assert_int_equal(is("var/mail/slot01", SLOT, 8, 0660), 0);
+        assert_int_equal(st_of("var/mail/slot01").st_size, 0);
+        assert_int_equal(is("outside", 0, 0, 0600), 0);
+        slots_config_free(c);
+}
+
+/* The mailbox in every shape: only a plain one of the slot keeps its name; nothing else loses content. */
+static void test_mail(void **state)
+{
+        static const struct {
+                const char *what;
+                enum kind kind;
+                uid_t uid;
+                bool second_name;
+                bool name_stays;
+                off_t size;                     /* of what stays at the name, or of the other name */
+        } rows[] = {
+                { "the slot's own, with mail", FILE_, SLOT, false, true, 0 },
+                { "the MTA's (root's): not the slot's to lose", FILE_, 0, false, true, 5 },
+                { "a FIFO of the slot's", FIFO_, SLOT, false, false, 0 },
+                { "a symlink of the slot's to a root file", LINK_, SLOT, false, false, 5 },
+                { "a second name of another of the slot's files", FILE_, SLOT, true, false, 5 },
+        };
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_config *c = config("");
+                struct slots_error e;
+                char victim[300];
+                int r;
+
+                make_temp_dirs();
+                snprintf(victim, sizeof(victim), "%s/victim", base);
+                mk("victim", FILE_, 0, 0, 0600, NULL);
+                if (rows[i].second_name) {
+                        assert_int_equal(linkat(bfd, "victim", bfd, "var/mail/slot01", 0), 0);
+                        assert_int_equal(fchownat(bfd, "victim", SLOT, SLOT, 0), 0);
+                } else {
+                        mk("var/mail/slot01", rows[i].kind, rows[i].uid, 8, 0660, victim);
+                }
+                assert_true(exists("var/mail/slot01"));
+                slots_error_clear(&e);
+                r = slots_cleanup_temp(bfd, c, &slot, &e);
+                if (r != 0)
+                        ROW_FAIL("%s: %d %s: %s", rows[i].what, r, e.object, e.reason);
+                if (exists("var/mail/slot01") != rows[i].name_stays)
+                        ROW_FAIL("%s: the name %s", rows[i].what, rows[i].name_stays ? "went" : "stayed");
+                if (rows[i].name_stays && st_of("var/mail/slot01").st_size != rows[i].size)
+                        ROW_FAIL("%s: %ld bytes left", rows[i].what, (long) st_of("var/mail/slot01").st_size);
+                if (st_of("victim").st_size != 5)
+                        ROW_FAIL("%s: the other file lost its content", rows[i].what);
+                slots_config_free(c);
+                assert_int_equal(rm_tree(bfd, "var"), 0);
+                assert_int_equal(rm_tree(bfd, "tmp"), 0);
+                assert_int_equal(rm_tree(bfd, "dev"), 0);
+                assert_int_equal(rm_tree(bfd, "run"), 0);
+                assert_int_equal(unlinkat(bfd, "victim", 0), 0);
+        }
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* The runtime folder of another owner, or a symlink in its place, is never walked. */
+static void test_runtime_folder_refused(void **state)
+{
+        struct slots_config *c = config("");
+        struct slots_error e;
+        char target[300];
+
+        (void) state;
+        if (!need_root())
+                skip();
+        make_temp_dirs();
+        mk("elsewhere", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("elsewhere/file", FILE_, SLOT, SLOT, 0600, NULL);
+        mk("run/user/4301", DIR_, STRANGER, STRANGER, 0700, NULL);
+        mk("run/user/4301/slots-file", FILE_, SLOT, SLOT, 0600, NULL);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_temp(bfd, c, &slot, &e), -EPERM);
+        assert_string_equal(e.object, "/run/user/4301");
+        assert_string_equal(e.reason, "belongs to uid 4400, neither the slot, root nor the service: not walked");
+        assert_true(exists("run/user/4301/slots-file"));
+        assert_int_equal(rm_tree(bfd, "run/user/4301"), 0);
+        snprintf(target, sizeof(target), "%s/elsewhere", base);
+        mk("run/user/4301", LINK_, SLOT, SLOT, 0, target);
+        slots_error_clear(&e);
+        assert_true(slots_cleanup_temp(bfd, c, &slot, &e) < 0);
+        assert_string_equal(e.object, "/run/user/4301");
+        assert_true(exists("elsewhere/file"));
+        slots_config_free(c);
+}
+
+/* A mount point of the slot's below /tmp: never entered, the fix names it; the rest is removed. */
+static void test_temp_mount(void **state)
+{
+        struct slots_config *c = config("");
+        struct slots_error e;
+        char p[512];
+
+        (void) state;
+        if (!need_root() || !need_mounts())
+                skip();
+        make_temp_dirs();
+        mk("tmp/mnt", DIR_, SLOT, SLOT, 0700, NULL);
+        mk("tmp/slots-file", FILE_, SLOT, SLOT, 0600, NULL);
+        snprintf(p, sizeof(p), "%s/tmp/mnt", base);
+        assert_int_equal(mount("tmpfs", p, "tmpfs", 0, "mode=0700"), 0);
+        assert_int_equal(fchownat(bfd, "tmp/mnt", SLOT, SLOT, 0), 0);
+        mk("tmp/mnt/kept", FILE_, SLOT, SLOT, 0600, NULL);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_temp(bfd, c, &slot, &e), -EBUSY);
+        assert_string_equal(e.object, "/tmp/mnt");
+        assert_string_equal(e.fix, "unmount it (umount -l /tmp/mnt)");
+        assert_true(exists("tmp/mnt/kept"));
+        assert_false(exists("tmp/slots-file"));
+        assert_int_equal(umount2(p, 0), 0);
+        slots_config_free(c);
+}
+
+/* ---- the shared folders ---- */
+
+static void test_shared(void **state)
+{
+        struct slots_config *c = config(", \"docs_root\": \"/srv/docs\", \"shared_dirs\": [\"shared\", \"media/pub\"]");
+        struct slots_error e;
+        char outside[300];
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        /* No shared folder made yet: nothing to hand over. */
+        assert_int_equal(slots_cleanup_shared(bfd, c, &slot, SLOT, SVC, SVC, &e), 0);
+        snprintf(outside, sizeof(outside), "%s/outside", base);
+        mk("outside", FILE_, 0, 0, 0600, NULL);
+        mk_way("srv/docs/shared");
+        mk("srv/docs/shared", DIR_, SVC, 4500, 02770, NULL);
+        mk("srv/docs/shared/file", FILE_, SLOT, SLOT, 06777, NULL);
+        set_acl("srv/docs/shared/file", "u::rwx,u:4400:rwx,g::rwx,m::rwx,o::rwx", ACL_TYPE_ACCESS);
+        mk("srv/docs/shared/in-shared-group", FILE_, SLOT, 4500, 0664, NULL);
+        mk("srv/docs/shared/dir", DIR_, SLOT, SLOT, 02777, NULL);
+        set_acl("srv/docs/shared/dir", "u::rwx,u:4400:rwx,g::rwx,m::rwx,o::rwx", ACL_TYPE_DEFAULT);
+        mk("srv/docs/shared/dir/inner", FILE_, SLOT, SLOT, 0644, NULL);
+        mk("srv/docs/shared/link", LINK_, SLOT, SLOT, 0, outside);
+        mk("srv/docs/shared/fifo", FIFO_, SLOT, SLOT, 0666, NULL);
+        mk("srv/docs/shared/theirs", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk("srv/docs/shared/theirs/slots", FILE_, SLOT, SLOT, 0666, NULL);
+        mk("srv/docs/shared/theirs/strangers", FILE_, STRANGER, STRANGER, 0666, NULL);
+        mk("srv/docs/shared/linked", FILE_, SLOT, SLOT, 0666, NULL);
+        assert_int_equal(linkat(bfd, "srv/docs/shared/linked", bfd, "second-name", 0), 0);
+        /* The second shared folder is another account's: refused, never walked. */
+        mk_way("srv/docs/media/pub");
+        mk("srv/docs/media/pub", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk("srv/docs/media/pub/slots", FILE_, SLOT, SLOT, 0666, NULL);
+
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_shared(bfd, c, &slot, SLOT, SVC, SVC, &e), -EMLINK);
+        /* The first failure is reported; every other entry was still handed over. */
+        assert_string_equal(e.object, "/srv/docs/shared/linked");
+        assert_string_equal(e.fix, "remove its other names (find / -xdev -samefile /srv/docs/shared/linked)");
+        /* Set-id bits and access for others go, ACLs go, a group other than the slot's stays. */
+        failures += is("srv/docs/shared/file", SVC, SVC, 0770);
+        if (xattrs_of("srv/docs/shared/file") != 0)
+                ROW_FAIL("the file kept its ACL");
+        failures += is("srv/docs/shared/in-shared-group", SVC, 4500, 0660);
+        failures += is("srv/docs/shared/dir", SVC, SVC, 02770);
+        if (xattrs_of("srv/docs/shared/dir") != 0)
+                ROW_FAIL("the folder kept its default ACL");
+        failures += is("srv/docs/shared/dir/inner", SVC, SVC, 0640);
+        /* A symlink and a FIFO change owner only, through an fd of their own: never followed. */
+        failures += is("srv/docs/shared/link", SVC, SVC, -1);
+        failures += is("srv/docs/shared/fifo", SVC, SVC, 0666);
+        failures += is("outside", 0, 0, 0600);
+        failures += is("srv/docs/shared/theirs", STRANGER, STRANGER, 0777);
+        failures += is("srv/docs/shared/theirs/slots", SVC, SVC, 0660);
+        failures += is("srv/docs/shared/theirs/strangers", STRANGER, STRANGER, 0666);
+        failures += is("srv/docs/shared/linked", SLOT, SLOT, 0666);
+        failures += is("srv/docs/media/pub/slots", SLOT, SLOT, 0666);
+        /* Once the second name is gone, the file is handed over too; the stranger's folder is still refused. */
+        assert_int_equal(unlinkat(bfd, "second-name", 0), 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_shared(bfd, c, &slot, SLOT, SVC, SVC, &e), -EPERM);
+        assert_string_equal(e.object, "/srv/docs/media/pub");
+        failures += is("srv/docs/shared/linked", SVC, SVC, 0660);
+        slots_config_free(c);
+        /* No docs_root: no shared folder. */
+        c = config("");
+        assert_int_equal(slots_cleanup_shared(bfd, c, &slot, SLOT, SVC, SVC, &e), 0);
+        slots_config_free(c);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                TEST(test_refuses_root),
+                TEST(test_jobs),
+                TEST(test_jobs_mount),
+                TEST(test_folders_reset),
+                TEST(test_folders_refused),
+                TEST(test_check_folders),
+                TEST(test_temp),
+                TEST(test_mail),
+                TEST(test_runtime_folder_refused),
+                TEST(test_temp_mount),
+                TEST(test_shared),
+        };
+
+        fstree_init();
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
