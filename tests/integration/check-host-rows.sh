@@ -29,7 +29,7 @@ case_ config-folder config - "$CONF" "rm $CONF && mkdir $CONF" restore_config
 # --- table: its folder, its content, its group ---
 case_ table-folder-missing table - "/etc/slots-gone/slots.json: cannot open its folder" \
 	"edit_config 'c[\"table\"] = \"/etc/slots-gone/slots.json\"'" restore_config
-case_ table-nul table - "does not parse at $TABLE" "printf '{\"slots\": {}, \"version\": 1}\\000\\n' >$TABLE" \
+case_ table-nul table - "$TABLE: contains a NUL byte" "printf '{\"slots\": {}, \"version\": 1}\\000\\n' >$TABLE" \
 	restore_table
 case_ table-no-group table - "group is $SERVICE, not the service group vs-render" \
 	"edit_config 'c[\"service_group\"] = \"vs-render\"'" restore_config
@@ -82,11 +82,15 @@ check "roots-absent: hard-links skips a docs_root that does not exist" \
 	row_says roots-absent SKIP hard-links - "$DOCS cannot be walked: it does not exist"
 
 # A config with neither docs_root nor a launcher: the rows about them skip, naming the config.
-case_row no-docs-no-app 0 SKIP slotctl-config - "$CONF sets neither docs_root nor app_root and launcher" \
+# The drop-in slots-provision wrote names the launcher this config no longer has: the
+# sudoers-dropin row must see that the host was not provisioned again (exit 1).
+case_row no-docs-no-app 1 SKIP slotctl-config - "$CONF sets neither docs_root nor app_root and launcher" \
 	"edit_config 'del c[\"docs_root\"]; del c[\"app_root\"]; del c[\"launcher\"]; del c[\"shared_dirs\"]; c[\"private_paths\"] = []; del c[\"probe\"]'" \
 	restore_config
 check "no-docs-no-app: hard-links skips, naming the config" \
 	row_says no-docs-no-app SKIP hard-links - "$CONF sets no docs_root"
 check "no-docs-no-app: user-tree skips for an assigned slot" \
 	row_says no-docs-no-app SKIP user-tree slot01 "$CONF sets no docs_root"
+check "no-docs-no-app: sudoers-dropin fails, the drop-in is not what this config renders" \
+	row_says no-docs-no-app FAIL sudoers-dropin - "differs from what slots-provision writes"
 slots_done
