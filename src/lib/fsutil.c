@@ -698,10 +698,17 @@ int slots_fsync_dir(int dirfd)
         return 0;
 }
 
-/* Makes the folder with no access at all; owner and mode follow through its fd. */
-static int make_dir(int dirfd, const char *name)
+/*
+ * Makes the folder, owned by root until the caller's fchown.  One that goes to
+ * another owner is made with the owner bits of its mode: root's alone until the
+ * chown hands them over, so nobody gains access early, and mostly no fchmod is
+ * left to do (issue 18: the 3n slot folders).  A root-owned one is made with no
+ * access at all: a root:root 0000 folder is how a run killed before its chmod
+ * is told from an admin's (provision.c's finish_dirs).
+ */
+static int make_dir(int dirfd, const char *name, uid_t uid, mode_t mode)
 {
-        return mkdirat(dirfd, name, 0) == 0 ? 0 : -errno;
+        return mkdirat(dirfd, name, uid != 0 ? mode & S_IRWXU : 0) == 0 ? 0 : -errno;
 }
 
 /* Why name cannot be opened as a folder: -ELOOP for a symlink, -ENOTDIR for another file, else err. */
@@ -767,7 +774,7 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
          * what is changed is changed through an fd opened without following.
          */
         if (!dry && (flags & SLOTS_ENSURE_MKDIR_FIRST)) {
-                r = make_dir(dirfd, name);
+                r = make_dir(dirfd, name, uid, mode);
                 if (r == 0)
                         found->created = found->changed = true;
                 else if (r != -EEXIST)
@@ -779,7 +786,7 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
                         found->created = found->changed = true;
                         if (dry)
                                 return -ENOENT;
-                        r = make_dir(dirfd, name);
+                        r = make_dir(dirfd, name, uid, mode);
                         if (r < 0)
                                 return r;
                 } else if (r < 0) {

@@ -128,12 +128,14 @@ struct slots_dir_found {
 
 /*
  * Makes dirfd/name a directory owned by uid:gid with mode, never following a
- * symlink: created with mode 0, then fchown, then fchmod; an existing directory gets owner and mode re-asserted through its
- * fd.  found (may be NULL) tells what was there and what was done.  Returns
- * the directory fd, 0 with SLOTS_ENSURE_NO_FD (never an fd), or -errno
- * (-ENOTDIR when name exists and is not a directory, -ELOOP for a symlink).
- * With SLOTS_ENSURE_DRY_RUN nothing is changed, and the return is -ENOENT
- * when the directory does not exist (found->created set).
+ * symlink: created owned by root with no access for anyone else (the owner
+ * bits of mode when uid is not root, none when it is), then fchown, then
+ * fchmod where the mode still differs; an existing directory gets owner and
+ * mode re-asserted through its fd.  found (may be NULL) tells what was there
+ * and what was done.  Returns the directory fd, 0 with SLOTS_ENSURE_NO_FD
+ * (never an fd), or -errno (-ENOTDIR when name exists and is not a directory,
+ * -ELOOP for a symlink).  With SLOTS_ENSURE_DRY_RUN nothing is changed, and
+ * the return is -ENOENT when the directory does not exist (found->created set).
  */
 int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t mode, unsigned flags,
                      struct slots_dir_found *found);

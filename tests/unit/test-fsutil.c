@@ -354,33 +354,40 @@ static void test_ensure_dir(void **state)
                 mode_t old_mode;        /* found->mode when it was there */
                 mode_t after;           /* the folder's mode afterwards; 0: no folder */
                 bool root_only;
+                bool theirs;            /* for 4242:4243 (root only), not for ourselves */
+                mode_t mode;            /* the mode asked for; 0: 0700 */
         } rows[] = {
-                { NONE, 0, 1, true, true, 0, 0700, false },
-                { NONE, NOFD, 0, true, true, 0, 0700, false },
-                { NONE, DRY, -ENOENT, true, true, 0, 0, false },
-                { NONE, DRY | NOFD, -ENOENT, true, true, 0, 0, false },
-                { DIR_RIGHT, 0, 1, false, false, 0700, 0700, false },
-                { DIR_RIGHT, NOFD, 0, false, false, 0700, 0700, false },
-                { DIR_RIGHT, DRY | NOFD, 0, false, false, 0700, 0700, false },
-                { DIR_0755, 0, 1, false, true, 0755, 0700, false },
-                { DIR_0755, NOFD, 0, false, true, 0755, 0700, false },
-                { DIR_0755, DRY, 1, false, true, 0755, 0755, false },
-                { DIR_0755, DRY | NOFD, 0, false, true, 0755, 0755, false },
+                { NONE, 0, 1, true, true, 0, 0700, false, false, 0 },
+                { NONE, NOFD, 0, true, true, 0, 0700, false, false, 0 },
+                { NONE, DRY, -ENOENT, true, true, 0, 0, false, false, 0 },
+                { NONE, DRY | NOFD, -ENOENT, true, true, 0, 0, false, false, 0 },
+                /* made for another owner: root's until the chown, the mode set where it still differs */
+                { NONE, 0, 1, true, true, 0, 0700, true, true, 0 },
+                { NONE, NOFD, 0, true, true, 0, 0700, true, true, 0 },
+                { NONE, NOFD, 0, true, true, 0, 02750, true, true, 02750 },
+                { NONE, NOFD, 0, true, true, 0, 0755, false, false, 0755 },
+                { DIR_RIGHT, 0, 1, false, false, 0700, 0700, false, false, 0 },
+                { DIR_RIGHT, NOFD, 0, false, false, 0700, 0700, false, false, 0 },
+                { DIR_RIGHT, DRY | NOFD, 0, false, false, 0700, 0700, false, false, 0 },
+                { DIR_0755, 0, 1, false, true, 0755, 0700, false, false, 0 },
+                { DIR_0755, NOFD, 0, false, true, 0755, 0700, false, false, 0 },
+                { DIR_0755, DRY, 1, false, true, 0755, 0755, false, false, 0 },
+                { DIR_0755, DRY | NOFD, 0, false, true, 0755, 0755, false, false, 0 },
                 /* the group alone is wrong: a look by name must see it too */
-                { DIR_OTHER_GID, NOFD, 0, false, true, 0700, 0700, true },
-                { DIR_OTHER_GID, DRY | NOFD, 0, false, true, 0700, 0700, true },
+                { DIR_OTHER_GID, NOFD, 0, false, true, 0700, 0700, true, false, 0 },
+                { DIR_OTHER_GID, DRY | NOFD, 0, false, true, 0700, 0700, true, false, 0 },
                 /* never followed, never replaced, never opened */
-                { LINK, 0, -ELOOP, false, false, 0, 0, false },
-                { LINK, NOFD, -ELOOP, false, false, 0, 0, false },
-                { LINK, DRY | NOFD, -ELOOP, false, false, 0, 0, false },
+                { LINK, 0, -ELOOP, false, false, 0, 0, false, false, 0 },
+                { LINK, NOFD, -ELOOP, false, false, 0, 0, false, false, 0 },
+                { LINK, DRY | NOFD, -ELOOP, false, false, 0, 0, false, false, 0 },
                 /* a link to a folder that is right: a look by name that followed would see nothing to do */
-                { LINK_RIGHT, NOFD, -ELOOP, false, false, 0, 0, false },
-                { LINK_RIGHT, DRY | NOFD, -ELOOP, false, false, 0, 0, false },
-                { LINK_RIGHT, 0, -ELOOP, false, false, 0, 0, false },
-                { FILE_, 0, -ENOTDIR, false, false, 0, 0, false },
-                { FILE_, NOFD, -ENOTDIR, false, false, 0, 0, false },
-                { FIFO, 0, -ENOTDIR, false, false, 0, 0, false },
-                { FIFO, DRY, -ENOTDIR, false, false, 0, 0, false },
+                { LINK_RIGHT, NOFD, -ELOOP, false, false, 0, 0, false, false, 0 },
+                { LINK_RIGHT, DRY | NOFD, -ELOOP, false, false, 0, 0, false, false, 0 },
+                { LINK_RIGHT, 0, -ELOOP, false, false, 0, 0, false, false, 0 },
+                { FILE_, 0, -ENOTDIR, false, false, 0, 0, false, false, 0 },
+                { FILE_, NOFD, -ENOTDIR, false, false, 0, 0, false, false, 0 },
+                { FIFO, 0, -ENOTDIR, false, false, 0, 0, false, false, 0 },
+                { FIFO, DRY, -ENOTDIR, false, false, 0, 0, false, false, 0 },
         };
         uid_t uid = geteuid();
         gid_t gid = getegid(), other = 4243;
@@ -402,12 +409,15 @@ static void test_ensure_dir(void **state)
                         char name[32];
                         int r;
 
+                        uid_t wu = rows[i].theirs ? 4242 : uid;
+                        gid_t wg = rows[i].theirs ? other : gid;
+
                         if (rows[i].root_only && uid != 0)
                                 continue;
                         snprintf(name, sizeof(name), "e%d", n++);
                         make_thing(dfd, name, rows[i].before, other);
                         memset(&f, 0x5a, sizeof(f));
-                        r = slots_ensure_dir(dfd, name, uid, gid, 0700, flags, &f);
+                        r = slots_ensure_dir(dfd, name, wu, wg, rows[i].mode ? rows[i].mode : 0700, flags, &f);
                         if (rows[i].want == 1 ? r <= 0 : r != rows[i].want)
                                 ROW_FAIL("row %zu (flags %#x): returned %d, want %s%d", i, flags, r,
                                          rows[i].want == 1 ? "an fd, not " : "", rows[i].want == 1 ? r : rows[i].want);
@@ -426,7 +436,7 @@ static void test_ensure_dir(void **state)
                         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                                 st.st_mode = 0;
                         if (rows[i].after ? !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != rows[i].after ||
-                                                    st.st_uid != uid || (!(flags & DRY) && st.st_gid != gid)
+                                                    st.st_uid != wu || (!(flags & DRY) && st.st_gid != wg)
                                           : S_ISDIR(st.st_mode))
                                 ROW_FAIL("row %zu (flags %#x): afterwards %u:%u mode %06o, want a folder %04o", i,
                                          flags, (unsigned) st.st_uid, (unsigned) st.st_gid, (unsigned) st.st_mode,
