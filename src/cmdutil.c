@@ -14,6 +14,12 @@
 
 const char *cmd_name = "slots";
 
+FILE *cmd_err(void)
+{
+        (void) fflush(stdout);
+        return stderr;
+}
+
 void cmd_report(const char *what, const struct slots_error *e, const char *fix)
 {
         char buf[2 * SLOTS_ERR_TEXT + 64], *msg, *how;
@@ -21,7 +27,7 @@ void cmd_report(const char *what, const struct slots_error *e, const char *fix)
         /* Objects, reasons and fixes carry file names a slot chose: escaped, never raw. */
         msg = slots_escape(slots_error_format(e, buf, sizeof(buf)));
         how = slots_escape(e->fix[0] ? e->fix : fix);
-        fprintf(stderr, "%s: %s: %s\n", cmd_name, what, msg ? msg : "out of memory");
+        fprintf(cmd_err(), "%s: %s: %s\n", cmd_name, what, msg ? msg : "out of memory");
         if (e->fix[0] || fix)
                 fprintf(stderr, "%s: fix: %s\n", cmd_name, how ? how : "out of memory");
         free(msg);
