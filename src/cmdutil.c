@@ -44,7 +44,7 @@ int cmd_exit_for(int r, const struct slots_error *e)
 void cmd_log(const char *fmt, ...)
 {
         static bool opened;
-        static char who[128];
+        static char who[128], ident[160];
         char msg[1024], shown[4096];
         va_list ap;
 
@@ -56,7 +56,13 @@ void cmd_log(const char *fmt, ...)
                         snprintf(who, sizeof(who), "%s (via sudo)", sudo_user);
                 else
                         snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
-                openlog(cmd_name, LOG_PID, LOG_AUTHPRIV);
+                /*
+                 * "name[pid]" as the ident is the line LOG_PID writes, without the getpid()
+                 * glibc makes for every line (issue 18: 4,000 at 1,000 slots).  Only this
+                 * process logs: no forked child calls cmd_log.
+                 */
+                snprintf(ident, sizeof(ident), "%s[%ld]", cmd_name, (long) getpid());
+                openlog(ident, 0, LOG_AUTHPRIV);
                 opened = true;
         }
         va_start(ap, fmt);
