@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -18,6 +19,13 @@ enum {
 
 /* The command's name for messages ("slots-admin"); set once in main. */
 extern const char *cmd_name;
+
+/*
+ * Standard error, with standard output flushed first: standard output may be
+ * written in blocks (slots-provision's change lines), and in a log that takes
+ * both, a warning must still follow the changes made before it.
+ */
+FILE *cmd_err(void);
 
 /*
  * Prints "<cmd>: <what>: <object>[:line:col]: <reason>" and, when the error

@@ -65,13 +65,13 @@ static void print_msg(const char *what, const struct slots_prov_msg *m)
         char *obj = slots_escape(m->object), *text = slots_escape(m->text), *fix = slots_escape(m->fix);
 
         if (!obj || !text || !fix)
-                fprintf(stderr, "%s: %s: out of memory\n", cmd_name, what);
+                fprintf(cmd_err(), "%s: %s: out of memory\n", cmd_name, what);
         else if (n && !(strncmp(m->text, m->object, n) == 0 && m->text[n] == ' '))
-                fprintf(stderr, "%s: %s: %s: %s\n", cmd_name, what, obj, text);
+                fprintf(cmd_err(), "%s: %s: %s: %s\n", cmd_name, what, obj, text);
         else
-                fprintf(stderr, "%s: %s: %s\n", cmd_name, what, text);
+                fprintf(cmd_err(), "%s: %s: %s\n", cmd_name, what, text);
         if (fix && fix[0])
-                fprintf(stderr, "%s: fix: %s\n", cmd_name, fix);
+                fprintf(cmd_err(), "%s: fix: %s\n", cmd_name, fix);
         free(obj);
         free(text);
         free(fix);
@@ -215,9 +215,9 @@ static void report(void *arg, const struct slots_prov_msg *m)
                 if (!run->json) {
                         char *text = slots_escape(m->text);
 
+                        /* Not flushed line by line (issue 18: a write per change); cmd_err() flushes. */
                         printf("%s\n", text ? text : "(out of memory)");
                         free(text);
-                        fflush(stdout);
                 }
                 if (!run->dry_run)
                         log_slot_change(run, m->text);
@@ -267,7 +267,7 @@ static int print_ldif(const struct slots_config *c, const char *base_dn)
                 return cmd_exit_for(r, &e);
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                fprintf(stderr, "%s: cannot print the LDIF: standard output: %s\n", cmd_name, strerror(errno));
+                fprintf(cmd_err(), "%s: cannot print the LDIF: standard output: %s\n", cmd_name, strerror(errno));
                 free(text);
                 return EXIT_REFUSED;
         }
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
                                 /* The argument may hold control bytes: escaped before it reaches the terminal. */
                                 char *shown = slots_escape(optarg);
 
-                                fprintf(stderr, "%s: --changed-exit needs a number from 3 to 125, not '%s'\n",
+                                fprintf(cmd_err(), "%s: --changed-exit needs a number from 3 to 125, not '%s'\n",
                                         cmd_name, shown ? shown : "?");
                                 free(shown);
                                 return EXIT_USAGE;
@@ -357,22 +357,22 @@ int main(int argc, char **argv)
                         printf("slots-provision %s\n", PACKAGE_VERSION);
                         return EXIT_DONE;
                 default:
-                        usage(stderr);
+                        usage(cmd_err());
                         return EXIT_USAGE;
                 }
         }
         if (optind < argc) {
-                fprintf(stderr, "%s: unexpected argument: %s\n", cmd_name, argv[optind]);
-                usage(stderr);
+                fprintf(cmd_err(), "%s: unexpected argument: %s\n", cmd_name, argv[optind]);
+                usage(cmd_err());
                 return EXIT_USAGE;
         }
         if (run.ldif && (run.root || run.dry_run || json || changed_exit)) {
-                fprintf(stderr, "%s: --ldif changes nothing and prints LDIF: it takes only --config\n", cmd_name);
-                usage(stderr);
+                fprintf(cmd_err(), "%s: --ldif changes nothing and prints LDIF: it takes only --config\n", cmd_name);
+                usage(cmd_err());
                 return EXIT_USAGE;
         }
         if (run.root && !run.root[0]) {
-                fprintf(stderr, "%s: --root needs a folder\n", cmd_name);
+                fprintf(cmd_err(), "%s: --root needs a folder\n", cmd_name);
                 return EXIT_USAGE;
         }
         if (json) {
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
                                      run.root ? json_string(run.root) : json_null(), "changed", false, "count", 0,
                                      "changes", "warnings", "conflicts", "error");
                 if (!run.json) {
-                        fprintf(stderr, "%s: out of memory\n", cmd_name);
+                        fprintf(cmd_err(), "%s: out of memory\n", cmd_name);
                         return EXIT_REFUSED;
                 }
         }
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
         free(run.slot_log);
         free(run.slot_log_len);
         if (r == -EEXIST) {
-                fprintf(stderr, "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run.problems,
+                fprintf(cmd_err(), "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run.problems,
                         run.problems == 1 ? "" : "s");
                 slots_error_set(&e, r, "", "%u conflict%s found; nothing was changed", run.problems,
                                 run.problems == 1 ? "" : "s");
@@ -463,7 +463,7 @@ int main(int argc, char **argv)
                 fail(&run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
                            e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);
                 if (changes)
-                        fprintf(stderr, "%s: %u change%s made before this failure; fix it and run again\n",
+                        fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
                                 cmd_name, changes, changes == 1 ? " was" : "s were");
                 status = cmd_exit_for(r, &e);
                 goto out;
@@ -471,7 +471,7 @@ int main(int argc, char **argv)
         if (!run.json)
                 printf("%u changes\n", changes);
         if (run.dry_run)
-                fprintf(stderr, "%s: dry run: nothing was changed\n", cmd_name);
+                fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
         status = changes ? changed_exit : EXIT_DONE;
 out:
         if (run.json) {
@@ -479,14 +479,14 @@ out:
                 json_object_set_new(run.json, "count", json_integer(changes));
                 if (run.json_lost) {
                         /* A report that leaves something out would read as a clean run. */
-                        fprintf(stderr, "%s: out of memory: %u entries are missing from the JSON report\n",
+                        fprintf(cmd_err(), "%s: out of memory: %u entries are missing from the JSON report\n",
                                 cmd_name, run.json_lost);
                         if (status == EXIT_DONE || status == changed_exit)
                                 status = EXIT_REFUSED;
                 }
                 if (json_dumpf(run.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || putchar('\n') == EOF ||
                     fflush(stdout) == EOF) {
-                        fprintf(stderr, "%s: cannot write the JSON report: %s\n", cmd_name, strerror(errno));
+                        fprintf(cmd_err(), "%s: cannot write the JSON report: %s\n", cmd_name, strerror(errno));
                         if (status == EXIT_DONE || status == changed_exit)
                                 status = EXIT_REFUSED;
                 }

@@ -780,66 +780,137 @@ int slots_fsync_dir(int dirfd)
         return 0;
 }
 
-int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t mode, bool dry_run,
-                     bool *changed)
+/*
+ * Makes the folder, owned by root until the caller's fchown.  One that goes to
+ * another owner is made with the owner bits of its mode: root's alone until the
+ * chown hands them over, so nobody gains access early, and mostly no fchmod is
+ * left to do (issue 18: the 3n slot folders).  A root-owned one is made with no
+ * access at all: a root:root 0000 folder is how a run killed before its chmod
+ * is told from an admin's (provision.c's finish_dirs).
+ */
+static int make_dir(int dirfd, const char *name, uid_t uid, mode_t mode)
+{
+        return mkdirat(dirfd, name, uid != 0 ? mode & S_IRWXU : 0) == 0 ? 0 : -errno;
+}
+
+/* Why name cannot be opened as a folder: -ELOOP for a symlink, -ENOTDIR for another file, else err. */
+static int not_a_dir(int dirfd, const char *name, int err)
 {
         struct stat st;
-        bool ch = false;
+
+        if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+        return err == ENOTDIR ? -ENOTDIR : -err;
+}
+
+/*
+ * Looks at what is at name without following a symlink: by name alone (fdp
+ * NULL), or opened O_NOFOLLOW | O_DIRECTORY, which refuses a symlink, a file or
+ * a FIFO before opening anything, and then by its fd.  0 for a folder, -ENOENT
+ * for nothing there.
+ */
+static int look_dir(int dirfd, const char *name, int *fdp, struct stat *st)
+{
         int fd;
 
-        if (changed)
-                *changed = false;
-        if (!dry_run) {
-                /*
-                 * mkdir first, EEXIST when it is there (issue 18: a stat before every
-                 * mkdir was a tenth of provisioning's system calls).  Created with no
-                 * access at all; owner and mode follow through the fd.  Whatever is
-                 * there is opened with O_NOFOLLOW | O_DIRECTORY, which refuses a
-                 * symlink or a file; only then is it looked at to tell which.
-                 */
-                if (mkdirat(dirfd, name, 0) == 0)
-                        ch = true;
-                else if (errno != EEXIST)
+        if (!fdp) {
+                if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0)
                         return -errno;
-        } else if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                if (errno != ENOENT)
-                        return -errno;
-                if (changed)
-                        *changed = true;
-                return -ENOENT;
-        } else if (S_ISLNK(st.st_mode)) {
-                return -ELOOP;
-        } else if (!S_ISDIR(st.st_mode)) {
-                return -ENOTDIR;
+                return S_ISLNK(st->st_mode) ? -ELOOP : !S_ISDIR(st->st_mode) ? -ENOTDIR : 0;
         }
-
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-                int err = errno;
+        if (fd < 0)
+                return errno == ENOENT ? -ENOENT : not_a_dir(dirfd, name, errno);
+        if (fstat(fd, st) < 0) {
+                int r = -errno;
 
-                if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                        return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
-                if (ch && changed)
-                        *changed = true;
-                return err == ENOTDIR ? -ENOTDIR : -err;
+                slots_close(fd);
+                return r;
         }
-        if (fstat(fd, &st) < 0)
-                goto fail;
+        *fdp = fd;
+        return 0;
+}
+
+static void found_was(struct slots_dir_found *found, const struct stat *st)
+{
+        found->uid = st->st_uid;
+        found->gid = st->st_gid;
+        found->mode = st->st_mode & 07777;
+}
+
+int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t mode, unsigned flags,
+                     struct slots_dir_found *found)
+{
+        bool dry = flags & SLOTS_ENSURE_DRY_RUN, no_fd = flags & SLOTS_ENSURE_NO_FD;
+        struct slots_dir_found none;
+        struct stat st;
+        int fd = -1, r;
+
+        if (!found)
+                found = &none;
+        *found = (struct slots_dir_found) { .created = false };
+        /*
+         * A folder that is probably missing is made first, EEXIST when it is there
+         * (issue 18: a look before every mkdir was a tenth of provisioning's
+         * system calls); one that is probably there is looked at first.  Either way
+         * what is changed is changed through an fd opened without following.
+         */
+        if (!dry && (flags & SLOTS_ENSURE_MKDIR_FIRST)) {
+                r = make_dir(dirfd, name, uid, mode);
+                if (r == 0)
+                        found->created = found->changed = true;
+                else if (r != -EEXIST)
+                        return r;
+        }
+        if (!found->created) {
+                r = look_dir(dirfd, name, no_fd ? NULL : &fd, &st);
+                if (r == -ENOENT) {
+                        found->created = found->changed = true;
+                        if (dry)
+                                return -ENOENT;
+                        r = make_dir(dirfd, name, uid, mode);
+                        if (r < 0)
+                                return r;
+                } else if (r < 0) {
+                        return r;
+                } else {
+                        bool right = st.st_uid == uid && st.st_gid == gid && (st.st_mode & 07777) == mode;
+
+                        found_was(found, &st);
+                        /* Looked at by name: nothing to change, or (dry run) nothing changed. */
+                        if (fd < 0 && (right || dry)) {
+                                found->changed = !right;
+                                return 0;
+                        }
+                }
+        }
+        if (fd < 0) {
+                fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return not_a_dir(dirfd, name, errno);
+                if (fstat(fd, &st) < 0)
+                        goto fail;
+                /* What the fd shows decides, and is what was there before. */
+                if (!found->created)
+                        found_was(found, &st);
+        }
         if (st.st_uid != uid || st.st_gid != gid) {
-                ch = true;
-                if (!dry_run && fchown(fd, uid, gid) < 0)
+                found->changed = true;
+                if (!dry && fchown(fd, uid, gid) < 0)
                         goto fail;
                 /* chown may clear setuid and setgid (nothing else): compare and set the mode after it. */
-                if (!dry_run && (st.st_mode & (S_ISUID | S_ISGID)) && fstat(fd, &st) < 0)
+                if (!dry && (st.st_mode & (S_ISUID | S_ISGID)) && fstat(fd, &st) < 0)
                         goto fail;
         }
         if ((st.st_mode & 07777) != mode) {
-                ch = true;
-                if (!dry_run && fchmod(fd, mode) < 0)
+                found->changed = true;
+                if (!dry && fchmod(fd, mode) < 0)
                         goto fail;
         }
-        if (changed)
-                *changed = ch;
+        if (no_fd) {
+                slots_close(fd);
+                return 0;
+        }
         return fd;
 fail:
         slots_close(fd);

@@ -143,17 +143,35 @@ int slots_read_text_fd(int fd, const struct slots_read *how, struct stat *st, ch
 /* Writes all of buf, retrying short writes and EINTR.  Returns 0 or -errno. */
 int slots_write_all(int fd, const void *buf, size_t len);
 
+/* How slots_ensure_dir() goes about it. */
+enum {
+        SLOTS_ENSURE_DRY_RUN = 1 << 0,     /* change nothing; found says what would change */
+        SLOTS_ENSURE_NO_FD = 1 << 1,       /* no fd wanted: a folder that is right is looked at by name only */
+        SLOTS_ENSURE_MKDIR_FIRST = 1 << 2, /* probably missing: mkdirat before any look (EEXIST: looked at) */
+};
+
+/* What slots_ensure_dir() found, for the caller's report. */
+struct slots_dir_found {
+        bool created;           /* it was missing and was made (dry run: would be) */
+        bool changed;           /* created, or its owner or mode set (dry run: to be set) */
+        uid_t uid;              /* when it was there: the owner, group and mode it had */
+        gid_t gid;
+        mode_t mode;            /* the 07777 bits */
+};
+
 /*
  * Makes dirfd/name a directory owned by uid:gid with mode, never following a
- * symlink: created with mode 0, then fchown, then fchmod; an existing directory
- * gets owner and mode re-asserted through its fd.  *changed tells whether
- * anything was created or changed (may be NULL).  With dry_run nothing is
- * changed, *changed says what would be, and the return is -ENOENT when the
- * directory does not exist (no fd).  Returns the directory fd or -errno
- * (-ENOTDIR when name exists and is not a directory, -ELOOP for a symlink).
+ * symlink: created owned by root with no access for anyone else (the owner
+ * bits of mode when uid is not root, none when it is), then fchown, then
+ * fchmod where the mode still differs; an existing directory gets owner and
+ * mode re-asserted through its fd.  found (may be NULL) tells what was there
+ * and what was done.  Returns the directory fd, 0 with SLOTS_ENSURE_NO_FD
+ * (never an fd), or -errno (-ENOTDIR when name exists and is not a directory,
+ * -ELOOP for a symlink).  With SLOTS_ENSURE_DRY_RUN nothing is changed, and
+ * the return is -ENOENT when the directory does not exist (found->created set).
  */
-int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t mode, bool dry_run,
-                     bool *changed);
+int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t mode, unsigned flags,
+                     struct slots_dir_found *found);
 
 /* Closes fd when it is >= 0, keeping errno; for cleanup paths. */
 void slots_close(int fd);

@@ -72,6 +72,7 @@ struct ctx {
         char *failed_obj, *failed_text; /* the first of them */
         char **dry_made;                /* folders a dry pass has reported as created */
         size_t n_dry_made;
+        bool dir_missing;               /* the last folder looked at had to be made: so, likely, has the next */
         bool quiet;                     /* the check before changing: problems only */
         bool dry;                       /* this pass changes nothing */
         bool oom;                       /* a message could not be formatted: the run ends with ENOMEM */
@@ -1196,8 +1197,8 @@ static int open_dirs(struct ctx *x, const char *path)
         }
         while (p[have] == '/') {
                 char *start = p + have + 1, *end = strchr(start, '/');
+                struct slots_dir_found found = { .changed = false };
                 char save = 0;
-                bool changed = false;
                 int nfd;
 
                 if (end) {
@@ -1208,7 +1209,8 @@ static int open_dirs(struct ctx *x, const char *path)
                         if (!dry_seen(x, p))
                                 change(x, "create folder %s (root:root 0755)", p);
                 } else {
-                        nfd = slots_ensure_dir(fd, start, 0, 0, 0755, x->dry, &changed);
+                        nfd = slots_ensure_dir(fd, start, 0, 0, 0755,
+                                               x->dry ? SLOTS_ENSURE_DRY_RUN : SLOTS_ENSURE_MKDIR_FIRST, &found);
                         slots_close(fd);
                         fd = nfd;
                         if (fd == -ENOENT && x->dry) {
@@ -1219,7 +1221,7 @@ static int open_dirs(struct ctx *x, const char *path)
                                 PROBLEM(x, p, "move it away", "cannot create the folder: %s", strerror(-r));
                                 free(p);
                                 return r;
-                        } else if (changed) {
+                        } else if (found.changed) {
                                 change(x, "create folder %s (root:root 0755)", p);
                         }
                 }
@@ -1238,71 +1240,55 @@ done:
 /*
  * Makes dirfd/name (path) a folder with owner and mode; dirfd < 0 means the
  * parent is still to be created (dry pass).  A symlink or another file where
- * the folder belongs is a PROBLEM and is not followed.  Returns an fd, -ENOENT
- * (dry: to be created) or -errno.
+ * the folder belongs is a PROBLEM and is not followed.  Returns the folder's
+ * fd, or with want_fd false 0 (a folder that is right then costs one look by
+ * name: issue 18, the 3n slot folders); -ENOENT (dry: to be created) or -errno.
  */
 static int folder(struct ctx *x, int dirfd, const char *path, const char *name, uid_t uid, gid_t gid,
-                  mode_t mode)
+                  mode_t mode, bool want_fd)
 {
         char b1[64], b2[64], b3[64], b4[64];
-        struct stat st;
-        bool changed;
-        int fd;
+        struct slots_dir_found f;
+        unsigned flags = 0;
+        int r;
 
         if (dirfd < 0) {
                 change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
                        gid_str(x, gid, b2, sizeof(b2)), mode);
                 return -ENOENT;
         }
-        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                if (errno != ENOENT) {
-                        PROBLEM(x, path, NULL, "cannot inspect: %s", strerror(errno));
-                        return -errno;
-                }
-                st.st_mode = 0;
-                if (x->dry) {   /* to be created: no second look needed */
-                        change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
-                               gid_str(x, gid, b2, sizeof(b2)), mode);
-                        return -ENOENT;
-                }
-        } else if (S_ISLNK(st.st_mode)) {
+        if (x->dry)
+                flags |= SLOTS_ENSURE_DRY_RUN;
+        if (!want_fd)
+                flags |= SLOTS_ENSURE_NO_FD;
+        /* Folders come in runs: after one that was missing, the next is made before it is looked for. */
+        if (x->dir_missing)
+                flags |= SLOTS_ENSURE_MKDIR_FIRST;
+        r = slots_ensure_dir(dirfd, name, uid, gid, mode, flags, &f);
+        x->dir_missing = f.created;
+        if (r == -ELOOP) {
                 PROBLEM(x, path, fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");
-                return -ELOOP;
-        } else if (!S_ISDIR(st.st_mode)) {
+                return r;
+        }
+        if (r == -ENOTDIR) {
                 PROBLEM(x, path, fmt_fix(x, "move it away; slots-provision then creates the folder"),
                         "is not a folder");
-                return -ENOTDIR;
+                return r;
         }
-        if (x->quiet && S_ISDIR(st.st_mode)) {
-                /*
-                 * The check pass reports no change, so it only needs the folder open (for
-                 * the folders below it): not its owner and mode looked at a second time,
-                 * two system calls of each of the 3n slot folders (issue 18).
-                 */
-                fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0) {
-                        fd = -errno;
-                        PROBLEM(x, path, NULL, "cannot create or repair the folder: %s", strerror(-fd));
-                }
-                return fd;
+        if (r < 0 && !(r == -ENOENT && x->dry)) {
+                PROBLEM(x, path, NULL, x->dry ? "cannot inspect: %s" : "cannot create or repair the folder: %s",
+                        strerror(-r));
+                return r;
         }
-        fd = slots_ensure_dir(dirfd, name, uid, gid, mode, x->dry, &changed);
-        if (fd < 0 && !(fd == -ENOENT && x->dry)) {
-                PROBLEM(x, path, NULL, "cannot create or repair the folder: %s", strerror(-fd));
-                return fd;
-        }
-        if (!changed)
-                return fd;
-        if (st.st_mode == 0)
+        if (f.created)
                 change(x, "create folder %s (%s:%s %04o)", path, uid_str(x, uid, b1, sizeof(b1)),
                        gid_str(x, gid, b2, sizeof(b2)), mode);
-        else
-                change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path,
-                       uid_str(x, st.st_uid, b1, sizeof(b1)), gid_str(x, st.st_gid, b2, sizeof(b2)),
-                       st.st_mode & 07777, uid_str(x, uid, b3, sizeof(b3)), gid_str(x, gid, b4, sizeof(b4)),
-                       mode);
-        return fd;
+        else if (f.changed)
+                change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path, uid_str(x, f.uid, b1, sizeof(b1)),
+                       gid_str(x, f.gid, b2, sizeof(b2)), f.mode, uid_str(x, uid, b3, sizeof(b3)),
+                       gid_str(x, gid, b4, sizeof(b4)), mode);
+        return r;
 }
 
 static int slot_folders(struct ctx *x)
@@ -1324,10 +1310,8 @@ static int slot_folders(struct ctx *x)
                 const char *base;
                 int parent = slots_open_parent_in(x->rootfd, root, &base);
 
-                if (parent >= 0 && strcmp(root, "/") != 0) {
-                        int fd = folder(x, parent, root, base, 0, 0, 0755);
-                        slots_close(fd);
-                }
+                if (parent >= 0 && strcmp(root, "/") != 0)
+                        (void) folder(x, parent, root, base, 0, 0, 0755, false);
                 slots_close(parent);
         }
         for (size_t k = 0; k < 3; k++) {
@@ -1338,7 +1322,7 @@ static int slot_folders(struct ctx *x)
                         r = -ENOMEM;
                         break;
                 }
-                kfd = folder(x, rootdir, kpath, kinds[k], 0, 0, 0755);
+                kfd = folder(x, rootdir, kpath, kinds[k], 0, 0, 0755, true);
                 if (kfd < 0 && kfd != -ENOENT) {
                         free(kpath);
                         continue;
@@ -1346,14 +1330,12 @@ static int slot_folders(struct ctx *x)
                 for (unsigned i = 0; i < x->c->slots; i++) {
                         const struct pslot *s = &x->slots[i];
                         char *spath = slots_path_join(kpath, s->name);
-                        int sfd;
 
                         if (!spath) {
                                 r = -ENOMEM;
                                 break;
                         }
-                        sfd = folder(x, kfd, spath, s->name, s->uid, s->uid, 0700);
-                        slots_close(sfd);
+                        (void) folder(x, kfd, spath, s->name, s->uid, s->uid, 0700, false);
                         free(spath);
                 }
                 slots_close(kfd);

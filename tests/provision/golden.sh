@@ -9,6 +9,7 @@
 #   expected-status       exit status (default 0)
 #   expected-out          standard output of the run (and of --dry-run)
 #   expected-err          standard error (default: empty)
+#   expected-log          both into one file, in the order they were printed (a case with warnings)
 #   expected-{passwd,group,shadow,gshadow}  the account files afterwards
 #   expected-tree         every path under the root with type, mode and owner, afterwards
 #   expected-files/PATH   other files whose bytes are compared (slotctl.json, sudoers drop-in)
@@ -143,6 +144,14 @@ for c in "$GOLDEN"/*/; do
 	fi
 	snapshot "$root" >"$out/snap1"
 	check "$name: --dry-run changes nothing" cmp -s "$out/snap0" "$out/snap1"
+	# 1b. Standard output and error into one log (a file: output in blocks), as a service
+	# manager takes them: each warning after the changes made before it.
+	if [ -f "$c/expected-log" ] || { [ -n "${SLOTS_GOLDEN_UPDATE:-}" ] && [ -s "$c/expected-err" ]; }; then
+		"$SLOTS_PROVISION" --root "$root" --config "$conf" --dry-run >"$out/log" 2>&1
+		check "$name: --dry-run into one log exits 0" test $? = 0
+		unpath "$out/log" >"$out/log.u"
+		expect "$name: one log keeps the order of changes and warnings" "$c/expected-log" "$out/log.u"
+	fi
 
 	# 2. The run.
 	"$SLOTS_PROVISION" --root "$root" --config "$conf" >"$out/run" 2>"$out/err"

@@ -1,0 +1,67 @@
+#!/bin/sh
+# What slots-provision logs: each line reaches syslog as "<85>TIMESTAMP slots-provision[PID]: ...;
+# by uid 0" (LOG_AUTHPRIV, LOG_NOTICE, the pid of the run), one line per slot and pass, and
+# nothing for a run that changes nothing.  A receiver stands in for /dev/log: /dev becomes a
+# copy on tmpfs inside the test's namespace; the host's /dev and journal are not touched.
+. "$top_srcdir/tests/integration/lib.sh"
+slots_need_root
+command -v python3 >/dev/null || { echo "SKIP: needs python3 (Debian package python3) for the receiver"; exit 77; }
+slots_enter_namespace "$@"
+umask 022
+D=$SLOTS_SCRATCH/dev
+mkdir "$D"
+mount -t tmpfs -o mode=0755 tmpfs "$D"
+cp -a /dev/. "$D/" 2>/dev/null
+for m in pts shm mqueue; do
+	if mountpoint -q "/dev/$m"; then
+		mkdir -p "$D/$m"
+		mount --bind "/dev/$m" "$D/$m"
+	fi
+done
+rm -f "$D/log"
+python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(65536) + b"\n")' "$D/log" "$SLOTS_SCRATCH/log" &
+receiver=$!
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	[ -S "$D/log" ] && break
+	sleep 0.1
+done
+mount --rbind "$D" /dev
+check "the receiver listens at /dev/log" test -S /dev/log
+
+R=$SLOTS_SCRATCH/root
+mkdir -p "$R/etc"
+for f in passwd group shadow gshadow; do cp "$top_srcdir/tests/provision/initial-$f" "$R/etc/$f"; done
+cat >"$SLOTS_SCRATCH/slots.conf" <<'CONF'
+{"service": "svc", "slots": 3, "uid_min": 20000, "uid_max": 29999}
+CONF
+: >"$SLOTS_SCRATCH/log"
+sh -c 'echo $$ >"$1"; exec "$2" --root "$3" --config "$4"' sh "$SLOTS_SCRATCH/pid" "$SLOTS_PROVISION" "$R" \
+	"$SLOTS_SCRATCH/slots.conf" >"$SLOTS_SCRATCH/out" 2>"$SLOTS_SCRATCH/err"
+check "a pool of 3: exits 0" test $? = 0
+check "a pool of 3: prints its changes" grep -q '^create account slot03 ' "$SLOTS_SCRATCH/out"
+pid=$(cat "$SLOTS_SCRATCH/pid")
+sleep 0.5
+L=$SLOTS_SCRATCH/log
+echo "# $(wc -l <"$L") lines received, the first: $(head -n 1 "$L")"
+check "every line: <85>, a timestamp, slots-provision[$pid], by uid 0" \
+	test "$(grep -c . "$L")" -gt 0 -a "$(grep -c . "$L")" = \
+	"$(grep -Ec "^<85>[A-Z][a-z][a-z] [ 1-3][0-9] [0-9:]{8} slots-provision\\[$pid\\]: .*; by uid 0\$" "$L")"
+check "slot02's account, group and membership: one line" \
+	test "$(grep -c 'create group slot02 .*; create account slot02 .*; add slot02 to group' "$L")" = 1
+check "slot02's folders: one line per kind (home, state, run)" \
+	test "$(grep -c "create folder [^;]*/slot02 (slot02:slot02 0700) (under $R)" "$L")" = 3
+check "the shared group: a line of its own" grep -q ": create group slotshared (gid [0-9]*) (under $R); by" "$L"
+: >"$L"
+"$SLOTS_PROVISION" --root "$R" --config "$SLOTS_SCRATCH/slots.conf" >"$SLOTS_SCRATCH/out2" 2>&1
+check "again: 0 changes" test "$(cat "$SLOTS_SCRATCH/out2")" = "0 changes"
+sleep 0.5
+check "again: nothing logged" test ! -s "$L"
+kill "$receiver"
+slots_done
