@@ -99,8 +99,10 @@ check_rc "as another account: check is refused" 1 other
 check "as another account: the message says who may run it" grep -q 'root or as the service account' "$OUT/other.err"
 
 # Timing: 8 slots checked (7 assigned and the test slot).
-check_assign slot01 "$USER_A" slot02 u2 slot03 "$USER_B" slot04 u4 slot05 "$USER_C" slot06 u6 slot07 u7
-USERS="$USERS u2 u4 u6 u7"
+# The ids are long enough that no temp folder's random name can hold one (no_user_ids greps).
+U2=user2-0b5f7c3e9d U4=user4-6a1e8d2c4b U6=user6-9c3b5a7e1f U7=user7-2d8f4b6a0c
+check_assign slot01 "$USER_A" slot02 "$U2" slot03 "$USER_B" slot04 "$U4" slot05 "$USER_C" slot06 "$U6" slot07 "$U7"
+USERS="$USERS $U2 $U4 $U6 $U7"
 t0=$(date +%s%N)
 run_check eight
 t1=$(date +%s%N)
