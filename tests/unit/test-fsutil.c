@@ -229,6 +229,10 @@ static void test_chase_table(void **state)
         };
 
         (void) state;
+        if (geteuid() != 0)
+                print_message("skipped: the rows that need other owners (root only)\n");
+        if (!acl_ok)
+                print_message("skipped: the ACL rows (/tmp takes no POSIX ACLs here)\n");
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 struct slots_chase how = {
                         .flags = rows[i].flags,
