@@ -48,9 +48,11 @@ mkdir -p "$src" "$build" "$log"
 chmod 0755 "$scratch"
 
 # The scratch copy: what git tracks plus new files not ignored (the tree as it is now,
-# uncommitted changes included), under its own git so every mutation starts clean.
+# uncommitted changes included; a tracked file deleted in the tree is left out), under its own
+# git so every mutation starts clean.
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --no-recursion --) |
+	(cd "$top" && git ls-files -co --exclude-standard -z |
+		xargs -0 tar -cf - --no-recursion --ignore-failed-read --) |
 		tar -C "$src" -xf - || exit 2
 else
 	(cd "$top" && tar -cf - --exclude='./build*' .) | tar -C "$src" -xf - || exit 2
