@@ -85,7 +85,8 @@ EVIL=$(printf 'x\033]0;owned\007y')
 mkdir "$C/$EVIL"
 chmod 0777 "$C/$EVIL"
 cp "$C/good.conf" "$C/$EVIL/good.conf"
-session "below a folder anyone can write, named with terminal controls" PAM_PERM_DENIED slot01 "config=$C/$EVIL/good.conf"
+session "below a folder anyone can write, named with terminal controls" PAM_PERM_DENIED slot01 \
+	"config=$C/$EVIL/good.conf"
 check "syslog shows the folder's name escaped" grep -qF "$C/x\\033]0;owned\\ay: writable by others" "$S_ERR"
 check "no ESC or BEL byte reaches syslog" sh -c '! LC_ALL=C grep -q "$(printf "[\033\007]")" "$1"' _ "$S_ERR"
 slots_done

@@ -88,11 +88,13 @@ as2 sh -c 'echo bob >/tmp/bob-file; echo bob >/dev/shm/bob-shm'
 outside_before=$(stat_all "$S/outside" /etc/passwd "$DOCS")
 check "alice's objects exist before the release" \
 	test -e /dev/shm/alice-shm -a -e /tmp/alice-tmp -a -e /var/tmp/alice-vartmp -a -e "$HOME1/.history" \
-	-a -e /tmp/alice-dir/sub/f -a -L /tmp/alice-link -a -e /var/spool/cron/crontabs/slot01 -a -e /var/spool/cron/atjobs/a0001 \
+	-a -e /tmp/alice-dir/sub/f -a -L /tmp/alice-link -a -e /var/spool/cron/crontabs/slot01 \
+	-a -e /var/spool/cron/atjobs/a0001 \
 	-a -e "$TREE/dir-by-slot/f" -a -s "$SROOT/state/slot01/s" -a -s "$SROOT/run/slot01/r"
 check "the ACL entry naming slot01 is there before the release" \
 	sh -c "getfacl -n '$TREE/dir-by-slot/f' 2>/dev/null | grep -q ':$U1:'"
-check "the home's default ACL names slot02 before the release" sh -c "getfacl -cs '$HOME1' | grep -q 'default:user:slot02:rwx'"
+check "the home's default ACL names slot02 before the release" \
+	sh -c "getfacl -cs '$HOME1' | grep -q 'default:user:slot02:rwx'"
 check "slot01's and slot02's lingering flags are there before the release" \
 	test -e /var/lib/systemd/linger/slot01 -a -e /var/lib/systemd/linger/slot02
 check "slot01's files at depth 100 and 200 of slot02's chain are there before the release" \
