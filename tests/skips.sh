@@ -1,13 +1,15 @@
 #!/bin/sh
 # Lists what a "make check" run did not run, with the reason, from the logs in a build folder:
 # every test that skipped (exit 77) with its "SKIP: ..." line, and every part of a test that
-# said it was not run ("# ... skipped", "# ... not run").  Usage: tests/skips.sh BUILDDIR
+# said it was not run ("# ... skipped", "# ... not run", a unit test's "skipped: ..." or a
+# PAM case's "skip: ...").
+# Usage: tests/skips.sh BUILDDIR
 # Exit 0 always: it reports; the test results decide.
 set -u
 build=${1:?usage: tests/skips.sh BUILDDIR}
 n=0
 parts=0
-part_re='^# .*(skipped|not run|SKIP)|^\[  SKIPPED \]|^[0-9]+ passed, [0-9]+ failed, [1-9][0-9]* skipped' 
+part_re='^# .*(skipped|not run|SKIP)|^ *skip(ped)?: |^\[  SKIPPED \]|^[0-9]+ passed, [0-9]+ failed, [1-9][0-9]* skipped' 
 for trs in $(find "$build" -name '*.trs' | LC_ALL=C sort); do
 	log=${trs%.trs}.log
 	name=${trs#"$build"/}

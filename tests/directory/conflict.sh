@@ -78,6 +78,7 @@ TABLE
 
 "$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
 check "with every entry as planned again, provisioning exits 0" test $? = 0
-check "and creates no local account or group" sh -c "! grep -Eq '^create (account|group)' '$S/out'"
+check "and creates no local account or group" \
+	sh -c "grep -Eq '^[0-9]+ changes\$' '$S/out' && ! grep -Eq '^create (account|group)' '$S/out'"
 dir_stop
 slots_done

@@ -40,7 +40,7 @@ admin() {
 
 # --- 1. owner, group, mode and ACL are kept; a missing table is created root:svc 0640 ---
 rm -f "$TABLE"
-check "assign creates a missing table" admin assign alice slot01 >/dev/null
+check "assign creates a missing table" prints slot01 admin assign alice slot01
 check "a new table is root:<service group> 0640" [ "$(stat -c '%u:%g %a' "$TABLE")" = "0:4242 640" ]
 
 for spec in "0:4242 640" "0:0 600" "0:4243 644" "4242:4243 600" "0:4242 440"; do
@@ -143,7 +143,7 @@ check "assign carol slot03 fills the pool" prints slot03 admin assign carol slot
 refused "pool full" assign dave
 
 cp -p "$TABLE" "$T/before"
-check "the same assignment again is exit 0" admin assign alice slot01 >/dev/null
+check "the same assignment again is exit 0" prints slot01 admin assign alice slot01
 check "the same assignment again prints the slot" prints slot01 admin assign alice slot01
 check "assign without SLOT for a user who holds one prints that slot" prints slot01 admin assign alice
 check "the same assignment again changes nothing" cmp -s "$TABLE" "$T/before"

@@ -129,8 +129,9 @@ for row in "hard link|echo keep me >/var/mail/keep && ln /var/mail/keep /var/mai
 	"symlink|ln -s /var/mail/root-file /var/mail/slot03" \
 	"mailbox|echo old mail >/var/mail/slot03"; do
 	what=${row%%|*} make=${row#*|}
-	check "assign carol slot03 ($what)" test "$(adm assign carol slot03)" = slot03
-	runuser -u slot03 -- sh -c "$make"
+	check "assign carol slot03 ($what)" prints slot03 adm assign carol slot03
+	check "as slot03: the $what is made at /var/mail/slot03" \
+		sh -c 'runuser -u slot03 -- sh -c "$1" && { [ -e /var/mail/slot03 ] || [ -L /var/mail/slot03 ]; }' _ "$make"
 	before=$(sha256sum /var/mail/root-file)
 	run timeout 60 "$SLOTS_ADMIN" --config "$C" release carol
 	check "mailbox as a $what: release exits 0 (and never blocks)" test "$st" = 0

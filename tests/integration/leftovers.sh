@@ -74,7 +74,9 @@ check "no process of slot01 is left" test "$(procs_of "$U1")" = 0
 check "the home is empty" test -z "$(ls -A "$HOME1")"
 check "no entry of alice's tree is owned by slot01's uid" test "$(find "$TREE" -uid "$U1" | wc -l)" = 0
 check "the tree is the service's group again" test "$(stat -c %G "$TREE")" = svc
-check "the ACL entry naming slot01 is gone" sh -c '! getfacl -n -p "$1" | grep -q "^user:$2:"' _ "$TREE/by-slot" "$U1"
+check "the ACL entry naming slot01 is gone" \
+	sh -c 'getfacl -n -p "$1" >"$3" && grep -q "^user::" "$3" && ! grep -q "^user:$2:" "$3"' \
+	_ "$TREE/by-slot" "$U1" "$S/acl.after"
 check "the file itself is still there" test -s "$TREE/by-slot"
 check "the mailbox is empty" test -f /var/mail/slot01 -a ! -s /var/mail/slot01
 check "the mailbox kept owner, group and mode ($mail_before)" test "$(stat -c '%U:%G %a' /var/mail/slot01)" = "$mail_before"

@@ -37,6 +37,12 @@ prints() {
 	[ -n "$prints_want" ] && [ "$prints_got" = "$prints_want" ]
 }
 
+# quiet command...: the command with its standard output thrown away (inside check or
+# check_exit, whose own ok/not ok line must still show).
+quiet() {
+	"$@" >/dev/null
+}
+
 # check_fails "description" command...: passes when the command exits non-zero.
 check_fails() {
 	desc=$1

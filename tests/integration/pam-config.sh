@@ -72,10 +72,21 @@ check "the symlink: syslog names it and the fix" \
 session "below a folder anyone can write" PAM_PERM_DENIED slot01 "config=$C/ww/in/good.conf"
 check "the folder anyone can write: syslog names it and the fix" \
 	grep -q "$C/ww: writable by others (mode 0777).*fix: chmod o-w $C/ww" "$S_ERR"
-if command -v setfacl >/dev/null && setfacl -m u:4321:rwx "$C/aclw" 2>/dev/null; then
+# The namespace's /tmp is a tmpfs with POSIX ACLs: only a missing setfacl leaves the row out.
+if command -v setfacl >/dev/null; then
+	check "setfacl lets uid 4321 write $C/aclw" setfacl -m u:4321:rwx "$C/aclw"
 	session "in a folder whose ACL lets uid 4321 write" PAM_PERM_DENIED slot01 "config=$C/aclw/good.conf"
 	check "the ACL: syslog names the folder and the fix" grep -q "fix: setfacl -x u:4321 $C/aclw" "$S_ERR"
 else
-	echo "# no ACL on this file system: the ACL row is not run"
+	echo "# setfacl is not installed (package acl): the ACL row is not run"
 fi
+# A name from the file system reaches syslog escaped (ls -b style), never as raw control bytes.
+EVIL=$(printf 'x\033]0;owned\007y')
+mkdir "$C/$EVIL"
+chmod 0777 "$C/$EVIL"
+cp "$C/good.conf" "$C/$EVIL/good.conf"
+session "below a folder anyone can write, named with terminal controls" PAM_PERM_DENIED slot01 \
+	"config=$C/$EVIL/good.conf"
+check "syslog shows the folder's name escaped" grep -qF "$C/x\\033]0;owned\\ay: writable by others" "$S_ERR"
+check "no ESC or BEL byte reaches syslog" sh -c '! LC_ALL=C grep -q "$(printf "[\033\007]")" "$1"' _ "$S_ERR"
 slots_done

@@ -1,8 +1,9 @@
 #!/bin/sh
 # release leaves nothing of one user to the slot's next one (slots-admin(8), release; issue 4):
 # processes, home/state/run contents, SysV IPC, files in /tmp /var/tmp /dev/shm, crontab and at
-# jobs all go; the user's tree goes back to the service group and the slot can no longer read it;
-# symlinks planted in the home or the tree are never followed.  What belongs to others stays.
+# jobs and the lingering flag all go; the user's tree goes back to the service group and the slot
+# can no longer read it; symlinks planted in the home or the tree are never followed.  What
+# belongs to others stays.  The temp walk enters others' folders 128 levels deep, no deeper.
 . "$top_srcdir/tests/integration/release-lib.sh"
 
 U1=$(uid_of slot01)
@@ -23,10 +24,16 @@ mkdir -p /var/spool/cron/crontabs /var/spool/cron/atjobs
 chmod 1730 /var/spool/cron/crontabs
 chmod 1770 /var/spool/cron/atjobs
 # /dev/mqueue, when the system has the folder, shows the namespace's POSIX message queues.
-MQ=
-if [ -d /dev/mqueue ] && mount -t mqueue mqueue /dev/mqueue 2>/dev/null; then
+MQ= MQ_WHY=
+if [ ! -d /dev/mqueue ]; then
+	MQ_WHY="no /dev/mqueue folder on this system"
+elif mq_err=$(mount -t mqueue mqueue /dev/mqueue 2>&1); then
 	MQ=/dev/mqueue
+else
+	MQ_WHY="cannot mount mqueue on /dev/mqueue: $mq_err"
 fi
+# systemd-logind's lingering flags, in the namespace's private /var/lib layer.
+mkdir -p /var/lib/systemd/linger
 
 check "assign alice slot01" prints slot01 admin assign alice slot01
 check "assign bob slot02" prints slot02 admin assign bob slot02
@@ -55,10 +62,16 @@ echo job >/var/spool/cron/atjobs/a0001
 chown slot01 /var/spool/cron/crontabs/slot01 /var/spool/cron/atjobs/a0001
 echo job >/var/spool/cron/atjobs/a0002
 chown slot02 /var/spool/cron/atjobs/a0002
-if setfacl -m u:slot01:rwx "$TREE/dir-by-slot/f" 2>/dev/null; then
-	HAVE_ACL=1
-	setfacl -d -m u:slot02:rwx "$HOME1"
-fi
+: >/var/lib/systemd/linger/slot01
+: >/var/lib/systemd/linger/slot02
+# The namespace's /tmp is a tmpfs with POSIX ACLs: a setfacl that fails is a failure, not a skip.
+check "setfacl names slot01 in the tree and slot02 in the home's default ACL" \
+	sh -c 'setfacl -m "u:slot01:rwx" "$1" && setfacl -d -m "u:slot02:rwx" "$2"' _ "$TREE/dir-by-slot/f" "$HOME1"
+# A chain of slot02's folders 200 deep in /tmp, with a file of slot01's at depth 100 and at 200.
+DEEP100=/tmp/deep-bob$(printf '/d%.0s' $(seq 99))
+DEEP200=$DEEP100$(printf '/d%.0s' $(seq 100))
+as2 sh -c 'umask 0; mkdir -p "$1"' _ "$DEEP200" || not_ok "make slot02's chain of 200 folders in /tmp"
+as1 sh -c 'echo near >"$1/near"; echo far >"$2/far"' _ "$DEEP100" "$DEEP200"
 as1 "$IPC_HELPER" alice-mq >"$S/ipc1" || not_ok "release-ipc as slot01"
 as2 "$IPC_HELPER" bob-mq >"$S/ipc2" || not_ok "release-ipc as slot02"
 shm1=$(awk '$1 == "shm" { print $2 }' "$S/ipc1")
@@ -75,15 +88,25 @@ as2 sh -c 'echo bob >/tmp/bob-file; echo bob >/dev/shm/bob-shm'
 outside_before=$(stat_all "$S/outside" /etc/passwd "$DOCS")
 check "alice's objects exist before the release" \
 	test -e /dev/shm/alice-shm -a -e /tmp/alice-tmp -a -e /var/tmp/alice-vartmp -a -e "$HOME1/.history" \
-	-a -e /tmp/alice-dir/sub/f -a -e /var/spool/cron/crontabs/slot01 -a -e /var/spool/cron/atjobs/a0001 \
+	-a -e /tmp/alice-dir/sub/f -a -L /tmp/alice-link -a -e /var/spool/cron/crontabs/slot01 \
+	-a -e /var/spool/cron/atjobs/a0001 \
 	-a -e "$TREE/dir-by-slot/f" -a -s "$SROOT/state/slot01/s" -a -s "$SROOT/run/slot01/r"
-[ -n "${HAVE_ACL:-}" ] && check "the ACL entry naming slot01 is there before the release" \
+check "the ACL entry naming slot01 is there before the release" \
 	sh -c "getfacl -n '$TREE/dir-by-slot/f' 2>/dev/null | grep -q ':$U1:'"
+check "the home's default ACL names slot02 before the release" \
+	sh -c "getfacl -cs '$HOME1' | grep -q 'default:user:slot02:rwx'"
+check "slot01's and slot02's lingering flags are there before the release" \
+	test -e /var/lib/systemd/linger/slot01 -a -e /var/lib/systemd/linger/slot02
+check "slot01's files at depth 100 and 200 of slot02's chain are there before the release" \
+	test "$(stat -c %u "$DEEP100/near" "$DEEP200/far" 2>/dev/null | tr '\n' ' ')" = "$U1 $U1 "
 check "slot01's SysV shared memory exists before the release" sysv_has shm "$shm1"
 check "slot01's SysV semaphore set exists before the release" sysv_has sem "$sem1"
 check "slot01's SysV message queue exists before the release" sysv_has msg "$msg1"
 check "slot02's SysV shared memory exists before the release" sysv_has shm "$shm2"
-[ -n "$MQ" ] && check "slot01's POSIX message queue exists before the release" test -e "$MQ/alice-mq"
+if [ -n "$MQ" ]; then
+	check "slot01's POSIX message queue exists before the release" test -e "$MQ/alice-mq"
+	check "slot02's POSIX message queue exists before the release" test -e "$MQ/bob-mq"
+fi
 
 # --- release ---
 admin release alice >"$S/out" 2>"$S/err"
@@ -101,8 +124,7 @@ check "slot02's process still runs" test "$(procs_of "$U2")" -ge 1
 # home, state, run
 check "the home is empty" test -z "$(ls -A "$HOME1")"
 check "the home kept owner, group and mode ($home_before)" test "$(stat -c '%U:%G %a' "$HOME1")" = "$home_before"
-[ -n "${HAVE_ACL:-}" ] && check "the home is a fresh folder: no ACL of the old one" \
-	test -z "$(getfacl -cs "$HOME1" 2>/dev/null)"
+check "the home is a fresh folder: no ACL of the old one" test -z "$(getfacl -cs "$HOME1")"
 check "state/slot01 is empty" test -z "$(ls -A "$SROOT/state/slot01")"
 check "run/slot01 is empty" test -z "$(ls -A "$SROOT/run/slot01")"
 check "symlinks in the home were removed, not followed" \
@@ -117,7 +139,7 @@ if [ -n "$MQ" ]; then
 	check "slot01's POSIX message queue is gone" test ! -e "$MQ/alice-mq"
 	check "slot02's POSIX message queue stays" test -e "$MQ/bob-mq"
 else
-	echo "# no /dev/mqueue folder on this system: POSIX message queue case not run"
+	echo "# $MQ_WHY: POSIX message queue case not run"
 fi
 
 # temp files
@@ -130,19 +152,24 @@ check "root's file in /tmp stays" test -e /tmp/root-file
 check "slot02's files in /tmp and /dev/shm stay" test -e /tmp/bob-file -a -e /dev/shm/bob-shm
 check "no file of slot01 is left at the top of /tmp /var/tmp /dev/shm" \
 	test "$(find /tmp /var/tmp /dev/shm -maxdepth 1 -uid "$U1" | wc -l)" = 0
+check "slot01's file at depth 100 of slot02's folders is gone" test ! -e "$DEEP100/near" -a -d "$DEEP100"
+check "below 128 levels the walk does not go (slots-admin(8)): the file at depth 200 stays" \
+	test "$(stat -c %u "$DEEP200/far")" = "$U1"
 
 # crontab and at jobs
 check "slot01's crontab is gone" test ! -e /var/spool/cron/crontabs/slot01
 check "slot01's at job is gone" test ! -e /var/spool/cron/atjobs/a0001
 check "slot02's at job stays" test -e /var/spool/cron/atjobs/a0002
+check "slot01's lingering flag is gone" test ! -e /var/lib/systemd/linger/slot01
+check "slot02's lingering flag stays" test -e /var/lib/systemd/linger/slot02
 
 # the user's tree
 check "no entry of the tree is owned by slot01's uid" test "$(find "$TREE" -uid "$U1" | wc -l)" = 0
 check "no entry of the tree has slot01's gid" test "$(find "$TREE" -gid "$G1" | wc -l)" = 0
 check "what slot01 made now belongs to svc:svc" test "$(stat -c '%U:%G' "$TREE/by-slot")" = svc:svc
 check "its 0777 file lost access for others" test "$(stat -c %a "$TREE/by-slot")" = 770
-[ -n "${HAVE_ACL:-}" ] && check "the ACL entry naming slot01 is gone" \
-	sh -c "! getfacl -n '$TREE/dir-by-slot/f' 2>/dev/null | grep -q ':$U1:'"
+check "the ACL entry naming slot01 is gone" \
+	sh -c "getfacl -n '$TREE/dir-by-slot/f' >'$S/acl.after' && ! grep -q ':$U1:' '$S/acl.after'"
 check "the planted symlink's target is unchanged" test "$(stat_all "$S/outside" /etc/passwd "$DOCS")" = "$outside_before"
 out=$(runuser -u slot01 -- ls "$TREE" 2>&1)
 st=$?
@@ -155,7 +182,8 @@ check "as slot01, reading a file it made there fails with EACCES" sh -c 'echo "$
 # --- the next user of slot01 starts clean ---
 check "assign carol slot01 (the slot is back in the pool)" prints slot01 admin assign carol slot01
 check "carol's slot01 reaches her own tree" runuser -u slot01 -- ls "$DOCS/_users/carol"
-check "and still not alice's" sh -c "! runuser -u slot01 -- ls '$TREE' 2>/dev/null"
+out=$(runuser -u slot01 -- ls "$TREE" 2>&1)
+check "and still not alice's (EACCES)" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
 check "release by slot (release --slot slot01) works too" quiet admin release --slot slot01
 check "carol's tree is the service's again" test "$(stat -c %G "$DOCS/_users/carol")" = svc
 admin_run release alice

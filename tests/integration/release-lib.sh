@@ -84,11 +84,6 @@ admin() {
 	"$SLOTS_ADMIN" --config "$CONF" "$@"
 }
 
-# Runs a command with its output thrown away (for check, whose own output must show).
-quiet() {
-	"$@" >/dev/null
-}
-
 uid_of() {
 	id -u "$1"
 }

@@ -175,6 +175,7 @@ for i in range(1005):
     os.mkdir("h")
     os.chdir("h")
 open("bottom", "w").write("x")' "$H2"
+check "slot02 made a 1,005-level folder in its home" test "$(find "$H2" -name bottom | wc -l)" = 1
 runuser -u slot01 -- sh -c "echo e >'$D/_users/erin/by-slot01'"
 # erin's release stopped after step 1: the table no longer names erin, slot01 is pending.
 jq --arg t "2026-01-01T00:00:00Z" '.slots.slot01 = {"cleanup": "pending", "released": $t}' "$TABLE" >"$P/table"
@@ -192,7 +193,7 @@ cat "$P/err"
 check "release carol with a 1,005-level tree exits 0" test "$st" = 0
 check "the bottom file is the service's" test "$(find "$D/_users/carol" -name bottom -printf '%u:%g')" = svc:svc
 check "no entry of carol's tree is left with slot02" test "$(find "$D/_users/carol" -group slot02 | wc -l)" = 0
-check "the 1,005-level folder in slot02's home is gone" test -z "$(ls -A "$H2")"
+check "the 1,005-level folder in slot02's home is gone" test -d "$H2" -a -z "$(ls -A "$H2")"
 
 # ---- 5: names with terminal control sequences are escaped ----
 check "assign dave slot04" prints slot04 adm assign dave slot04

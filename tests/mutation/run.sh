@@ -10,12 +10,15 @@
 # Anything but "killed" fails the run (exit 1).  Run as root (most tests need it; they work
 # in private namespaces).  Usage: sh tests/mutation/run.sh [NAME...]   (default: every patch)
 # SLOTS_MUTATION_DIR: the scratch folder (default: a new one under /var/tmp, removed at the end).
+# SLOTS_MUTATION_TIMEOUT: seconds one named test may take (default 900); a mutant that makes a
+# test hang past it counts as killed ("timeout"): the suite would never finish.
 # A patch starts with "# claim: ..." and "# tests: TEST..." (names as in Makefile.am's TESTS,
 # the quickest first: they run one by one until one fails), then a diff against the source tree (git diff format, paths a/... b/...).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+limit=${SLOTS_MUTATION_TIMEOUT:-900}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "tests/mutation/run.sh: run it as root: most of the tests that catch mutations need root" >&2
@@ -45,14 +48,18 @@ mkdir -p "$src" "$build" "$log"
 chmod 0755 "$scratch"
 
 # The scratch copy: what git tracks plus new files not ignored (the tree as it is now,
-# uncommitted changes included), under its own git so every mutation starts clean.
+# uncommitted changes included; a tracked file deleted in the tree is left out), under its own
+# git so every mutation starts clean.
 if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$top" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --no-recursion --) |
+	(cd "$top" && git ls-files -co --exclude-standard -z |
+		xargs -0 tar -cf - --no-recursion --ignore-failed-read --) |
 		tar -C "$src" -xf - || exit 2
 else
 	(cd "$top" && tar -cf - --exclude='./build*' .) | tar -C "$src" -xf - || exit 2
 fi
+started=$(date +%s)
 echo "mutation run: $(echo "$patches" | wc -w) mutations, scratch copy in $src"
+echo "started $(date -u '+%Y-%m-%d %H:%M UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg), $jobs CPUs"
 (cd "$src" && ./autogen.sh >"$log/autogen" 2>&1) || { echo "autogen failed: $log/autogen"; exit 2; }
 # What autogen made is committed too, so resetting the copy never touches it.
 git -C "$src" init -q && git -C "$src" add -A -f &&
@@ -67,9 +74,10 @@ if ! make -C "$build" -j"$jobs" >"$log/build" 2>&1 || ! make -C "$build" -j"$job
 	exit 2
 fi
 
-# run_tests TESTS...: make check of exactly these; its status.
+# run_tests TESTS...: make check of exactly these, within the time limit each; its status
+# (124: the limit was reached).
 run_tests() {
-	make -C "$build" check TESTS="$*" >"$log/current" 2>&1
+	timeout -k 30 "$(($# * limit))" make -C "$build" check TESTS="$*" >"$log/current" 2>&1
 }
 # The tests' own verdicts (PASS, FAIL, SKIP, ERROR), one line each.
 verdicts() {
@@ -122,7 +130,13 @@ for p in $patches; do
 			# failure kills the mutant and the rest need not run.
 			result="SURVIVED (passed: $tests)"
 			for t in $tests; do
-				if ! run_tests "$t"; then
+				run_tests "$t"
+				rc=$?
+				if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+					cp "$log/current" "$log/$name.check"
+					result="killed by $t (timeout after ${limit} s)"
+					break
+				elif [ "$rc" != 0 ]; then
 					cp "$log/current" "$log/$name.check"
 					result="killed by $t ($(verdicts "$t" | cut -d' ' -f1))"
 					break
@@ -147,4 +161,5 @@ echo "|---|---|---|"
 printf '%s' "$summary"
 echo
 echo "$n mutations: $killed killed, $failed not (survived, stale, broken or no baseline)"
+echo "ended $(date -u '+%Y-%m-%d %H:%M UTC') after $((($(date +%s) - started) / 60)) min; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$failed" = 0 ]

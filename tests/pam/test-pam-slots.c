@@ -148,6 +148,18 @@ static int prep_finite(void)
         return 0;
 }
 
+/* The work folder of the case that runs (set before its set-up). */
+static const char *case_dir;
+
+/* The table writable by others (mode 0646). */
+static int prep_table_writable(void)
+{
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s/table.json", case_dir);
+        return chmod(path, 0646) < 0 ? 1 : 0;
+}
+
 /* "nofile": "unlimited" means fs.nr_open; from 64 only CAP_SYS_RESOURCE gets there. */
 static int prep_nofile_64(void)
 {
@@ -245,6 +257,10 @@ static const struct tcase cases[] = {
           TABLE, NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "not assigned" } },
         { "require_assigned refuses a pending slot", "slots_req", "slot03", CONFIG(LIMITS_A), 0, TABLE,
           NULL, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot03", "pending" } },
+        /* Whoever can write the table decides who gets a session: writable by others, refused. */
+        { "require_assigned refuses a table writable by others", "slots_req", "slot02", CONFIG(LIMITS_A), 0,
+          TABLE, prep_table_writable, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1,
+          { "slot02", "writable by others", "chmod 0640" } },
         { "require_assigned without a table", "slots_req", "slot02", CONFIG(LIMITS_A), 0, NULL, NULL,
           PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot02", "not assigned" } },
         { "require_assigned with a broken table", "slots_req", "slot02", CONFIG(LIMITS_A), 0,
@@ -455,6 +471,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
                 dprintf(report, "    cannot write the fixture in %s\n", dir);
                 return 1;
         }
+        case_dir = dir;
         if (c->prep && (r = c->prep()) != 0) {
                 if (r != SKIP)
                         dprintf(report, "    set-up failed: %s\n", strerror(errno));

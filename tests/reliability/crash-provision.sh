@@ -13,8 +13,8 @@
 slots_need_root
 rel_need_shim
 if ! rel_have_provision; then
-	echo "SKIP: $SLOTS_PROVISION is not built (yet)"
-	exit 77
+	echo "Bail out! $SLOTS_PROVISION is not built (make builds it)"
+	exit 99
 fi
 slots_enter_namespace "$@"
 

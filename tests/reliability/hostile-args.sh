@@ -125,10 +125,10 @@ check "the table is byte-identical after every refusal" cmp -s "$TABLE" "$P/tabl
 check "no temp is next to the table" [ -z "$(rel_temps "$W/s/etc")" ]
 
 # The other side of each limit: accepted.
-check "a user id of 64 characters is accepted" admin_in "$W" assign "$long64" slot02 >/dev/null
-check "and released" admin_in "$W" release "$long64" >/dev/null
-check "a user id with . _ - inside is accepted" admin_in "$W" assign "a.b_c-d" slot02 >/dev/null
-check "and released" admin_in "$W" release "a.b_c-d" >/dev/null
+check "a user id of 64 characters is accepted" prints slot02 admin_in "$W" assign "$long64" slot02
+check "and released" quiet admin_in "$W" release "$long64"
+check "a user id with . _ - inside is accepted" prints slot02 admin_in "$W" assign "a.b_c-d" slot02
+check "and released" quiet admin_in "$W" release "a.b_c-d"
 check_exit "slot99 is a valid name outside the pool: refused (exit 1), not a usage error" 1 \
 	admin_in "$W" assign carol slot99 2>/dev/null
 check_exit "slot100 too" 1 admin_in "$W" assign carol slot100 2>/dev/null
@@ -147,7 +147,7 @@ if [ -x "$EXECNUL" ]; then
 		sh -c '[ "$1" = 0 ] && grep -q "^user nobody holds no slot" "$2"' sh "$st" "$P/out"
 	check_exit "assign '<NUL>alice' arrives as an empty id: exit 2" 2 nul assign '\0alice' 2>/dev/null
 	check_exit "assign 'a/<NUL>b' arrives as 'a/': exit 2" 2 nul assign 'a/\0b' 2>/dev/null
-	check_exit "status 'slot01<NUL>x' arrives as slot01: exit 0" 0 nul status 'slot01\0x' >/dev/null
+	check_exit "status 'slot01<NUL>x' arrives as slot01: exit 0" 0 quiet nul status 'slot01\0x'
 	check "the table is byte-identical after them" cmp -s "$TABLE" "$P/table.before"
 	n_args=$((n_args + 4))
 fi

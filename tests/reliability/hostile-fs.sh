@@ -37,8 +37,8 @@ victims_intact() {
 	cmp -s "$P/victims.snap" "$P/victims.now" && [ ! -e "$V/created" ] && [ ! -e "$V/dir/created" ]
 }
 
-admin_in "$W" assign alice slot01 >/dev/null
-admin_in "$W" assign bob slot02 >/dev/null
+check "assign alice slot01" prints slot01 admin_in "$W" assign alice slot01
+check "assign bob slot02" prints slot02 admin_in "$W" assign bob slot02
 cp -p "$TABLE" "$P/table"
 
 # ---- symlinks at the table ----
@@ -79,11 +79,11 @@ echo other >"$ETC/.slots.json.0123456789abc"
 echo other >"$ETC/.slots.json.0123456789AB"
 echo other >"$ETC/.other.json.0123456789ab"
 touch -d '2000-01-01' "$ETC"/.*.json*
-check "release removes stale temps of the table's pattern" admin_in "$W" release carol >/dev/null
+check "release removes stale temps of the table's pattern" quiet admin_in "$W" release carol
 check "both the table's and its backup's" [ ! -e "$ETC/.slots.json.0123456789ab" ] && [ ! -e "$ETC/.slots.json-.0123456789ab" ]
 check "and leaves names that only look alike" \
 	[ -f "$ETC/.slots.json.0123456789abc" ] && [ -f "$ETC/.slots.json.0123456789AB" ] && [ -f "$ETC/.other.json.0123456789ab" ]
-check_exit "status (a reader, no lock) removes nothing" 0 admin_in "$W" status >/dev/null
+check_exit "status (a reader, no lock) removes nothing" 0 quiet admin_in "$W" status
 rm -f "$ETC"/.*.json.*
 
 # ---- the lock file ----
@@ -119,8 +119,9 @@ check "the table is unchanged after the folder refusals" cmp -s "$TABLE" "$P/tab
 # ---- FIFO, devices, socket, folder at the table path: refused, never blocking ----
 # The control for "never opens it" below: the shim sees status open a regular table.
 rm -f "$P/opens"
-env FAULT_CALLS=openat FAULT_LOG="$P/opens" LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$W/passwd" \
-	NSS_WRAPPER_GROUP="$W/group" FAULT_PROG=slots-admin "$SLOTS_ADMIN" --config "$W/slots.conf" status >/dev/null 2>&1
+check_exit "the control: status of a regular table exits 0 under the shim" 0 quiet env FAULT_CALLS=openat \
+	FAULT_LOG="$P/opens" LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$W/passwd" NSS_WRAPPER_GROUP="$W/group" \
+	FAULT_PROG=slots-admin "$SLOTS_ADMIN" --config "$W/slots.conf" status
 check "the shim logs status opening a regular table" grep -q " slots.json$" "$P/opens"
 mv "$TABLE" "$P/table.moved"
 not_regular() {
@@ -169,17 +170,22 @@ admin_in "$W" release bob >"$P/out" 2>"$P/err"
 st=$?
 echo "# release with a symlinked home and state folder: exit $st: $(head -n 2 "$P/err" | tr '\n' ' ')"
 check "a symlinked home and state folder are not followed by release (the victim folder keeps its files, owner, mode)" victims_intact
-check "release either replaces the links with real folders or leaves the slot pending" \
-	sh -c '[ ! -L "$1/home/slot02" ] || grep -q "\"pending\"" "$2"' sh "$W/s/slots" "$TABLE"
-admin_in "$W" status --json >/dev/null 2>&1
-check_exit "status still works" 0 admin_in "$W" status >/dev/null
+check "release refuses the linked home (exit 1), naming it as a symbolic link" \
+	sh -c '[ "$1" = 1 ] && grep -q "home/slot02: cannot open: .*(a symbolic link)" "$2"' sh "$st" "$P/err"
+check "and leaves slot02 pending, the links in place" \
+	sh -c '[ -L "$1/home/slot02" ] && grep -q "\"pending\"" "$2"' sh "$W/s/slots" "$TABLE"
+check_exit "status --json still works" 0 quiet admin_in "$W" status --json
+check_exit "status still works" 0 quiet admin_in "$W" status
 
 # ---- a component of a user's tree ----
 ln -s "$V/dir" "$W/s/docs/_users/erin"
 admin_in "$W" assign erin >"$P/out" 2>"$P/err"
-echo "# assign with the user's tree a symlink: exit $?: $(head -n 1 "$P/err")"
+st=$?
+echo "# assign with the user's tree a symlink: exit $st: $(head -n 1 "$P/err")"
+check "assign refuses the symlinked tree (exit 1) and says so" \
+	sh -c '[ "$1" = 1 ] && grep -q "_users/erin: is a symbolic link" "$2"' sh "$st" "$P/err"
 check "a symlinked user tree is not followed by assign (no chgrp, no chmod of the victim)" victims_intact
-admin_in "$W" release erin >/dev/null 2>&1
+check_exit "release erin: exit 0 (the linked tree is not hers to walk)" 0 quiet admin_in "$W" release erin
 check "nor by release" victims_intact
 rm -f "$W/s/docs/_users/erin"
 # A link inside a user's tree.
@@ -187,18 +193,22 @@ mkdir -p "$W/s/docs/_users/frank/work"
 ln -s "$V/file" "$W/s/docs/_users/frank/work/link-to-file"
 ln -s "$V/dir" "$W/s/docs/_users/frank/link-to-dir"
 chown -R -h "$SVC_UID:$SVC_UID" "$W/s/docs/_users/frank"
-admin_in "$W" assign frank >/dev/null 2>&1
+check_exit "assign frank, whose tree holds links: exit 0" 0 quiet admin_in "$W" assign frank
 check "links inside a user's tree are not followed by assign" victims_intact
 check "and are still links" [ -L "$W/s/docs/_users/frank/work/link-to-file" ]
-admin_in "$W" release frank >/dev/null 2>&1
+check_exit "release frank: exit 0" 0 quiet admin_in "$W" release frank
 check "nor by release" victims_intact
 # The folder that holds the trees is a link.
 mv "$W/s/docs/_users" "$W/s/docs/_users.real"
 ln -s "$V/dir" "$W/s/docs/_users"
 admin_in "$W" assign gina >"$P/out" 2>"$P/err"
-echo "# assign with _users a symlink: exit $?: $(head -n 1 "$P/err")"
+st=$?
+echo "# assign with _users a symlink: exit $st: $(head -n 1 "$P/err")"
+check "assign refuses the symlinked _users (exit 1) and says so" \
+	sh -c '[ "$1" = 1 ] && grep -q "_users: is a symbolic link" "$2"' sh "$st" "$P/err"
 check "a symlinked _users is not followed" victims_intact
-admin_in "$W" release gina >/dev/null 2>&1
+check_exit "release gina: exit 0" 0 quiet admin_in "$W" release gina
+check "nor by release" victims_intact
 rm -f "$W/s/docs/_users"
 mv "$W/s/docs/_users.real" "$W/s/docs/_users"
 
@@ -242,6 +252,7 @@ if rel_have_provision; then
 	"$SLOTS_PROVISION" --root "$R" --config "$P/prov.conf" >"$P/out" 2>"$P/err"
 	st=$?
 	echo "# and without the home link: exit $st"
+	check "without the home link, slots-provision finishes (exit 0)" [ "$st" = 0 ]
 	check "release folders that are links are not followed (no o+x on their targets)" victims_intact
 	rel_snap "$R/victim" "$P/image-victim.now"
 	check "the victim inside the image is untouched" cmp -s "$P/image-victim.snap" "$P/image-victim.now"

@@ -25,7 +25,10 @@ rel_need_shim() {
 }
 
 rel_have_provision() {
-	[ -x "$SLOTS_PROVISION" ]
+	[ -x "$SLOTS_PROVISION" ] && return 0
+	# make check builds it: its absence is a broken build, never a part quietly left out.
+	not_ok "$SLOTS_PROVISION is not built: the slots-provision part cannot run"
+	return 1
 }
 
 # rel_admin_world DIR POOL: the service svc and slot01..slotPOOL as nss_wrapper files in DIR,

@@ -3,6 +3,8 @@
  * tables.  The four *_r lookups are wrapped at link time (-Wl,--wrap=getpwnam_r,...), so
  * each case decides what "the directory" answers: an entry, nothing, a failure (EIO, or
  * ENOENT from a directory that is down), or ERANGE until the buffer is big enough.
+ * openlog and syslog (and __syslog_chk, what a _FORTIFY_SOURCE build calls) are wrapped too:
+ * the change log's lines are read back as they would reach syslog.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -629,15 +632,68 @@ static void test_json_text(void **state)
         }
 }
 
+/* ---- syslog, as cmd_log reaches it ---- */
+
+static struct {
+        int opens, facility, lines, priority;
+        char ident[64], last[4096];
+} logged;
+
+void __wrap_openlog(const char *ident, int option, int facility);
+void __wrap_syslog(int priority, const char *fmt, ...);
+void __wrap___syslog_chk(int priority, int flag, const char *fmt, ...);
+
+void __wrap_openlog(const char *ident, int option, int facility)
+{
+        (void) option;
+        logged.opens++;
+        logged.facility = facility;
+        snprintf(logged.ident, sizeof(logged.ident), "%s", ident);
+}
+
+static void record(int priority, const char *fmt, va_list ap)
+{
+        logged.lines++;
+        logged.priority = priority;
+        vsnprintf(logged.last, sizeof(logged.last), fmt, ap);
+}
+
+void __wrap_syslog(int priority, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        record(priority, fmt, ap);
+        va_end(ap);
+}
+
+void __wrap___syslog_chk(int priority, int flag, const char *fmt, ...)
+{
+        va_list ap;
+
+        (void) flag;
+        va_start(ap, fmt);
+        record(priority, fmt, ap);
+        va_end(ap);
+}
+
 static void test_log(void **state)
 {
         (void) state;
-        /* cmd_log goes to syslog; it must not crash on a name with control bytes or
-         * without SUDO_USER, and it opens the connection once. */
+        /* One connection for the run, as the command; a name with control bytes is escaped. */
+        cmd_name = "slots-admin";
         setenv("SUDO_USER", "admin", 1);
-        cmd_log("assigned %s to %s", "slot01", "bad\x1bname");
+        cmd_log("assigned %s to %s", "slot01", "bad\x1b]0;x\anam\re");
+        assert_int_equal(logged.lines, 1);
+        assert_string_equal(logged.last, "assigned slot01 to bad\\033]0;x\\anam\\re; by admin (via sudo)");
+        assert_int_equal(logged.priority, LOG_NOTICE);
         unsetenv("SUDO_USER");
         cmd_log("released %s", "slot01");
+        assert_int_equal(logged.lines, 2);
+        assert_string_equal(logged.last, "released slot01; by admin (via sudo)");
+        assert_int_equal(logged.opens, 1);
+        assert_string_equal(logged.ident, "slots-admin");
+        assert_int_equal(logged.facility, LOG_AUTHPRIV);
 }
 
 int main(void)

@@ -3,7 +3,9 @@
  * passed through (clamped to 0..125), a negative one as 125, a child killed by a signal as
  * -ECHILD, one that takes too long killed and -ETIMEDOUT, a drop that cannot happen -EPERM;
  * and as root, the child really is the other account with exactly its groups, and cannot
- * become root again.  slots_ident_of for an account that does not exist: -ENOENT.
+ * become root again; a setresuid that lies (only the effective uid changes) is caught before fn
+ * runs; a probe child (real and saved uid 0) holds no capability.  slots_ident_of for an
+ * account that does not exist: -ENOENT.  setresuid is wrapped at link time.
  */
 #include <errno.h>
 #include <grp.h>
@@ -12,11 +14,25 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "privdrop.h"
+
+/* When set (before the fork, so the child has it): setresuid changes the effective uid only. */
+static int lying_setresuid;
+
+int __real_setresuid(uid_t r, uid_t e, uid_t s);
+int __wrap_setresuid(uid_t r, uid_t e, uid_t s);
+int __wrap_setresuid(uid_t r, uid_t e, uid_t s)
+{
+        if (lying_setresuid)
+                return __real_setresuid((uid_t) -1, e, (uid_t) -1);
+        return __real_setresuid(r, e, s);
+}
 
 static int ret_value(void *arg)
 {
@@ -50,6 +66,32 @@ static int is_nobody(void *arg)
         if (setuid(0) == 0 || seteuid(0) == 0)
                 return 3;
         return 0;
+}
+
+/* 0 when no capability is left in any set (/proc/self/status), the uids those of a probe child. */
+static int no_capability(void *arg)
+{
+        char line[256];
+        int found = 0, bad = 0;
+        FILE *f;
+
+        (void) arg;
+        if (getuid() != 0 || geteuid() != 65534 || getgid() != 65534)
+                return 1;
+        f = fopen("/proc/self/status", "r");
+        if (!f)
+                return 2;
+        while (fgets(line, sizeof(line), f)) {
+                unsigned long long v;
+
+                if (strncmp(line, "Cap", 3) != 0 || sscanf(strchr(line, ':') + 1, "%llx", &v) != 1)
+                        continue;
+                found++;
+                if (strncmp(line, "CapBnd:", 7) != 0 && v != 0)
+                        bad++;
+        }
+        fclose(f);
+        return found < 4 ? 3 : bad ? 4 : 0;
 }
 
 /* The child always calls setgroups, which needs root: unprivileged, every drop is -EPERM. */
@@ -125,6 +167,29 @@ static void really_nobody(void **state)
         assert_int_equal(slots_run_as(&nobody, is_nobody, NULL, 5000), 0);
 }
 
+/* setresuid returns 0 but only the effective uid changed: real and saved stay root. */
+static void lying_drop_caught(void **state)
+{
+        const struct slots_ident nobody = { 65534, 65534, NULL, 0 };
+        int r;
+
+        (void) state;
+        need_root();
+        lying_setresuid = 1;
+        r = slots_run_as(&nobody, is_nobody, NULL, 5000);
+        lying_setresuid = 0;
+        assert_int_equal(r, -EPERM);
+}
+
+static void probe_without_capabilities(void **state)
+{
+        const struct slots_ident nobody = { 65534, 65534, NULL, 0 };
+
+        (void) state;
+        need_root();
+        assert_int_equal(slots_run_as_unkillable(&nobody, no_capability, NULL, 5000), 0);
+}
+
 static void ident_of_missing(void **state)
 {
         struct slots_ident id;
@@ -146,6 +211,8 @@ int main(void)
                 cmocka_unit_test(signal_and_timeout),
                 cmocka_unit_test(drop_refused),
                 cmocka_unit_test(really_nobody),
+                cmocka_unit_test(lying_drop_caught),
+                cmocka_unit_test(probe_without_capabilities),
                 cmocka_unit_test(ident_of_missing),
         };
 

@@ -6,10 +6,13 @@
  * renames a symlink to a victim over the name, exactly inside the window.
  * statx is wrapped too (-Wl,--wrap=statx) for release's temp walk, which looks with statx
  * and then opens: the wrap renames another account's folder over the slot's folder there.
+ * And mkdirat (-Wl,--wrap=mkdirat) for slots_ensure_dir, which makes a folder, finds the name
+ * taken (EEXIST) and opens what is there: the wrap puts a symlink to a victim folder there.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,6 +34,18 @@ static int dirfd_ = -1;
 static const char *swap_name;   /* the name to swap for a symlink at the next fstatat of it */
 static int swaps;
 
+static const char *swap_folder;         /* the folder to swap for a symlink to victim-dir next time */
+
+/* The attacker's move on a folder: moved away, a symlink to the victim folder in its place. */
+static void swap_folder_now(int fd, const char *name)
+{
+        swap_folder = NULL;
+        (void) unlinkat(fd, ".moved", AT_REMOVEDIR);
+        if (renameat(fd, name, fd, ".moved") == 0 && symlinkat("victim-dir", fd, ".swapd") == 0 &&
+            renameat(fd, ".swapd", fd, name) == 0)
+                swaps++;
+}
+
 int __real_fstatat(int fd, const char *name, struct stat *st, int flags);
 int __wrap_fstatat(int fd, const char *name, struct stat *st, int flags);
 
@@ -45,6 +60,22 @@ int __wrap_fstatat(int fd, const char *name, struct stat *st, int flags)
                 if (symlinkat("victim", fd, ".swap") == 0 && renameat(fd, ".swap", fd, name) == 0)
                         swaps++;
         }
+        if (swap_folder && strcmp(name, swap_folder) == 0)
+                swap_folder_now(fd, name);
+        errno = saved;
+        return r;
+}
+
+int __real_mkdirat(int fd, const char *name, mode_t mode);
+int __wrap_mkdirat(int fd, const char *name, mode_t mode);
+
+int __wrap_mkdirat(int fd, const char *name, mode_t mode)
+{
+        int r = __real_mkdirat(fd, name, mode);
+        int saved = errno;
+
+        if (swap_folder && strcmp(name, swap_folder) == 0)
+                swap_folder_now(fd, name);
         errno = saved;
         return r;
 }
@@ -124,6 +155,41 @@ static void assert_victim_untouched(void)
         assert_int_equal(read(fd, buf, sizeof(buf) - 1), 7);
         assert_string_equal(buf, "VICTIM\n");
         close(fd);
+}
+
+/*
+ * slots_ensure_dir (slots-provision's folders): the name was a folder when mkdirat found it
+ * taken (the change pass) or when fstatat looked (the dry pass); a symlink to a victim folder
+ * renamed in before the open is refused (-ELOOP), and the victim keeps its owner and mode.
+ */
+static void ensure_dir_swapped(void **state)
+{
+        (void) state;
+        for (int dry = 0; dry < 2; dry++) {
+                struct stat before, after;
+                bool changed;
+                int fd;
+
+                (void) unlinkat(dirfd_, "home", 0);
+                (void) unlinkat(dirfd_, ".moved", AT_REMOVEDIR);
+                (void) unlinkat(dirfd_, "victim-dir", AT_REMOVEDIR);
+                assert_int_equal(mkdirat(dirfd_, "victim-dir", 0700), 0);
+                assert_int_equal(mkdirat(dirfd_, "home", 0700), 0);
+                assert_int_equal(fstatat(dirfd_, "victim-dir", &before, AT_SYMLINK_NOFOLLOW), 0);
+                swaps = 0;
+                swap_folder = "home";
+                fd = slots_ensure_dir(dirfd_, "home", 4242, 4243, 02770, dry, &changed);
+                swap_folder = NULL;
+                if (fd >= 0)
+                        close(fd);
+                assert_int_equal(swaps, 1);
+                if (fd != -ELOOP)
+                        fail_msg("%s pass: a symlink swapped in gave %d, not -ELOOP", dry ? "dry" : "change", fd);
+                assert_int_equal(fstatat(dirfd_, "victim-dir", &after, AT_SYMLINK_NOFOLLOW), 0);
+                assert_int_equal(after.st_uid, before.st_uid);
+                assert_int_equal(after.st_gid, before.st_gid);
+                assert_int_equal(after.st_mode & 07777, 0700);
+        }
 }
 
 /* slots_open_regular: the pre-check saw a regular file; the open must not follow the link. */
@@ -224,8 +290,10 @@ static void temp_walk_swapped(void **state)
         int rootfd, fd;
 
         (void) state;
-        if (geteuid() != 0)
+        if (geteuid() != 0) {
+                print_message("skipped: the temp walk's swapped folder needs root (other owners)\n");
                 skip();
+        }
         assert_non_null(mkdtemp(img));
         rootfd = open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(rootfd >= 0);
@@ -262,6 +330,7 @@ int main(void)
                 cmocka_unit_test_setup(lock_swapped, fresh),
                 cmocka_unit_test_setup(replace_swapped, fresh),
                 cmocka_unit_test(temp_walk_swapped),
+                cmocka_unit_test(ensure_dir_swapped),
         };
 
         return cmocka_run_group_tests(tests, setup, teardown);
