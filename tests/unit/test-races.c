@@ -158,16 +158,26 @@ static void assert_victim_untouched(void)
 }
 
 /*
- * slots_ensure_dir (slots-provision's folders): the name was a folder when mkdirat found it
- * taken (the change pass) or when fstatat looked (the dry pass); a symlink to a victim folder
- * renamed in before the open is refused (-ELOOP), and the victim keeps its owner and mode.
+ * slots_ensure_dir (slots-provision's folders) has two windows between a look by name and the
+ * open: mkdirat finding the name taken (SLOTS_ENSURE_MKDIR_FIRST), and fstatat by name finding a
+ * folder to change (SLOTS_ENSURE_NO_FD).  A symlink to a victim folder renamed in there is
+ * refused by the open (-ELOOP), and the victim keeps its owner and mode.  (Without either flag
+ * the look is the O_NOFOLLOW open itself: no window.)
  */
 static void ensure_dir_swapped(void **state)
 {
         (void) state;
-        for (int dry = 0; dry < 2; dry++) {
+        static const struct {
+                const char *pass;
+                unsigned flags;
+        } passes[] = {
+                { "mkdir first", SLOTS_ENSURE_MKDIR_FIRST },
+                { "look by name", SLOTS_ENSURE_NO_FD },
+        };
+
+        for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]); p++) {
                 struct stat before, after;
-                bool changed;
+                struct slots_dir_found found;
                 int fd;
 
                 (void) unlinkat(dirfd_, "home", 0);
@@ -178,13 +188,13 @@ static void ensure_dir_swapped(void **state)
                 assert_int_equal(fstatat(dirfd_, "victim-dir", &before, AT_SYMLINK_NOFOLLOW), 0);
                 swaps = 0;
                 swap_folder = "home";
-                fd = slots_ensure_dir(dirfd_, "home", 4242, 4243, 02770, dry, &changed);
+                fd = slots_ensure_dir(dirfd_, "home", 4242, 4243, 02770, passes[p].flags, &found);
                 swap_folder = NULL;
                 if (fd >= 0)
                         close(fd);
                 assert_int_equal(swaps, 1);
                 if (fd != -ELOOP)
-                        fail_msg("%s pass: a symlink swapped in gave %d, not -ELOOP", dry ? "dry" : "change", fd);
+                        fail_msg("%s pass: a symlink swapped in gave %d, not -ELOOP", passes[p].pass, fd);
                 assert_int_equal(fstatat(dirfd_, "victim-dir", &after, AT_SYMLINK_NOFOLLOW), 0);
                 assert_int_equal(after.st_uid, before.st_uid);
                 assert_int_equal(after.st_gid, before.st_gid);
