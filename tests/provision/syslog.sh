@@ -1,7 +1,8 @@
 #!/bin/sh
 # What slots-provision logs: each line reaches syslog as "<85>TIMESTAMP slots-provision[PID]: ...;
-# by uid 0" (LOG_AUTHPRIV, LOG_NOTICE, the pid of the run), one line per slot and pass, and
-# nothing for a run that changes nothing.  A receiver stands in for /dev/log: /dev becomes a
+# by uid 0" (LOG_AUTHPRIV, LOG_NOTICE, the pid of the run), or "; by NAME (via sudo)" when
+# SUDO_USER names who ran it, one line per slot and pass, and nothing for a run that changes
+# nothing.  SUDO_USER is cleared for the first run: the suite itself may run under sudo.  A receiver stands in for /dev/log: /dev becomes a
 # copy on tmpfs inside the test's namespace; the host's /dev and journal are not touched.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
@@ -42,7 +43,7 @@ cat >"$SLOTS_SCRATCH/slots.conf" <<'CONF'
 {"service": "svc", "slots": 3, "uid_min": 20000, "uid_max": 29999}
 CONF
 : >"$SLOTS_SCRATCH/log"
-sh -c 'echo $$ >"$1"; exec "$2" --root "$3" --config "$4"' sh "$SLOTS_SCRATCH/pid" "$SLOTS_PROVISION" "$R" \
+env -u SUDO_USER sh -c 'echo $$ >"$1"; exec "$2" --root "$3" --config "$4"' sh "$SLOTS_SCRATCH/pid" "$SLOTS_PROVISION" "$R" \
 	"$SLOTS_SCRATCH/slots.conf" >"$SLOTS_SCRATCH/out" 2>"$SLOTS_SCRATCH/err"
 check "a pool of 3: exits 0" test $? = 0
 check "a pool of 3: prints its changes" grep -q '^create account slot03 ' "$SLOTS_SCRATCH/out"
@@ -63,5 +64,14 @@ check "the shared group: a line of its own" grep -q ": create group slotshared (
 check "again: 0 changes" test "$(cat "$SLOTS_SCRATCH/out2")" = "0 changes"
 sleep 0.5
 check "again: nothing logged" test ! -s "$L"
+cat >"$SLOTS_SCRATCH/slots4.conf" <<'CONF'
+{"service": "svc", "slots": 4, "uid_min": 20000, "uid_max": 29999}
+CONF
+SUDO_USER=alice "$SLOTS_PROVISION" --root "$R" --config "$SLOTS_SCRATCH/slots4.conf" >"$SLOTS_SCRATCH/out3" 2>&1
+check "a fourth slot, run by sudo: exits 0" test $? = 0
+sleep 0.5
+check "run by sudo: lines end in '; by alice (via sudo)', and only they" \
+	test "$(grep -c . "$L")" -gt 0 -a "$(grep -c . "$L")" = "$(grep -c '; by alice (via sudo)$' "$L")"
+check "run by sudo: slot04's account is logged" grep -q 'create account slot04 ' "$L"
 kill "$receiver"
 slots_done
