@@ -783,14 +783,28 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
 
         if (slot->uid == 0 || slot->gid == 0)
                 return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
-        /* A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own step. */
+        /*
+         * A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own
+         * step.  One that cannot be looked at is no reason to walk into it: nothing is walked then.
+         */
         for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                int r = 0;
+
                 if (!roots[i])
                         continue;
                 fd = open_dir_in(rootfd, roots[i]);
-                if (fd >= 0 && fstat(fd, &w.skip[w.n_skip]) == 0)
+                if (fd == -ENOENT || fd == -ENOTDIR)
+                        continue;       /* no folder there: nothing to keep out of the walk */
+                if (fd < 0)
+                        r = fd;
+                else if (fstat(fd, &w.skip[w.n_skip]) < 0)
+                        r = -errno;
+                else
                         w.n_skip++;
                 slots_close(fd);
+                if (r < 0)
+                        return slots_error_set(e, r, roots[i], "cannot look at it, so the walk of the temp "
+                                               "folders could not keep out of it: %s", strerror(-r));
         }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
                 keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
