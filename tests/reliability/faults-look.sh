@@ -374,6 +374,15 @@ if reference "$NAME"; then
 	A=$SLOTS_ADMIN
 	# A configured root below /tmp that cannot be looked at is never walked into.
 	fault_case "$NAME" "$A" fstat "$DOCS" slots_cleanup_temp
+	# An entry that cannot be looked at is reported, never taken for gone.
+	fault_case "$NAME" "$A" statx "a$U2" clean_top
+	fault_case "$NAME" "$A" statx slot02-dir own_walk
+	fault_case "$NAME" "$A" fstat /tmp/slot02-dir open_seen_dir
+	fault_case "$NAME" "$A" fstat /shared/slot02-dir own_hand
+	fault_case "$NAME" "$A" fstatat "$U2" slots_cleanup_temp
+	fault_case "$NAME" "$A" fstat /var/mail/slot02 clean_mail
+	fault_case "$NAME" "$A" fstat "/run/user/$U2" own_root
+	fault_case "$NAME" "$A" fstat "$SROOT/home/slot02" slots_cleanup_folders
 fi
 
 # ---- 2. release --slot of a pending slot: every user tree is walked for what names it ----
