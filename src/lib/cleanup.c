@@ -668,10 +668,14 @@ static void own_hand(struct own *w, int dfd, const char *name, const struct stat
                 for (size_t i = 0; i < 2; i++)
                         if (fremovexattr(fd, acls[i]) < 0 && errno != ENODATA && errno != EOPNOTSUPP)
                                 own_fail(w, -errno, "cannot remove its ACL");
-                if (fchown(fd, w->to_uid, gid) < 0)
-                        own_fail(w, -errno, "cannot give it to the service");
-                else if (fchmod(fd, mode) < 0)
+                /*
+                 * The mode narrows first: should the chown fail, the entry is still the slot's and
+                 * the next release finds it again; the service's already, it would keep its old mode.
+                 */
+                if (fchmod(fd, mode) < 0)
                         own_fail(w, -errno, "cannot set its mode");
+                else if (fchown(fd, w->to_uid, gid) < 0)
+                        own_fail(w, -errno, "cannot give it to the service");
         } else if (fchownat(fd, "", w->to_uid, gid, AT_EMPTY_PATH) < 0) {
                 own_fail(w, -errno, "cannot give it to the service");
         }

@@ -330,11 +330,21 @@ static int fix_fd(struct walk *w, int fd, const struct stat *st, const char *nam
         int r;
 
         if (target(w, st->st_mode, st->st_uid, st->st_gid, &nu, &ng, &nm)) {
+                /*
+                 * At release the mode narrows first: should the chown fail, the entry still names
+                 * the slot, so the next release finds it again (given to the service first, a
+                 * failed chmod would leave others' bits on an entry no walk looks at any more).
+                 */
+                if (w->mode != PREPARE && nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                        return fail(w, name, -errno, "cannot change mode");
                 if ((nu != st->st_uid || ng != st->st_gid) &&
                     fchown(fd, nu == st->st_uid ? (uid_t) -1 : nu, ng == st->st_gid ? (gid_t) -1 : ng) < 0)
                         return fail(w, name, -errno, "cannot change owner or group");
-                /* chown may have cleared setuid/setgid of a file; the target never has them. */
-                if (nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                /*
+                 * At assign the group is the slot's before it gets g+rw.  chown may have cleared
+                 * setuid/setgid of a file; the target never has them.
+                 */
+                if (w->mode == PREPARE && nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
                         return fail(w, name, -errno, "cannot change mode");
                 changed = true;
                 /* A link made meanwhile: put the old owner and mode back. */

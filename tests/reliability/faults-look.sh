@@ -383,6 +383,9 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fstat /var/mail/slot02 clean_mail
 	fault_case "$NAME" "$A" fstat "/run/user/$U2" own_root
 	fault_case "$NAME" "$A" fstat "$SROOT/home/slot02" slots_cleanup_folders
+	# The mode narrows before the owner changes: a failed chmod leaves the entry to the next release.
+	fault_case "$NAME" "$A" fchmod /_users/bob/pipe fix_fd EPERM
+	fault_case "$NAME" "$A" fchmod /shared/slot02-dir own_hand EPERM
 fi
 
 # ---- 2. release --slot of a pending slot: every user tree is walked for what names it ----
