@@ -946,6 +946,7 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
 {
         struct mq_result res = { .err = -ECHILD };
         int p[2], status;
+        ssize_t n;
         pid_t pid;
 
         if (pipe2(p, O_CLOEXEC) < 0)
@@ -962,8 +963,13 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
                 mq_child(p[1], uid, gid);
         }
         close(p[1]);
-        if (read(p[0], &res, sizeof(res)) != (ssize_t) sizeof(res))
+        n = read(p[0], &res, sizeof(res));
+        if (n < 0) {
+                res.err = -errno;
+                snprintf(res.what, sizeof(res.what), "reading the helper's answer");
+        } else if (n != (ssize_t) sizeof(res)) {
                 res.err = -ECHILD;
+        }
         close(p[0]);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;

@@ -666,7 +666,12 @@ int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct
                         slots_error_fix(e, "create it (see slots.conf(5)) or name another with --config");
                 return fd;
         }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                close(fd);
+                return slots_error_set(e, r, path, "cannot stat the config: %s", strerror(-r));
+        }
+        if (!S_ISREG(st.st_mode)) {
                 close(fd);
                 return slots_error_set(e, -EINVAL, path, "the config is not a regular file");
         }

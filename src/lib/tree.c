@@ -730,8 +730,14 @@ static int stack_pop(struct walk *w, struct stack *st)
                 struct stat s;
                 int fd = openat(dirfd(f->d), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-                if (fd < 0 || fstat(fd, &s) < 0 || s.st_dev != p->dev || s.st_ino != p->ino) {
-                        r = fd < 0 ? -errno : -ESTALE;
+                if ((fd < 0 && errno != ENOENT) || (fd >= 0 && fstat(fd, &s) < 0)) {
+                        r = -errno;
+                        slots_close(fd);
+                        path_pop(w, f->len);
+                        r = fail(w, NULL, r, "cannot open the folder above again; what was left of it was not walked");
+                        slots_error_fix(w->e, "run the same command again");
+                } else if (fd < 0 || s.st_dev != p->dev || s.st_ino != p->ino) {
+                        r = fd < 0 ? -ENOENT : -ESTALE;
                         slots_close(fd);
                         path_pop(w, f->len);
                         r = fail_as(w, NULL, r, "the folder was moved during the walk; what was left of it "
@@ -1247,7 +1253,14 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                                 first = fail(&w, name, -errno, "cannot open the folder");
                         continue;
                 }
-                if (fstat(cfd, &cs) < 0 || !same_inode(&cs, &sx)) {
+                if (fstat(cfd, &cs) < 0) {
+                        k = -errno;
+                        close(cfd);
+                        if (first == 0)
+                                first = fail(&w, name, k, "cannot stat");
+                        continue;
+                }
+                if (!same_inode(&cs, &sx)) {
                         close(cfd);
                         if (first == 0)
                                 first = fail(&w, name, -EAGAIN, "the folder changed during the walk");

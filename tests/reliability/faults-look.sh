@@ -386,6 +386,13 @@ if reference "$NAME"; then
 	# The mode narrows before the owner changes: a failed chmod leaves the entry to the next release.
 	fault_case "$NAME" "$A" fchmod /_users/bob/pipe fix_fd EPERM
 	fault_case "$NAME" "$A" fchmod /shared/slot02-dir own_hand EPERM
+	# A failed look is reported as itself, not as a wrong type, a change or a dead helper.
+	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf open_end
+	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf slots_config_load_flags
+	fault_case "$NAME" "$A" fstat /etc/slots/slots.json.lock slots_release_lock
+	fault_case "$NAME" "$A" fstat /home/slot02/deep slots_tree_empty
+	fault_case "$NAME" "$A" read "]" clean_mqueues
+	fault_case "$NAME" "$A" fstat /srv level_push
 fi
 
 # ---- 2. release --slot of a pending slot: every user tree is walked for what names it ----
@@ -452,7 +459,11 @@ setup_fresh() {
 }
 SETUP=setup_fresh RUN=prov_run NEXT=prov_run READ_ONLY=0 GOES_ON=0
 NAME="slots-provision --root, a fresh image (pool 3)"
-reference "$NAME"
+if reference "$NAME"; then
+	V=$SLOTS_PROVISION
+	# A failed look is reported as itself, not as a wrong type.
+	fault_case "$NAME" "$V" fstat /etc/.pwd.lock slots_accounts_lock
+fi
 prov_run >/dev/null 2>&1
 save_areas done
 setup_done() {
