@@ -443,7 +443,18 @@ for what in status status_json; do
 done
 RUN=check_run
 NAME="check (slot01 assigned, every row passes)"
-reference "$NAME"
+if reference "$NAME"; then
+	A=$SLOTS_ADMIN
+	# A row that could not look passes only saying so; otherwise it fails with the reason.
+	fault_case "$NAME" "$A" open / slots_root_open
+	fault_case "$NAME" "$A" stat /etc/slots/slots.conf check_config
+	fault_case "$NAME" "$A" readlink /app/current find_releases
+	fault_case "$NAME" "$A" fstat /docs/shared links_of
+	fault_case "$NAME" "$A" readdir /docs/shared links_walk
+	fault_case "$NAME" "$A" fstatat notes.txt links_walk
+	fault_case "$NAME" "$A" open "/_users/$USER_A" check_tree
+	fault_case "$NAME" "$A" fstat "/_users/$USER_A" check_tree
+fi
 
 # ---- 5. slots-provision --root: a fresh image, then a run over the finished one ----
 R=$SLOTS_WORLD/root
