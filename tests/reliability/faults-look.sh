@@ -474,6 +474,11 @@ if reference "$NAME"; then
 	V=$SLOTS_PROVISION
 	# A failed look is reported as itself, not as a wrong type.
 	fault_case "$NAME" "$V" fstat /etc/.pwd.lock slots_accounts_lock
+	# A listing or an entry that cannot be looked at is reported, never skipped in silence.
+	fault_case "$NAME" "$V" readdir /opt/video-studio/releases list_dir
+	fault_case "$NAME" "$V" fstatat convert.sh share_walk
+	fault_case "$NAME" "$V" openat convert.sh share_walk
+	fault_case "$NAME" "$V" fstat /assets/convert.sh share_walk
 fi
 prov_run >/dev/null 2>&1
 save_areas done
