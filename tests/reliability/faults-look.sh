@@ -472,6 +472,8 @@ SETUP=setup_fresh RUN=prov_run NEXT=prov_run READ_ONLY=0 GOES_ON=0
 NAME="slots-provision --root, a fresh image (pool 3)"
 if reference "$NAME"; then
 	V=$SLOTS_PROVISION
+	# A root that cannot be opened is a failure (1), not a usage error.
+	fault_case "$NAME" "$V" open "$R" slots_root_open
 	# A failed look is reported as itself, not as a wrong type.
 	fault_case "$NAME" "$V" fstat /etc/.pwd.lock slots_accounts_lock
 	# A listing or an entry that cannot be looked at is reported, never skipped in silence.
