@@ -14,8 +14,10 @@
 #     equals an undisturbed run's, no process or IPC object of the slot left; or
 #   - succeed with the job done in full: the world (and, read-only, what it prints) as an
 #     undisturbed run's.  A failure passed over in silence, the job left undone, is a bug.
-# The cases the fixes of this issue came with: one call, named by its target and by the
-# function that makes it, fails.
+# First the cases the fixes of this issue came with (one call named by its target), then the
+# sweep.  Short form: the first call of each line of code that makes one (FAULT_LOG_SITES names
+# the calling instruction), each line once per program; SLOTS_RELIABILITY_FULL=1: every call
+# of every run.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/reliability/rel-lib.sh"
 slots_need_root
@@ -217,7 +219,27 @@ errno_for() {
 	esac
 }
 
+# The long form tries a second errno.
+errnos_for() {
+	e=$(errno_for "$1")
+	echo "$e"
+	[ "$FULL" = 1 ] || return 0
+	case $e in
+	EIO) echo EACCES ;;
+	ENOSPC | EPERM) echo EIO ;;
+	esac
+}
+
 CHANGE_RE='^[0-9]+ (write|fsync|fdatasync|fchown|fchownat|fchmod|fchmodat|rename|renameat|renameat2|unlink|unlinkat|ftruncate|fsetxattr|mkdirat|fremovexattr|acl_set_fd|umount2|fchmodat2|ipc_rmid) '
+
+# The line of code behind a site, when binutils is there to say it.
+where() {
+	command -v addr2line >/dev/null || return 0
+	prog=$1
+	case $2 in @0x*) ;; *) return 0 ;; esac
+	printf ' [%s]' "$(addr2line -f -i -e "$prog" "$(printf '0x%x' $(($(echo "$2" | cut -c2-) - 1)))" 2>/dev/null |
+		sed -n 'p' | paste -sd' ' | sed 's|[^ ]*/src/||g')"
+}
 
 # reference NAME: the undisturbed run of $RUN after $SETUP: its log, output and world.
 reference() {
@@ -348,6 +370,35 @@ fault_case() {
 	tally
 }
 
+# sweep NAME PROGRAM: the short form faults the first call of each site that no earlier
+# scenario faulted in PROGRAM; the long form, the first call of each site on each target,
+# with a second errno for the calls that look (EACCES) and change (EIO).
+sweep() {
+	name=$1
+	prog=$2
+	seen=$P/seen-$(basename "$prog")
+	touch "$seen"
+	awk -v full="$FULL" -v seen="$seen" 'BEGIN { while ((getline s <seen) > 0) done[s] = 1 }
+		{ k = ++occ[$3]; t = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", t) }
+		full == 1 && !pair[$3 " " t]++ { print $1, $3, k }
+		full != 1 && k == 1 && !done[$3] { print $1, $3, k }' "$P/ref.log" >"$P/points"
+	[ "$FULL" = 1 ] || cut -d' ' -f2 "$P/points" >>"$seen"
+	bad=0 runs=0 clean=0 done_ok=0
+	while read -r n site occ; do
+		line=$(sed -n "${n}p" "$P/ref.log")
+		call=$(echo "$line" | cut -d' ' -f2)
+		for e in $(errnos_for "$call"); do
+			$SETUP
+			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
+			st=$?
+			judge "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" "$n" ||
+				bad=$((bad + 1))
+		done
+	done <"$P/points"
+	tally
+	check "$name: $runs faults out of $(wc -l <"$P/ref.log") calls: $clean clean failures (finished by the next command), $done_ok runs that did the whole job anyway" [ "$bad" = 0 ]
+}
+
 shim_admin() {
 	timeout 60 env LD_PRELOAD="$SHIM" FAULT_PROG=slots-admin "$SLOTS_ADMIN" "$@"
 }
@@ -393,6 +444,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fstat /home/slot02/deep slots_tree_empty
 	fault_case "$NAME" "$A" read "]" clean_mqueues
 	fault_case "$NAME" "$A" fstat /srv level_push
+	sweep "$NAME" "$A"
 fi
 
 # ---- 2. release --slot of a pending slot: every user tree is walked for what names it ----
@@ -406,7 +458,9 @@ pending_run() {
 }
 SETUP=setup_pending RUN=pending_run NEXT=pending_run READ_ONLY=0 GOES_ON=1
 NAME="release --slot slot03 (pending, its files in two users' trees)"
-reference "$NAME"
+if reference "$NAME"; then
+	sweep "$NAME" "$SLOTS_ADMIN"
+fi
 
 # ---- 3. assign to a user whose tree is there with one entry of every kind ----
 setup_assign() {
@@ -418,7 +472,9 @@ assign_run() {
 }
 SETUP=setup_assign RUN=assign_run NEXT=assign_run READ_ONLY=0 GOES_ON=0
 NAME="assign carol (slot02, her tree with one entry of every kind)"
-reference "$NAME"
+if reference "$NAME"; then
+	sweep "$NAME" "$SLOTS_ADMIN"
+fi
 
 # ---- 4. status, status --json, check: they change nothing ----
 setup_none() {
@@ -439,7 +495,9 @@ SETUP=setup_none NEXT=: READ_ONLY=1
 for what in status status_json; do
 	RUN=${what}_run
 	NAME="$(echo "$what" | sed 's/_json/ --json/') (slot01 assigned)"
-	reference "$NAME"
+	if reference "$NAME"; then
+		sweep "$NAME" "$SLOTS_ADMIN"
+	fi
 done
 RUN=check_run
 NAME="check (slot01 assigned, every row passes)"
@@ -454,6 +512,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fstatat notes.txt links_walk
 	fault_case "$NAME" "$A" open "/_users/$USER_A" check_tree
 	fault_case "$NAME" "$A" fstat "/_users/$USER_A" check_tree
+	sweep "$NAME" "$A"
 fi
 
 # ---- 5. slots-provision --root: a fresh image, then a run over the finished one ----
@@ -481,6 +540,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$V" fstatat convert.sh share_walk
 	fault_case "$NAME" "$V" openat convert.sh share_walk
 	fault_case "$NAME" "$V" fstat /assets/convert.sh share_walk
+	sweep "$NAME" "$V"
 fi
 prov_run >/dev/null 2>&1
 save_areas done
@@ -489,7 +549,9 @@ setup_done() {
 }
 SETUP=setup_done
 NAME="slots-provision --root over the finished image (0 changes)"
-reference "$NAME"
+if reference "$NAME"; then
+	sweep "$NAME" "$SLOTS_PROVISION"
+fi
 
 end_holders
 echo "# faults: $total_runs injected, $total_clean clean failures, $total_done runs that did the job anyway"
