@@ -1762,8 +1762,12 @@ static int shared_dirs(struct ctx *x)
                 int dfd = dup(docfd), fd = -1;
                 struct stat st;
 
-                if (!path || !rel || dfd < 0) {
+                if (!path || !rel) {
                         r = -ENOMEM;
+                        goto next;
+                }
+                if (dfd < 0) {
+                        FAILED(x, path, NULL, "cannot open docs_root again: %s", strerror(errno));
                         goto next;
                 }
                 /* Walk to the parent without following anything. */

@@ -265,6 +265,23 @@ reference() {
 	return 0
 }
 
+# names_reason WHAT REASON: the failed run ($st, $P/out, $P/err) says "<command>: <what>:
+# <object>: ... REASON" (or check: a FAIL row with REASON); else "not ok" and 1.
+names_reason() {
+	r=$2
+	# Running out of processes, descriptors or memory is about the step, not a file.
+	case $call in
+	fork | pipe2 | dup | mmap | pidfd_open) want="^slots-(admin|provision): .+: .*$r" ;;
+	*) want="^slots-(admin|provision): [^:]+: [^:]+: .*$r" ;;
+	esac
+	if [ -z "$2" ] || { ! grep -v -E ': (warning|fix): ' "$P/err" | grep -q -E "$want" && ! grep -q -E "^FAIL .*$r" "$P/out"; }; then
+		not_ok "$1: exit $st, but no message names the object and the reason:" \
+			"$(grep -v -E ': (warning|fix): ' "$P/err" | head -c 300)$(grep '^FAIL' "$P/out" | head -c 300)"
+		return 1
+	fi
+	return 0
+}
+
 # judge WHAT ERRNO N: the run just made ($st, $P/out, $P/err) with ERRNO injected at what the
 # reference made as its call N.  Counts it; prints "not ok" and returns 1 when it is wrong.
 judge() {
@@ -303,16 +320,7 @@ judge() {
 		not_ok "$what: exit $st, want 1: $(head -c 300 "$P/err")"
 		return 1
 	fi
-	# Running out of processes, descriptors or memory is about the step, not a file.
-	case $call in
-	fork | pipe2 | dup | mmap | pidfd_open) want="^slots-(admin|provision): .+: .*$reason" ;;
-	*) want="^slots-(admin|provision): [^:]+: [^:]+: .*$reason" ;;
-	esac
-	if ! grep -q -E "$want" "$P/err" && ! grep -q -E "^FAIL .*$reason" "$P/out"; then
-		not_ok "$what: exit $st, but no message names the object and the reason:" \
-			"$(grep -v ': warning: ' "$P/err" | head -c 300)$(grep '^FAIL' "$P/out" | head -c 300)"
-		return 1
-	fi
+	names_reason "$what" "$reason" || return 1
 	clean=$((clean + 1))
 	if [ "$READ_ONLY" = 1 ] || [ "$n" -lt "$commit" ]; then
 		if ! cmp -s "$P/now.w" "$P/before.w"; then
@@ -552,6 +560,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$V" fstatat convert.sh share_walk
 	fault_case "$NAME" "$V" openat convert.sh share_walk
 	fault_case "$NAME" "$V" fstat /assets/convert.sh share_walk
+	fault_case "$NAME" "$V" dup /srv/video-studio/docs shared_dirs
 	sweep "$NAME" "$V"
 fi
 prov_run >/dev/null 2>&1

@@ -164,6 +164,18 @@ rel_strerror() {
 	EDQUOT) echo "Disk quota exceeded" ;;
 	EACCES) echo "Permission denied" ;;
 	EROFS) echo "Read-only file system" ;;
+	EINTR) echo "Interrupted system call" ;;
+	EAGAIN) echo "Resource temporarily unavailable" ;;
+	EMFILE) echo "Too many open files" ;;
+	ENOMEM) echo "Cannot allocate memory" ;;
+	ENOENT) echo "No such file or directory" ;;
+	ELOOP) echo "Too many levels of symbolic links" ;;
+	EEXIST) echo "File exists" ;;
+	ENODATA) echo "No data available" ;;
+	EOPNOTSUPP) echo "Operation not supported" ;;
+	ERANGE) echo "Numerical result out of range" ;;
+	ESRCH) echo "No such process" ;;
+	ENOSYS) echo "Function not implemented" ;;
 	esac
 }
 
