@@ -9,7 +9,9 @@
  *   FAULT_ACTION=A        kill (SIGKILL before the call), kill-after (the call
  *                         runs, then SIGKILL), or an errno name: ENOSPC, EIO,
  *                         EPERM, EDQUOT, EACCES, EROFS, EINTR, EAGAIN, EMFILE,
- *                         ENOMEM (the call is not made, it fails with that errno)
+ *                         ENOMEM, and for races and odd file systems ENOENT,
+ *                         ELOOP, EEXIST, ENODATA, EOPNOTSUPP, ERANGE, ESRCH,
+ *                         ENOSYS (the call is not made, it fails with that errno)
  *   FAULT_CALLS=a,b       only these calls count: names of calls, or of groups of
  *                         them: "change" (the default: write, fsync, fdatasync,
  *                         fchown, fchownat, fchmod, fchmodat, rename, renameat,
@@ -200,7 +202,9 @@ static const struct {
 } errnos[] = {
         { "ENOSPC", ENOSPC }, { "EIO", EIO },       { "EPERM", EPERM },   { "EDQUOT", EDQUOT },
         { "EACCES", EACCES }, { "EROFS", EROFS },   { "EINTR", EINTR },   { "EAGAIN", EAGAIN },
-        { "EMFILE", EMFILE }, { "ENOMEM", ENOMEM },
+        { "EMFILE", EMFILE }, { "ENOMEM", ENOMEM }, { "ENOENT", ENOENT }, { "ELOOP", ELOOP },
+        { "EEXIST", EEXIST }, { "ENODATA", ENODATA }, { "EOPNOTSUPP", EOPNOTSUPP }, { "ERANGE", ERANGE },
+        { "ESRCH", ESRCH },   { "ENOSYS", ENOSYS },
 };
 
 enum action { A_NONE, A_KILL, A_KILL_AFTER, A_ERRNO };

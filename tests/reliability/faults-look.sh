@@ -208,6 +208,7 @@ save_areas assign
 total_runs=0
 total_clean=0
 total_done=0
+total_raced=0
 
 # The errno a failing call gets: what the kernel says for it in real life.
 errno_for() {
@@ -230,6 +231,24 @@ errnos_for() {
 	case $e in
 	EIO) echo EACCES ;;
 	ENOSPC | EPERM) echo EIO ;;
+	esac
+}
+
+# What a race or an odd file system makes a call fail with: the entry went away, a symlink
+# was swapped in, a folder appeared, a signal interrupted a wait, a buffer was too small.
+race_errnos_for() {
+	case $1 in
+	openat) echo ENOENT ELOOP ;;
+	open | opendir | scandir | stat | lstat | statx | fstatat | readlink | readlinkat | realpath | faccessat | \
+		getxattr | unlinkat | fchownat | pidfd_open | pidfd_send_signal)
+		case $1 in pidfd_*) echo ESRCH ;; *) echo ENOENT ;; esac ;;
+	fgetxattr | fsetxattr | fremovexattr) echo ENODATA ;;
+	flistxattr | acl_get_fd | acl_extended_fd) echo EOPNOTSUPP ;;
+	fchmodat2) echo ENOSYS EOPNOTSUPP ;;
+	mkdirat) echo EEXIST ;;
+	read | write | flock) echo EINTR ;;
+	fcntl_lock) echo EINTR EAGAIN ;;
+	getpwnam_r | getpwuid_r | getgrnam_r | getgrgid_r | getspnam_r) echo ERANGE ;;
 	esac
 }
 
@@ -266,9 +285,11 @@ reference() {
 }
 
 # names_reason WHAT REASON: the failed run ($st, $P/out, $P/err) says "<command>: <what>:
-# <object>: ... REASON" (or check: a FAIL row with REASON); else "not ok" and 1.
+# <object>: ... REASON" (or check: a FAIL row with REASON); else "not ok" and 1.  REASON "-":
+# any reason (a race is told in the product's own words: "is a symlink", "was moved").
 names_reason() {
 	r=$2
+	[ "$r" = - ] && r=
 	# Running out of processes, descriptors or memory is about the step, not a file.
 	case $call in
 	fork | pipe2 | dup | mmap | pidfd_open) want="^slots-(admin|provision): .+: .*$r" ;;
@@ -343,7 +364,46 @@ judge() {
 	return 0
 }
 
+# judge_race WHAT ERRNO: the run just made had a call fail the way a race or an odd file
+# system makes it (an entry gone, a symlink swapped in, a lock call interrupted, a lookup's
+# buffer too small, no xattrs).  What it did then may differ from an undisturbed run, but it
+# must end as a command ends (0, 1 or 2), a failure must name the object and the reason, no
+# temp may stay, a read-only command changes nothing, and the next command must succeed.
+judge_race() {
+	runs=$((runs + 1))
+	raced=$((raced + 1))
+	# shellcheck disable=SC2086
+	temps=$(find $AREAS /tmp -xdev -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' 2>/dev/null | head -n 3)
+	if [ -n "$temps" ]; then
+		not_ok "$1: temps left: $temps"
+		return 1
+	fi
+	case $st in
+	0) ;;
+	1 | 2) names_reason "$1" - || return 1 ;;
+	*)
+		not_ok "$1: exit $st: $(head -c 300 "$P/err")"
+		return 1
+		;;
+	esac
+	if [ "$READ_ONLY" = 1 ]; then
+		world_snap >"$P/now.w"
+		if ! cmp -s "$P/now.w" "$P/before.w"; then
+			not_ok "$1: a read-only command changed something"
+			diff "$P/before.w" "$P/now.w" | sed 's/^/#   /' | head -n 12
+			return 1
+		fi
+		return 0
+	fi
+	if ! $NEXT >"$P/next.out" 2>"$P/next.err" </dev/null; then
+		not_ok "$1: the next command fails: $(grep -v ': warning: ' "$P/next.err" | head -c 300)"
+		return 1
+	fi
+	return 0
+}
+
 tally() {
+	total_raced=$((total_raced + ${raced:-0}))
 	total_runs=$((total_runs + runs))
 	total_clean=$((total_clean + clean))
 	total_done=$((total_done + done_ok))
@@ -376,7 +436,7 @@ fault_case() {
 		not_ok "$what: the undisturbed run makes no such call"
 		return
 	fi
-	runs=0 clean=0 done_ok=0
+	runs=0 clean=0 done_ok=0 raced=0
 	$SETUP
 	FAULT_CALLS=$3 FAULT_SITE=$site FAULT_TARGET=$4 FAULT_AT=1 FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
 	st=$?
@@ -415,8 +475,24 @@ sweep() {
 				bad=$((bad + 1))
 		done
 	done <"$P/points"
+	# The same sites again with what a race makes them fail with (each site once per program).
+	awk -v seen="$seen-race" 'BEGIN { while ((getline s <seen) > 0) done[s] = 1 }
+		{ k = ++occ[$3] } k == 1 && !done[$3] { print $1, $3, k }' "$P/ref.log" >"$P/points"
+	cut -d' ' -f2 "$P/points" >>"$seen-race"
+	raced=0
+	while read -r n site occ; do
+		line=$(sed -n "${n}p" "$P/ref.log")
+		call=$(echo "$line" | cut -d' ' -f2)
+		for e in $(race_errnos_for "$call"); do
+			$SETUP
+			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
+			st=$?
+			judge_race "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" ||
+				bad=$((bad + 1))
+		done
+	done <"$P/points"
 	tally
-	check "$name: $runs faults out of $(wc -l <"$P/ref.log") calls: $clean clean failures (finished by the next command), $done_ok runs that did the whole job anyway" [ "$bad" = 0 ]
+	check "$name: $runs faults out of $(wc -l <"$P/ref.log") calls: $clean clean failures (finished by the next command), $done_ok runs that did the whole job anyway, $raced races (ended well, the next command succeeds)" [ "$bad" = 0 ]
 }
 
 shim_admin() {
@@ -575,5 +651,6 @@ if reference "$NAME"; then
 fi
 
 end_holders
-echo "# faults: $total_runs injected, $total_clean clean failures, $total_done runs that did the job anyway"
+echo "# faults: $total_runs injected, $total_clean clean failures, $total_done runs that did the job anyway," \
+	"$total_raced races that ended well"
 slots_done
