@@ -15,9 +15,10 @@
 #   - succeed with the job done in full: the world (and, read-only, what it prints) as an
 #     undisturbed run's.  A failure passed over in silence, the job left undone, is a bug.
 # First the cases the fixes of this issue came with (one call named by its target), then the
-# sweep.  Short form: the first call of each line of code that makes one (FAULT_LOG_SITES names
-# the calling instruction), each line once per program; SLOTS_RELIABILITY_FULL=1: every call
-# of every run.
+# sweep, then the same sites failed the way a race does (an entry gone, a symlink swapped in,
+# an interrupted wait), judged more loosely.  Short form: the first call of each line of code
+# that makes one (FAULT_LOG_SITES names the calling instruction), each line once per program;
+# SLOTS_RELIABILITY_FULL=1: the first call of each line on each target, with a second errno.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/reliability/rel-lib.sh"
 slots_need_root
