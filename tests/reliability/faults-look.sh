@@ -285,6 +285,31 @@ reference() {
 	return 0
 }
 
+# no_temps WHAT: no temp (".name.XXXXXXXXXXXX") is left anywhere a command writes.
+no_temps() {
+	# shellcheck disable=SC2086
+	temps=$(find $AREAS /tmp -xdev -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' 2>/dev/null | head -n 3)
+	[ -z "$temps" ] && return 0
+	not_ok "$1: temps left: $temps"
+	return 1
+}
+
+# world_is WHAT SNAPSHOT HOW: the world now is SNAPSHOT, else "not ok - WHAT: HOW" and the diff.
+world_is() {
+	world_snap >"$P/now.w"
+	cmp -s "$P/now.w" "$2" && return 0
+	not_ok "$1: $3"
+	diff "$2" "$P/now.w" | sed 's/^/#   /' | head -n 12
+	return 1
+}
+
+# next_ok WHAT: the next command ($NEXT, no fault) succeeds.
+next_ok() {
+	$NEXT >"$P/next.out" 2>"$P/next.err" </dev/null && return 0
+	not_ok "$1: the next command fails: $(grep -v ': warning: ' "$P/next.err" | head -c 300)"
+	return 1
+}
+
 # names_reason WHAT REASON: the failed run ($st, $P/out, $P/err) says "<command>: <what>:
 # <object>: ... REASON" (or check: a FAIL row with REASON); else "not ok" and 1.  REASON "-":
 # any reason (a race is told in the product's own words: "is a symlink", "was moved").
@@ -311,20 +336,10 @@ judge() {
 	reason=$(rel_strerror "$2")
 	n=$3
 	runs=$((runs + 1))
-	# shellcheck disable=SC2086
-	temps=$(find $AREAS /tmp -xdev -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' 2>/dev/null | head -n 3)
-	if [ -n "$temps" ]; then
-		not_ok "$what: temps left: $temps"
-		return 1
-	fi
-	world_snap >"$P/now.w"
+	no_temps "$what" || return 1
 	if [ "$st" = 0 ]; then
 		# Succeeded despite the fault: only with the job done in full.
-		if ! cmp -s "$P/now.w" "$P/after.w"; then
-			not_ok "$what: exit 0, yet the world differs from an undisturbed run's"
-			diff "$P/after.w" "$P/now.w" | sed 's/^/#   /' | head -n 12
-			return 1
-		fi
+		world_is "$what" "$P/after.w" "exit 0, yet the world differs from an undisturbed run's" || return 1
 		# A name lookup for a message may fail: the message then shows the number.
 		case $call in getpwuid_r | getgrgid_r) [ -s "$P/out" ] && { done_ok=$((done_ok + 1)); return 0; } ;; esac
 		# The same output (but for how long sudo took in check's rows), or a row that passed
@@ -345,40 +360,22 @@ judge() {
 	names_reason "$what" "$reason" || return 1
 	clean=$((clean + 1))
 	if [ "$READ_ONLY" = 1 ] || [ "$n" -lt "$commit" ]; then
-		if ! cmp -s "$P/now.w" "$P/before.w"; then
-			not_ok "$what: before the first change, yet something changed"
-			diff "$P/before.w" "$P/now.w" | sed 's/^/#   /' | head -n 12
-			return 1
-		fi
+		world_is "$what" "$P/before.w" "before the first change, yet something changed" || return 1
 		[ "$READ_ONLY" = 1 ] && return 0
 	fi
-	if ! $NEXT >"$P/next.out" 2>"$P/next.err" </dev/null; then
-		not_ok "$what: the next command fails: $(grep -v ': warning: ' "$P/next.err" | head -c 300)"
-		return 1
-	fi
-	world_snap >"$P/now.w"
-	if ! cmp -s "$P/now.w" "$P/after.w"; then
-		not_ok "$what: after the next command the world differs from an undisturbed run's"
-		diff "$P/after.w" "$P/now.w" | sed 's/^/#   /' | head -n 12
-		return 1
-	fi
-	return 0
+	next_ok "$what" || return 1
+	world_is "$what" "$P/after.w" "after the next command the world differs from an undisturbed run's"
 }
 
 # judge_race WHAT ERRNO: the run just made had a call fail the way a race or an odd file
 # system makes it (an entry gone, a symlink swapped in, a lock call interrupted, a lookup's
 # buffer too small, no xattrs).  What it did then may differ from an undisturbed run, but it
-# must end as a command ends (0, 1 or 2), a failure must name the object and the reason, no
-# temp may stay, a read-only command changes nothing, and the next command must succeed.
+# must end as a command ends (0, 1 or 2), a failure must name the object (in its own words),
+# no temp may stay, a read-only command changes nothing, and the next command must succeed.
 judge_race() {
 	runs=$((runs + 1))
 	raced=$((raced + 1))
-	# shellcheck disable=SC2086
-	temps=$(find $AREAS /tmp -xdev -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' 2>/dev/null | head -n 3)
-	if [ -n "$temps" ]; then
-		not_ok "$1: temps left: $temps"
-		return 1
-	fi
+	no_temps "$1" || return 1
 	case $st in
 	0) ;;
 	1 | 2) names_reason "$1" - || return 1 ;;
@@ -388,19 +385,10 @@ judge_race() {
 		;;
 	esac
 	if [ "$READ_ONLY" = 1 ]; then
-		world_snap >"$P/now.w"
-		if ! cmp -s "$P/now.w" "$P/before.w"; then
-			not_ok "$1: a read-only command changed something"
-			diff "$P/before.w" "$P/now.w" | sed 's/^/#   /' | head -n 12
-			return 1
-		fi
-		return 0
+		world_is "$1" "$P/before.w" "a read-only command changed something"
+		return
 	fi
-	if ! $NEXT >"$P/next.out" 2>"$P/next.err" </dev/null; then
-		not_ok "$1: the next command fails: $(grep -v ': warning: ' "$P/next.err" | head -c 300)"
-		return 1
-	fi
-	return 0
+	next_ok "$1"
 }
 
 tally() {
