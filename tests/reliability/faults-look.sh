@@ -440,15 +440,17 @@ fault_case() {
 }
 
 # sweep NAME PROGRAM: the short form faults the first call of each site that no earlier
-# scenario faulted in PROGRAM; the long form, the first call of each site on each target,
-# with a second errno for the calls that look (EACCES) and change (EIO).
+# scenario faulted in PROGRAM; the long form, the first call of each site on each target
+# (numbers aside: /proc/<pid>, pipe:[<inode>] and the folders of each slot count once, and so
+# do the levels of a deep chain of folders), with a
+# second errno for the calls that look (EACCES) and change (EIO).
 sweep() {
 	name=$1
 	prog=$2
 	seen=$P/seen-$(basename "$prog")
 	touch "$seen"
 	awk -v full="$FULL" -v seen="$seen" 'BEGIN { while ((getline s <seen) > 0) done[s] = 1 }
-		{ k = ++occ[$3]; t = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", t) }
+		{ k = ++occ[$3]; t = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", t); gsub(/[0-9]+/, "N", t); gsub(/\/d\/d(\/d)*/, "/d/d", t) }
 		full == 1 && !pair[$3 " " t]++ { print $1, $3, k }
 		full != 1 && k == 1 && !done[$3] { print $1, $3, k }' "$P/ref.log" >"$P/points"
 	[ "$FULL" = 1 ] || cut -d' ' -f2 "$P/points" >>"$seen"
