@@ -398,8 +398,9 @@ int main(int argc, char **argv)
                 if (rootfd < 0) {
                         slots_error_set(&e, rootfd, run.root, "%s", strerror(-rootfd));
                         fail(&run, "cannot open the root", &e);
+                        /* A root that is not there is a usage error; one that fails to open, a failure. */
+                        status = rootfd == -ENOENT || rootfd == -ENOTDIR ? EXIT_USAGE : EXIT_FAILURE;
                         rootfd = -1;
-                        status = EXIT_USAGE;
                         goto out;
                 }
         } else {

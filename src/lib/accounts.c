@@ -941,7 +941,13 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
         if (fd < 0)
                 return slots_error_set(e, -errno, ".pwd.lock", "cannot open the account files lock: %s",
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fstat(fd, &st) < 0) {
+                int r = -errno;
+
+                slots_close(fd);
+                return slots_error_set(e, r, ".pwd.lock", "cannot stat the account files lock: %s", strerror(-r));
+        }
+        if (!S_ISREG(st.st_mode)) {
                 slots_close(fd);
                 return slots_error_refuse(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
         }

@@ -44,7 +44,13 @@ bool check_config(struct ctx *k)
                 goto out;
         }
         /* The config decides what runs as whom: nobody but root may change it. */
-        if (stat(path, &st) == 0 && (st.st_uid != 0 || (st.st_mode & 022))) {
+        if (stat(path, &st) < 0) {
+                strbuf_addf(&d, "%s: cannot stat: %s", path, strerror(errno));
+                strbuf_addf(&f, "see why it cannot be looked at, then run the check again");
+                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
+                goto out;
+        }
+        if (st.st_uid != 0 || (st.st_mode & 022)) {
                 strbuf_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
                         st.st_mode & 07777, (unsigned) st.st_uid);
                 strbuf_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
@@ -311,6 +317,10 @@ void find_releases(struct ctx *k)
                 goto out;
         }
         n = readlink(cur, target, sizeof(target) - 1);
+        /* Not a link, or none: every release.  A link that cannot be read: every release too, said so. */
+        if (n < 0 && errno != EINVAL && errno != ENOENT &&
+            asprintf(&k->release_note, "every release: %s cannot be read: %s", cur, strerror(errno)) < 0)
+                k->release_note = NULL;
         if (n > 0) {
                 const char *name;
                 size_t rl = strlen(rel);
@@ -659,8 +669,16 @@ struct links {
         struct strbuf found;    /* the first LINKS_SHOWN files, as shown */
         unsigned long n;        /* files with more than one link */
         unsigned long deep;     /* folders below LINKS_DEPTH_MAX, not read */
-        unsigned long unread;   /* folders that could not be opened */
+        unsigned long unread;   /* folders that could not be opened or read to the end */
+        struct strbuf why;      /* the first of them and its reason */
 };
+
+/* Counts a folder or entry that could not be read; the first one is named with its reason. */
+static void links_unread(struct links *l, const char *shown, const char *name, int err)
+{
+        if (l->unread++ == 0)
+                strbuf_addf(&l->why, "%s%s%s: %s", shown, name ? "/" : "", name ? name : "", strerror(err));
+}
 
 /*
  * Reads the folder fd (consumed), shown as `shown`, never following a symlink
@@ -673,16 +691,20 @@ static void links_walk(int fd, const char *shown, const char *note, dev_t dev, i
         struct dirent *de;
 
         if (!dir) {
+                links_unread(l, shown, NULL, errno);
                 close(fd);
-                l->unread++;
                 return;
         }
-        while ((de = readdir(dir))) {
+        while ((errno = 0, de = readdir(dir))) {
                 struct stat st;
 
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-                    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
+                if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT)
+                                links_unread(l, shown, de->d_name, errno);
+                        continue;
+                }
                 if (S_ISDIR(st.st_mode)) {
                         char *sub = NULL;
                         int subfd;
@@ -696,8 +718,8 @@ static void links_walk(int fd, const char *shown, const char *note, dev_t dev, i
                         subfd = openat(dirfd(dir), de->d_name,
                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
                         if (subfd < 0 || !(sub = slots_path_join(shown, de->d_name))) {
+                                links_unread(l, shown, de->d_name, subfd < 0 ? errno : ENOMEM);
                                 slots_close(subfd);
-                                l->unread++;
                                 continue;
                         }
                         links_walk(subfd, sub, note, dev, depth + 1, l);
@@ -707,6 +729,8 @@ static void links_walk(int fd, const char *shown, const char *note, dev_t dev, i
                         strbuf_addf(&l->found, "%s/%s%s", shown, de->d_name, note);
                 }
         }
+        if (errno)
+                links_unread(l, shown, NULL, errno);
         closedir(dir);
 }
 
@@ -730,8 +754,8 @@ static void links_of(int docs, const char *rel, const char *shown, const char *n
         if (fd == -ENOENT)
                 return;         /* user-tree says so */
         if (fd < 0 || fstat(fd, &st) < 0) {
+                links_unread(l, shown, NULL, fd < 0 ? -fd : errno);
                 slots_close(fd);
-                l->unread++;
                 return;
         }
         links_walk(fd, shown, note, st.st_dev, 1, l);
@@ -795,13 +819,14 @@ void check_hard_links(struct ctx *k)
         } else {
                 strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
                 if (l.deep || l.unread)
-                        strbuf_addf(&d, " (%lu folder%s deeper than %d and %lu unreadable not read)", l.deep,
-                                l.deep == 1 ? "" : "s", LINKS_DEPTH_MAX, l.unread);
+                        strbuf_addf(&d, " (%lu folder%s deeper than %d and %lu unreadable not read%s%s)", l.deep,
+                                l.deep == 1 ? "" : "s", LINKS_DEPTH_MAX, l.unread, l.unread ? ": " : "", strbuf_str(&l.why));
                 add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
         }
-        if (l.found.oom)
+        if (l.found.oom || l.why.oom)
                 k->err = -ENOMEM;
         strbuf_free(&l.found);
+        strbuf_free(&l.why);
         strbuf_free(&d);
         strbuf_free(&f);
 }

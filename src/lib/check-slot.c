@@ -532,6 +532,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 struct stat st;
                 int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 bool have_st = fd >= 0 && fstat(fd, &st) == 0;
+                int st_err = have_st ? 0 : errno;
 
                 slots_close(fd);
                 end = walk_end(&s->tree_walk);
@@ -541,7 +542,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                                 "%s)", s->name, shown, s->name);
                 } else if (!end || !have_st) {
                         strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
-                                strerror(s->tree_walk.err ? s->tree_walk.err : ENOENT));
+                                strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
                         strbuf_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
                                 s->name);
                 } else if (!S_ISDIR(st.st_mode)) {

@@ -66,16 +66,21 @@ static int open_walk_root(int rootfd, const char *path, uid_t trusted_uid, gid_t
 /*
  * Opens the folder dfd/name that statx showed as *sx, never following a link: -ESTALE when
  * what opened is not that folder (renamed over since the look; with same_owner, or now of
- * another owner), else an fd.
+ * another owner), -errno when it cannot be opened or looked at, else an fd.
  */
 static int open_seen_dir(int dfd, const char *name, const struct statx *sx, bool same_owner)
 {
         struct stat st;
-        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
 
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0 || st.st_ino != sx->stx_ino || (same_owner && st.st_uid != sx->stx_uid) ||
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        if (st.st_ino != sx->stx_ino || (same_owner && st.st_uid != sx->stx_uid) ||
             st.st_dev != makedev(sx->stx_dev_major, sx->stx_dev_minor)) {
                 close(fd);
                 return -ESTALE;
@@ -109,10 +114,16 @@ static int clean_top(int rootfd, const char *dir, uid_t uid, struct slots_error 
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                if (statx(fd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) < 0 ||
-                    sx.stx_uid != uid)
-                        continue;
                 slots_path_join_to(path, sizeof(path), dir, de->d_name);
+                if (statx(fd, de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &sx) < 0) {
+                        /* Gone is fine; an entry that cannot be looked at may be the slot's. */
+                        if (errno != ENOENT)
+                                slots_first_keep(&first, slots_error_set(&sub, -errno, path, "cannot stat: %s",
+                                                                         strerror(errno)), &sub);
+                        continue;
+                }
+                if (sx.stx_uid != uid)
+                        continue;
                 if (!S_ISDIR(sx.stx_mode)) {
                         if (unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT)
                                 slots_first_keep(&first, slots_error_set(&sub, -errno, path, "cannot remove: %s",
@@ -197,8 +208,11 @@ static int clean_mail(int rootfd, const struct slots_pw *slot, struct slots_erro
                 goto out;
         }
         /* The name may have been swapped since the look: act only on what was looked at. */
-        if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
-            fst.st_uid == slot->uid && fst.st_nlink == 1 && fst.st_size > 0 && ftruncate(fd, 0) < 0)
+        if (fstat(fd, &fst) < 0)
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
+                                    strerror(errno));
+        else if (S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
+                 fst.st_uid == slot->uid && fst.st_nlink == 1 && fst.st_size > 0 && ftruncate(fd, 0) < 0)
                 r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
                                     strerror(errno));
         close(fd);
@@ -460,8 +474,9 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
                         r = slots_error_set(&sub, -errno, path, "cannot set the owner: %s", strerror(errno));
                 if (r == 0 && fchmod(fd, 0700) < 0)
                         r = slots_error_set(&sub, -errno, path, "cannot set the mode: %s", strerror(errno));
-                if (r == 0 && fstat(fd, &st) == 0 && (st.st_uid != slot->uid || st.st_gid != slot_gid ||
-                                                      (st.st_mode & 07777) != 0700))
+                if (r == 0 && fstat(fd, &st) < 0)
+                        r = slots_error_set(&sub, -errno, path, "cannot stat: %s", strerror(errno));
+                if (r == 0 && (st.st_uid != slot->uid || st.st_gid != slot_gid || (st.st_mode & 07777) != 0700))
                         r = slots_error_set(&sub, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
                                             (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
                 slots_first_keep(&first, r, &sub);
@@ -603,7 +618,12 @@ static void own_hand(struct own *w, int dfd, const char *name, const struct stat
                         own_fail(w, -errno, "cannot open");
                 return;
         }
-        if (fstat(fd, &st) < 0 || st.st_ino != sx->stx_ino || st.st_uid != w->uid) {
+        if (fstat(fd, &st) < 0) {
+                own_fail(w, -errno, "cannot stat");
+                close(fd);
+                return;
+        }
+        if (st.st_ino != sx->stx_ino || st.st_uid != w->uid) {
                 close(fd);      /* replaced since it was listed: not the slot's entry any more */
                 return;
         }
@@ -625,10 +645,14 @@ static void own_hand(struct own *w, int dfd, const char *name, const struct stat
                 for (size_t i = 0; i < 2; i++)
                         if (fremovexattr(fd, acls[i]) < 0 && errno != ENODATA && errno != EOPNOTSUPP)
                                 own_fail(w, -errno, "cannot remove its ACL");
-                if (fchown(fd, w->to_uid, gid) < 0)
-                        own_fail(w, -errno, "cannot give it to the service");
-                else if (fchmod(fd, mode) < 0)
+                /*
+                 * The mode narrows first: should the chown fail, the entry is still the slot's and
+                 * the next release finds it again; the service's already, it would keep its old mode.
+                 */
+                if (fchmod(fd, mode) < 0)
                         own_fail(w, -errno, "cannot set its mode");
+                else if (fchown(fd, w->to_uid, gid) < 0)
+                        own_fail(w, -errno, "cannot give it to the service");
         } else if (fchownat(fd, "", w->to_uid, gid, AT_EMPTY_PATH) < 0) {
                 own_fail(w, -errno, "cannot give it to the service");
         }
@@ -662,10 +686,14 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                if (statx(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-                          STATX_BASIC_STATS, &sx) < 0)
-                        continue;       /* gone */
                 own_push(w, de->d_name);
+                if (statx(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+                          STATX_BASIC_STATS, &sx) < 0) {
+                        /* Gone is fine; an entry that cannot be looked at may be the slot's. */
+                        if (errno != ENOENT)
+                                own_fail(w, -errno, "cannot stat");
+                        goto next;
+                }
                 if (S_ISDIR(sx.stx_mode) && skipped(w, &sx))
                         goto next;
                 if (sx.stx_uid == w->uid && !w->hand) {
@@ -679,8 +707,12 @@ static void own_walk(struct own *w, int fd, const struct statx *top, unsigned de
                         goto next;
                 /* The owner may be the service's by now: own_hand above gave it over. */
                 cfd = open_seen_dir(dirfd(d), de->d_name, &sx, false);
-                if (cfd < 0)
+                if (cfd < 0) {
+                        /* A folder that cannot be looked into may hold the slot's files. */
+                        if (cfd != -ENOENT && cfd != -ESTALE)
+                                own_fail(w, cfd, "cannot open");
                         goto next;
+                }
                 w->len = strlen(w->path);
                 own_walk(w, cfd, top, depth + 1);
 next:
@@ -727,7 +759,13 @@ static int own_root(struct own *w, int rootfd, const char *dir, bool slot_end)
                         return 0;
                 if (fd < 0)
                         return slots_error_set(&w->sub, fd, dir, "cannot open: %s", strerror(-fd));
-                if (fstat(fd, &st) < 0 || (st.st_uid != w->uid && st.st_uid != 0 && st.st_uid != tu)) {
+                if (fstat(fd, &st) < 0) {
+                        int r = -errno;
+
+                        close(fd);
+                        return slots_error_set(&w->sub, r, dir, "cannot stat: %s", strerror(-r));
+                }
+                if (st.st_uid != w->uid && st.st_uid != 0 && st.st_uid != tu) {
                         close(fd);
                         return slots_error_set(&w->sub, -EPERM, dir, "belongs to uid %u, neither the slot, "
                                                "root nor the service: not walked", (unsigned) st.st_uid);
@@ -760,14 +798,28 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
 
         if (slot->uid == 0 || slot->gid == 0)
                 return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
-        /* A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own step. */
+        /*
+         * A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own
+         * step.  One that cannot be looked at is no reason to walk into it: nothing is walked then.
+         */
         for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+                int r = 0;
+
                 if (!roots[i])
                         continue;
                 fd = open_dir_in(rootfd, roots[i]);
-                if (fd >= 0 && fstat(fd, &w.skip[w.n_skip]) == 0)
+                if (fd == -ENOENT || fd == -ENOTDIR)
+                        continue;       /* no folder there: nothing to keep out of the walk */
+                if (fd < 0)
+                        r = fd;
+                else if (fstat(fd, &w.skip[w.n_skip]) < 0)
+                        r = -errno;
+                else
                         w.n_skip++;
                 slots_close(fd);
+                if (r < 0)
+                        return slots_error_set(e, r, roots[i], "cannot look at it, so the walk of the temp "
+                                               "folders could not keep out of it: %s", strerror(-r));
         }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++)
                 slots_first_keep(&w.first, own_root(&w, rootfd, temp_dirs[i], false), &w.sub);
@@ -778,11 +830,15 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
         if (fd >= 0) {
                 struct stat st;
 
-                if (fstatat(fd, runuser + 10, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-                    st.st_uid == slot->uid && unlinkat(fd, runuser + 10, AT_REMOVEDIR) < 0 && errno != EBUSY &&
-                    errno != ENOTEMPTY && errno != ENOENT)
+                if (fstatat(fd, runuser + 10, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT)
+                                slots_first_keep(&w.first, slots_error_set(&sub, -errno, runuser, "cannot stat: %s",
+                                                                           strerror(errno)), &sub);
+                } else if (S_ISDIR(st.st_mode) && st.st_uid == slot->uid && unlinkat(fd, runuser + 10, AT_REMOVEDIR) < 0 &&
+                           errno != EBUSY && errno != ENOTEMPTY && errno != ENOENT) {
                         slots_first_keep(&w.first, slots_error_set(&sub, -errno, runuser, "cannot remove: %s",
                                                                    strerror(errno)), &sub);
+                }
                 close(fd);
         }
         slots_first_keep(&w.first, clean_mail(rootfd, slot, &sub), &sub);
@@ -872,6 +928,7 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
 {
         struct mq_result res = { .err = -ECHILD };
         struct slots_child c;
+        ssize_t n;
         int p[2], r;
 
         if (pipe2(p, O_CLOEXEC) < 0)
@@ -887,8 +944,13 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
                 mq_child(p[1], uid, gid);
         }
         close(p[1]);
-        if (read(p[0], &res, sizeof(res)) != (ssize_t) sizeof(res))
+        n = read(p[0], &res, sizeof(res));
+        if (n < 0) {
+                res.err = -errno;
+                snprintf(res.what, sizeof(res.what), "reading the helper's answer");
+        } else if (n != (ssize_t) sizeof(res)) {
                 res.err = -ECHILD;
+        }
         close(p[0]);
         (void) slots_child_wait(&c);
         res.what[sizeof(res.what) - 1] = '\0';

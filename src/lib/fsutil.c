@@ -260,7 +260,7 @@ static int level_push(struct chase_state *c, int fd)
         struct stat st;
 
         if (fstat(fd, &st) < 0)
-                return -errno;
+                return chase_fail(c, -errno, NULL);
         if (c->n == c->cap) {
                 size_t cap = c->cap ? c->cap * 2 : 16;
                 int *fds = realloc(c->fds, cap * sizeof(*fds));
@@ -357,7 +357,12 @@ static int open_end(struct chase_state *c, int end, const struct stat *end_st, i
         }
         if (fd < 0)
                 return chase_fail(c, -errno, NULL);
-        if (fstat(fd, &st) < 0 || st.st_dev != end_st->st_dev || st.st_ino != end_st->st_ino) {
+        if (fstat(fd, &st) < 0) {
+                fl = -errno;
+                slots_close(fd);
+                return chase_fail(c, fl, NULL);
+        }
+        if (st.st_dev != end_st->st_dev || st.st_ino != end_st->st_ino) {
                 slots_close(fd);
                 return chase_fail(c, -EAGAIN, "changed while it was being opened");
         }

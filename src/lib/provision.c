@@ -1427,7 +1427,7 @@ static char **list_dir(int dirfd, size_t *n, int *err)
         size_t cap = 0;
         struct dirent *de;
         DIR *d;
-        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
         *n = 0;
         *err = 0;
@@ -1449,17 +1449,24 @@ static char **list_dir(int dirfd, size_t *n, int *err)
                         goto oom;
                 (*n)++;
         }
+        /* A listing cut short would leave the rest unrepaired, with no word of it. */
+        if (errno) {
+                r = -errno;
+                goto fail;
+        }
         closedir(d);
         if (*n)
                 qsort(names, *n, sizeof(*names), cmp_names);
         return names;
 oom:
+        r = -ENOMEM;
+fail:
         closedir(d);
         for (size_t i = 0; i < *n; i++)
                 free(names[i]);
         free(names);
         *n = 0;
-        *err = -ENOMEM;
+        *err = r;
         return NULL;
 }
 
@@ -1673,9 +1680,14 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                         r = -ENOMEM;
                         break;
                 }
+                if (fstatat(fd, names[i], &cst, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT)
+                                FAILED(x, cpath, NULL, "cannot inspect: %s", strerror(errno));
+                        free(cpath);
+                        continue;
+                }
                 /* Never a symlink, a device or a FIFO, never another file system, never a private path. */
-                if (fstatat(fd, names[i], &cst, AT_SYMLINK_NOFOLLOW) < 0 ||
-                    !(S_ISDIR(cst.st_mode) || S_ISREG(cst.st_mode)) || cst.st_dev != dev ||
+                if (!(S_ISDIR(cst.st_mode) || S_ISREG(cst.st_mode)) || cst.st_dev != dev ||
                     slots_config_is_private(x->c, cpath)) {
                         free(cpath);
                         continue;
@@ -1690,7 +1702,15 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                 cfd = openat(fd, names[i],
                              (S_ISDIR(cst.st_mode) ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY) |
                                      O_NOFOLLOW | O_CLOEXEC);
-                if (cfd >= 0 && fstat(cfd, &ost) == 0 && ost.st_ino == cst.st_ino && ost.st_dev == cst.st_dev &&
+                /* Gone or swapped since the look: not ours to repair.  Unreadable: said so. */
+                if ((cfd < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR && errno != ENXIO) ||
+                    (cfd >= 0 && fstat(cfd, &ost) < 0)) {
+                        FAILED(x, cpath, NULL, "cannot inspect: %s", strerror(errno));
+                        slots_close(cfd);
+                        free(cpath);
+                        continue;
+                }
+                if (cfd >= 0 && ost.st_ino == cst.st_ino && ost.st_dev == cst.st_dev &&
                     (ost.st_mode & S_IFMT) == (cst.st_mode & S_IFMT) && (S_ISDIR(ost.st_mode) || ost.st_nlink == 1)) {
                         if (S_ISDIR(ost.st_mode))
                                 r = share_walk(x, cfd, cpath, dev, depth + 1);
@@ -1725,8 +1745,12 @@ static int shared_dirs(struct ctx *x)
                 int dfd = dup(docfd), fd = -1;
                 struct stat st;
 
-                if (!path || !rel || dfd < 0) {
+                if (!path || !rel) {
                         r = -ENOMEM;
+                        goto next;
+                }
+                if (dfd < 0) {
+                        FAILED(x, path, NULL, "cannot open docs_root again: %s", strerror(errno));
                         goto next;
                 }
                 /* Walk to the parent without following anything. */

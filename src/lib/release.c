@@ -32,7 +32,13 @@ int slots_release_lock(int dirfd, const char *table_name, unsigned n, bool wait,
         if (fd < 0)
                 return slots_error_set(e, -errno, name, "cannot open the lock file: %s",
                                        errno == ELOOP ? "it is a symlink" : strerror(errno));
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        if (fstat(fd, &st) < 0) {
+                int r = -errno;
+
+                close(fd);
+                return slots_error_set(e, r, name, "cannot stat the lock file: %s", strerror(-r));
+        }
+        if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
                 close(fd);
                 return slots_error_refuse(e, -EPERM, name, "the lock file is not a plain file");
         }

@@ -675,6 +675,12 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         if (!check_config(&k))
                 goto out;
         k.rootfd = slots_root_open(NULL);
+        if (k.rootfd < 0) {
+                /* Every row below looks through it: none can run. */
+                add_rowf(&k, SLOTS_CHECK_FAIL, "roots", NULL, "see why / cannot be opened, then run the check again",
+                         "/: cannot open: %s", strerror(-k.rootfd));
+                goto out;
+        }
         resolve_service(&k);
         if (k.err)
                 goto out;

@@ -330,11 +330,21 @@ static int fix_fd(struct walk *w, int fd, const struct stat *st, const char *nam
         int r;
 
         if (target(w, st->st_mode, st->st_uid, st->st_gid, &nu, &ng, &nm)) {
+                /*
+                 * At release the mode narrows first: should the chown fail, the entry still names
+                 * the slot, so the next release finds it again (given to the service first, a
+                 * failed chmod would leave others' bits on an entry no walk looks at any more).
+                 */
+                if (w->mode != PREPARE && nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                        return fail(w, name, -errno, "cannot change mode");
                 if ((nu != st->st_uid || ng != st->st_gid) &&
                     fchown(fd, nu == st->st_uid ? (uid_t) -1 : nu, ng == st->st_gid ? (gid_t) -1 : ng) < 0)
                         return fail(w, name, -errno, "cannot change owner or group");
-                /* chown may have cleared setuid/setgid of a file; the target never has them. */
-                if (nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                /*
+                 * At assign the group is the slot's before it gets g+rw.  chown may have cleared
+                 * setuid/setgid of a file; the target never has them.
+                 */
+                if (w->mode == PREPARE && nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
                         return fail(w, name, -errno, "cannot change mode");
                 changed = true;
                 /* A link made meanwhile: put the old owner and mode back. */
@@ -729,8 +739,14 @@ static int stack_pop(struct walk *w, struct stack *st)
                 struct stat s;
                 int fd = openat(dirfd(f->d), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-                if (fd < 0 || fstat(fd, &s) < 0 || s.st_dev != p->dev || s.st_ino != p->ino) {
-                        r = fd < 0 ? -errno : -ESTALE;
+                if ((fd < 0 && errno != ENOENT) || (fd >= 0 && fstat(fd, &s) < 0)) {
+                        r = -errno;
+                        slots_close(fd);
+                        path_pop(w, f->len);
+                        r = fail(w, NULL, r, "cannot open the folder above again; what was left of it was not walked");
+                        slots_error_fix(w->e, "run the same command again");
+                } else if (fd < 0 || s.st_dev != p->dev || s.st_ino != p->ino) {
+                        r = fd < 0 ? -ENOENT : -ESTALE;
                         slots_close(fd);
                         path_pop(w, f->len);
                         r = fail_as(w, NULL, r, "the folder was moved during the walk; what was left of it "
@@ -1251,7 +1267,13 @@ int slots_tree_empty(int fd, const char *path, struct slots_error *e)
                                 fail_on(&w, &first, name, -errno, "cannot open the folder");
                         continue;
                 }
-                if (fstat(cfd, &cs) < 0 || !same_inode(&cs, &sx)) {
+                if (fstat(cfd, &cs) < 0) {
+                        k = -errno;
+                        close(cfd);
+                        fail_on(&w, &first, name, k, "cannot stat");
+                        continue;
+                }
+                if (!same_inode(&cs, &sx)) {
                         close(cfd);
                         fail_on(&w, &first, name, -EAGAIN, "the folder changed during the walk");
                         continue;

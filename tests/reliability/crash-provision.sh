@@ -18,14 +18,9 @@ if ! rel_have_provision; then
 fi
 slots_enter_namespace "$@"
 
-G=$top_srcdir/tests/provision/golden/example-host
 R=$SLOTS_SCRATCH/root
 P=$SLOTS_WORLD/p
 mkdir -p "$R" "$P"
-# The day written into new shadow lines, fixed as in the golden tests.
-SOURCE_DATE_EPOCH=1767225600
-export SOURCE_DATE_EPOCH
-unset SLOTS_CONFIG
 umask 022
 POOL=3
 [ "$FULL" = 1 ] && POOL=8
@@ -37,27 +32,14 @@ done
 # The table's owner and mode are repaired through the atomic replace (same bytes, owner and
 # mode forced), so the table too is exactly its old or its new self after every kill.
 
-# The image as the golden test makes it.
+# The image as the golden test makes it (SOURCE_DATE_EPOCH fixed, SLOTS_CONFIG unset).
 populate() {
-	mkdir -p "$R/etc"
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chown 0:0 "$R/etc/passwd" "$R/etc/group"
-	chmod 0644 "$R/etc/passwd" "$R/etc/group"
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	: >"$R/etc/.pwd.lock"
-	chmod 0600 "$R/etc/.pwd.lock"
-	ROOT=$R sh -e "$G/setup.sh"
+	rel_example_image "$R"
 }
 
-# The example config with a pool of $1 (its limits for slot08 become limits for slot0$1).
+# The example config with a pool of $1.
 conf_for() {
-	sed -e "s/\"slots\": 8,/\"slots\": $1,/" -e "s/\"slot08\": {/\"slot0$1\": {/" \
-		"$top_srcdir/data/slots.conf.example" >"$P/slots-$1.conf"
+	rel_example_conf "$1" "$P/slots-$1.conf"
 }
 
 prov() {

@@ -67,19 +67,9 @@ durable "release alice" "$P/release.log" shim_admin_in "$W" release alice
 durable "release --slot slot03" "$P/release-slot.log" shim_admin_in "$W" release --slot slot03
 
 if rel_have_provision; then
-	G=$top_srcdir/tests/provision/golden/example-host
 	R=$SLOTS_SCRATCH/root
-	mkdir -p "$R/etc"
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chmod 0644 "$R/etc/passwd" "$R/etc/group"
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	ROOT=$R sh -e "$G/setup.sh"
-	SOURCE_DATE_EPOCH=1767225600 durable "slots-provision --root (example host)" "$P/provision.log" \
+	rel_example_image "$R"
+	durable "slots-provision --root (example host)" "$P/provision.log" \
 		env LD_PRELOAD="$SHIM" FAULT_PROG=slots-provision "$SLOTS_PROVISION" --root "$R" \
 		--config "$top_srcdir/data/slots.conf.example"
 	check "the provision log shows the account files replaced" grep -q " rename.* $R/etc/passwd\$" "$P/provision.log"

@@ -195,26 +195,11 @@ admin_case "release --slot finishes a pending slot" "release --slot slot03"
 
 # ---- slots-provision ----
 if rel_have_provision; then
-	G=$top_srcdir/tests/provision/golden/example-host
 	R=$SLOTS_SCRATCH/root
-	mkdir -p "$R/etc"
-	SOURCE_DATE_EPOCH=1767225600
-	export SOURCE_DATE_EPOCH
-	unset SLOTS_CONFIG
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	: >"$R/etc/.pwd.lock"
-	chmod 0600 "$R/etc/.pwd.lock"
-	(umask 022 && ROOT=$R sh -e "$G/setup.sh")
+	rel_example_image "$R"
 	PPOOL=3
 	[ "$FULL" = 1 ] && PPOOL=8
-	sed -e "s/\"slots\": 8,/\"slots\": $PPOOL,/" -e "s/\"slot08\": {/\"slot0$PPOOL\": {/" \
-		"$top_srcdir/data/slots.conf.example" >"$P/prov.conf"
+	rel_example_conf $PPOOL "$P/prov.conf"
 	prov_run() {
 		timeout 120 env LD_PRELOAD="$SHIM" FAULT_PROG=slots-provision "$SLOTS_PROVISION" --root "$R" \
 			--config "$P/prov.conf"

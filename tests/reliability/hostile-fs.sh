@@ -214,21 +214,9 @@ mv "$W/s/docs/_users.real" "$W/s/docs/_users"
 
 # ---- slots-provision: a release folder, a home, a state folder ----
 if rel_have_provision; then
-	G=$top_srcdir/tests/provision/golden/example-host
 	R=$SLOTS_SCRATCH/root
-	mkdir -p "$R/etc"
-	SOURCE_DATE_EPOCH=1767225600
-	export SOURCE_DATE_EPOCH
-	unset SLOTS_CONFIG
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	(umask 022 && ROOT=$R sh -e "$G/setup.sh")
-	sed -e 's/"slots": 8,/"slots": 2,/' -e 's/"slot08": {/"slot02": {/' "$top_srcdir/data/slots.conf.example" >"$P/prov.conf"
+	rel_example_image "$R"
+	rel_example_conf 2 "$P/prov.conf"
 	rel=$R/opt/video-studio/releases
 	# A release folder that is a link, to a folder of the image and to one outside it.
 	mkdir -p "$R/victim/bin"

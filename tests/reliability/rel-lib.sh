@@ -102,6 +102,37 @@ rel_slot_leftovers() {
 	done
 }
 
+# rel_example_image DIR: the example host of tests/provision/golden as an image for
+# slots-provision --root DIR: its initial account files, the account files lock, and the
+# application, documents and folders its setup.sh makes.  SOURCE_DATE_EPOCH is fixed (the day
+# written into new shadow lines, as in the golden tests) and SLOTS_CONFIG unset.
+rel_example_image() {
+	g=$top_srcdir/tests/provision/golden/example-host
+	mkdir -p "$1/etc"
+	for f in passwd group shadow gshadow; do
+		src=$g/initial-$f
+		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
+		cp "$src" "$1/etc/$f"
+	done
+	chown 0:0 "$1/etc/passwd" "$1/etc/group"
+	chmod 0644 "$1/etc/passwd" "$1/etc/group"
+	chown 0:42 "$1/etc/shadow" "$1/etc/gshadow"
+	chmod 0640 "$1/etc/shadow" "$1/etc/gshadow"
+	: >"$1/etc/.pwd.lock"
+	chmod 0600 "$1/etc/.pwd.lock"
+	(umask 022 && ROOT=$1 sh -e "$g/setup.sh")
+	SOURCE_DATE_EPOCH=1767225600
+	export SOURCE_DATE_EPOCH
+	unset SLOTS_CONFIG
+}
+
+# rel_example_conf POOL FILE: the example config with a pool of POOL (its limits for slot08
+# become limits for slot0POOL).
+rel_example_conf() {
+	sed -e "s/\"slots\": 8,/\"slots\": $1,/" -e "s/\"slot08\": {/\"slot0$1\": {/" \
+		"$top_srcdir/data/slots.conf.example" >"$2"
+}
+
 # The starting table of most scenarios: alice in slot01, bob in slot02 (with a key this
 # version does not know, which every rewrite keeps), slot03 pending.
 rel_table_t0() {
@@ -136,6 +167,18 @@ rel_strerror() {
 	EDQUOT) echo "Disk quota exceeded" ;;
 	EACCES) echo "Permission denied" ;;
 	EROFS) echo "Read-only file system" ;;
+	EINTR) echo "Interrupted system call" ;;
+	EAGAIN) echo "Resource temporarily unavailable" ;;
+	EMFILE) echo "Too many open files" ;;
+	ENOMEM) echo "Cannot allocate memory" ;;
+	ENOENT) echo "No such file or directory" ;;
+	ELOOP) echo "Too many levels of symbolic links" ;;
+	EEXIST) echo "File exists" ;;
+	ENODATA) echo "No data available" ;;
+	EOPNOTSUPP) echo "Operation not supported" ;;
+	ERANGE) echo "Numerical result out of range" ;;
+	ESRCH) echo "No such process" ;;
+	ENOSYS) echo "Function not implemented" ;;
 	esac
 }
 
