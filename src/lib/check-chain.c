@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "accounts.h"
 #include "check-int.h"
+#include "child.h"
 #include "error.h"
 #include "fsutil.h"
 #include "provision.h"
@@ -479,46 +479,46 @@ static bool group_has(pid_t pgid, uid_t uid)
         return found;
 }
 
-static int wait_ms(pid_t pid, int ms, int *status)
-{
-        for (int i = 0; i < ms / 10; i++) {
-                pid_t w = waitpid(pid, status, WNOHANG);
-                if (w == pid)
-                        return 0;
-                (void) poll(NULL, 0, 10);
-        }
-        return -ETIMEDOUT;
-}
-
+/*
+ * Starts the slot's command through sudo, ends its process group with
+ * "sudo -u SLOT kill", and tells whether all of it went.  The run has
+ * RUN_MS to show a process of the slot and to end after the kill; the kill
+ * has KILL_MS.
+ */
+#define RUN_MS 10000
+#define KILL_MS 5000
 static int kill_child(void *arg)
 {
         const struct kill_job *j = arg;
+        struct slots_child run, k;
         char pg[32];
-        pid_t run, k;
-        int status, r = KILL_NOT_STARTED, null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        int r, null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
         if (null < 0)
                 return KILL_FORK;
-        run = fork();
-        if (run < 0)
+        r = slots_child_start(&run, RUN_MS, SLOTS_CHILD_GROUP);
+        if (r < 0)
                 return KILL_FORK;
-        if (run == 0) {
-                (void) setpgid(0, 0);
+        if (r == 0) {
                 if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 || chdir("/") < 0)
                         _exit(124);
                 execve(j->run[0], (char *const *) j->run,
                        (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
                 _exit(124);
         }
-        (void) setpgid(run, run);
-        for (int i = 0; i < 500 && !group_has(run, j->slot_uid); i++)
-                if (waitpid(run, &status, WNOHANG) == run || poll(NULL, 0, 10) < 0)
-                        return KILL_NOT_STARTED;
-        if (!group_has(run, j->slot_uid))
-                goto out;
-        snprintf(pg, sizeof(pg), "-%ld", (long) run);
-        k = fork();
-        if (k == 0) {
+        while (!group_has(run.pid, j->slot_uid)) {
+                int status;
+
+                r = slots_child_poll(&run, &status);
+                if (r < 0)
+                        slots_child_kill(&run);
+                if (r != 0)
+                        return KILL_NOT_STARTED;        /* it ended, or its deadline passed (then killed) */
+                (void) poll(NULL, 0, 10);
+        }
+        snprintf(pg, sizeof(pg), "-%ld", (long) run.pid);
+        r = slots_child_start(&k, KILL_MS, 0);
+        if (r == 0) {
                 const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", "TERM", "--",
                                        pg, NULL };
                 if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
@@ -527,17 +527,18 @@ static int kill_child(void *arg)
                        (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
                 _exit(124);
         }
-        if (k < 0 || wait_ms(k, 5000, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                r = KILL_REFUSED;
-                goto out;
+        if (r < 0 || slots_child_wait(&k) != 0) {
+                slots_child_kill(&run);
+                return KILL_REFUSED;
         }
-        r = wait_ms(run, 5000, &status) == 0 && !group_has(run, j->slot_uid) ? KILL_OK : KILL_SURVIVED;
-out:
-        if (r != KILL_OK) {
-                (void) kill(run, SIGKILL);
-                (void) waitpid(run, &status, 0);
-        }
-        return r;
+        r = slots_child_wait(&run);
+        if (r == -ETIMEDOUT)
+                return KILL_SURVIVED;           /* killed at its deadline, group and all */
+        /* Ended, by the TERM or on its own: nothing of the slot may stay in its group. */
+        if ((r >= 0 || r == -ECHILD) && !group_has(run.pid, j->slot_uid))
+                return KILL_OK;
+        slots_child_kill(&run);
+        return KILL_SURVIVED;
 }
 
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
