@@ -443,46 +443,28 @@ int slots_accounts_load(int etcfd, const char *etc_display, struct slots_account
         if (!a)
                 return slots_error_set(e, -ENOMEM, etc_display, "out of memory");
         for (int f = 0; f < SLOTS_ACCT_NFILES; f++) {
-                struct stat st;
+                struct slots_read how = { .max = ACCT_FILE_MAX, .content_fails = true };
                 char *text = NULL;
                 size_t len = 0;
-                int fd;
 
                 slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
-                fd = slots_open_regular(etcfd, file_names[f], &st);
-                if (fd == -ENOENT) {
+                how.path = display;
+                r = slots_read_text(etcfd, file_names[f], &how, NULL, &text, &len, e);
+                if (r == -ENOENT) {
+                        slots_error_clear(e);
                         r = slots_accounts_set_text(a, (enum slots_acct_file) f, "", 0, false);
                         if (r < 0)
                                 goto oom;
                         continue;
                 }
-                if (fd < 0) {
-                        /* Never read through, never replaced: what it points at may be anyone's file. */
-                        if (fd == -ELOOP || fd == -EINVAL) {
-                                slots_error_refuse(e, fd, display, "%s",
-                                                   fd == -ELOOP ? "is a symlink; refusing to follow it"
-                                                                : "is not a regular file");
-                                slots_error_fix(e, "put the account file itself at %s (shadow-utils keeps the "
-                                                "previous one as %s-), then run slots-provision again", display,
-                                                display);
-                        } else {
-                                slots_error_set(e, fd, display, "cannot open: %s", strerror(-fd));
-                        }
-                        r = fd == -EINVAL ? -ENOTSUP : fd;
-                        goto fail;
-                }
-                r = slots_read_all(fd, ACCT_FILE_MAX, &text, &len);
-                slots_close(fd);
-                if (r < 0) {
-                        slots_error_set(e, r, display, "cannot read: %s", strerror(-r));
-                        goto fail;
-                }
-                if (memchr(text, '\0', len)) {
-                        free(text);
-                        r = slots_error_set(e, -ENOTSUP, display, "contains a NUL byte");
+                /* Never read through, never replaced: what a symlink points at may be anyone's file. */
+                if (r == -ELOOP || r == -EINVAL)
+                        slots_error_fix(e, "put the account file itself at %s (shadow-utils keeps the previous one "
+                                        "as %s-), then run slots-provision again", display, display);
+                else if (r == -EFBIG || r == -EBADMSG)
                         slots_error_fix(e, "repair it (vipw, vigr) before provisioning");
+                if (r < 0)
                         goto fail;
-                }
                 r = slots_accounts_set_text(a, (enum slots_acct_file) f, text, len, true);
                 free(text);
                 if (r < 0)

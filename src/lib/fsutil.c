@@ -692,6 +692,14 @@ static const char *object(const struct slots_read *how, char *buf, size_t size)
         return buf;
 }
 
+/* r, with e's kind a failure instead of invalid input when how says so. */
+static int content_kind(const struct slots_read *how, struct slots_error *e, int r)
+{
+        if (how->content_fails && e)
+                e->kind = SLOTS_ERR_FAILED;
+        return r;
+}
+
 /* The policy, the read and the NUL check, on a regular file whose fstat is st. */
 static int read_regular(int fd, const struct slots_read *how, const struct stat *st, char **text, size_t *len,
                         struct slots_error *e)
@@ -704,16 +712,16 @@ static int read_regular(int fd, const struct slots_read *how, const struct stat 
                 return r;
         r = slots_read_all(fd, how->max, text, &n);
         if (r == -EFBIG)
-                return slots_error_invalid(e, r, how->path, "%sis larger than %zu bytes", subject(how, w, sizeof(w)),
-                                           how->max);
+                return content_kind(how, e, slots_error_invalid(e, r, how->path, "%sis larger than %zu bytes",
+                                                                subject(how, w, sizeof(w)), how->max));
         if (r < 0)
                 return slots_error_set(e, r, how->path, "cannot read%s: %s", object(how, w, sizeof(w)),
                                        strerror(-r));
         if (memchr(*text, '\0', n)) {
                 free(*text);
                 *text = NULL;
-                return slots_error_invalid(e, -EBADMSG, how->path, "%scontains a NUL byte",
-                                           subject(how, w, sizeof(w)));
+                return content_kind(how, e, slots_error_invalid(e, -EBADMSG, how->path, "%scontains a NUL byte",
+                                                                subject(how, w, sizeof(w))));
         }
         if (len)
                 *len = n;

@@ -123,6 +123,12 @@ struct slots_read {
          */
         int (*check)(const struct stat *st, void *data, struct slots_error *e);
         void *data;
+        /*
+         * Content that is too large or holds a NUL byte is invalid input (exit 2)
+         * unless this is set: then it is a failure (exit 1), for a file the
+         * caller was not handed to judge (the account files).
+         */
+        bool content_fails;
 };
 
 /*

@@ -409,6 +409,70 @@ static void test_write_is_all_or_nothing(void **state)
         cleanup_etc(dir, fd);
 }
 
+/* An account file that is not plain text is never read through: what load says, with its kind and fix. */
+enum bad_passwd { AS_SYMLINK, AS_FIFO, AS_FOLDER, WITH_NUL, MISSING };
+static const struct {
+        enum bad_passwd how;
+        int r;                          /* what load returns */
+        enum slots_error_kind kind;     /* the exit status follows it: refused and failed are 1 */
+        const char *reason, *fix;       /* parts of e's reason and fix ("": none) */
+} bad_loads[] = {
+        { AS_SYMLINK, -ELOOP, SLOTS_ERR_REFUSED, "is a symlink; refusing to follow it", "put the account file itself" },
+        { AS_FIFO, -EINVAL, SLOTS_ERR_REFUSED, "is not a regular file", "put the account file itself" },
+        { AS_FOLDER, -EINVAL, SLOTS_ERR_REFUSED, "is not a regular file", "put the account file itself" },
+        { WITH_NUL, -EBADMSG, SLOTS_ERR_FAILED, "contains a NUL byte", "repair it (vipw, vigr)" },
+        { MISSING, 0, SLOTS_ERR_FAILED, NULL, NULL },
+};
+
+static void test_load_refuses_odd_files(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(bad_loads); i++) {
+                struct slots_accounts *a = NULL;
+                struct slots_error e;
+                char dir[64], *s;
+                int fd = make_etc(dir), r;
+
+                assert_int_equal(unlinkat(fd, "passwd", 0), 0);
+                switch (bad_loads[i].how) {
+                case AS_SYMLINK:
+                        assert_int_equal(symlinkat("group", fd, "passwd"), 0);
+                        break;
+                case AS_FIFO:
+                        assert_int_equal(mkfifoat(fd, "passwd", 0644), 0);
+                        break;
+                case AS_FOLDER:
+                        assert_int_equal(mkdirat(fd, "passwd", 0755), 0);
+                        break;
+                case WITH_NUL: {
+                        int f = openat(fd, "passwd", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+                        assert_true(f >= 0);
+                        assert_int_equal(slots_write_all(f, "root:x:0:0::/:/bin/sh\n\0x\n", 25), 0);
+                        close(f);
+                        break;
+                }
+                case MISSING:
+                        break;
+                }
+                r = slots_accounts_load(fd, dir, &a, &e);
+                assert_int_equal(r, bad_loads[i].r);
+                if (r == 0) {
+                        /* a missing file is an empty one: no user at all, the others as they were */
+                        assert_null(slots_accounts_user(a, "root"));
+                        s = render(a, SLOTS_ACCT_GROUP);
+                        assert_string_equal(s, "root:x:0:\n");
+                        free(s);
+                        slots_accounts_free(a);
+                } else {
+                        assert_int_equal(e.kind, bad_loads[i].kind);
+                        assert_non_null(strstr(e.object, "/passwd"));
+                        assert_non_null(strstr(e.reason, bad_loads[i].reason));
+                        assert_non_null(strstr(e.fix, bad_loads[i].fix));
+                }
+                cleanup_etc(dir, fd);
+        }
+}
+
 /* The image lock: a second taker waits; the holder's close releases it. */
 static void test_lock_in_tree(void **state)
 {
@@ -486,6 +550,7 @@ int main(void)
                 cmocka_unit_test(test_logindefs),
                 cmocka_unit_test(test_write_all_four),
                 cmocka_unit_test(test_write_is_all_or_nothing),
+                cmocka_unit_test(test_load_refuses_odd_files),
                 cmocka_unit_test(test_lock_in_tree),
                 cmocka_unit_test(test_run_program),
         };
