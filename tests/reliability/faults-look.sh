@@ -526,7 +526,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fchmod /shared/slot02-dir own_hand EPERM
 	# A failed look is reported as itself, not as a wrong type, a change or a dead helper.
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf open_end
-	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf slots_config_load_flags
+	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf slots_read_text_fd
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.json.lock slots_release_lock
 	fault_case "$NAME" "$A" fstat /home/slot02/deep slots_tree_empty
 	fault_case "$NAME" "$A" read "]" clean_mqueues
