@@ -13,6 +13,7 @@
 #include "check-int.h"
 #include "error.h"
 #include "fsutil.h"
+#include "jsonpos.h"
 #include "path.h"
 #include "service.h"
 
@@ -468,10 +469,17 @@ void check_slotctl(struct ctx *k)
                         (unsigned) st.st_uid);
                 strbuf_addf(&f, "chown root:root %s && chmod 0644 %s", path, path);
         }
-        if (r < 0 || !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) || !json_is_object(root)) {
+        if (r >= 0 && !(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+                r = slots_json_load_error(&e, path, &jerr);
+        if (r == -ENOMEM) {
+                /* Not the file's fault: jansson ran out of memory. */
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%s does not parse: %s", path,
-                        r < 0 ? e.reason : root ? "not a JSON object" : jerr.text);
+                strbuf_addf(&d, "%s: %s", path, e.reason);
+                goto fail;
+        }
+        if (r < 0 || !json_is_object(root)) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%s does not parse: %s", path, r < 0 ? e.reason : "not a JSON object");
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision rewrites it");
                 goto fail;

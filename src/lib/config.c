@@ -579,16 +579,12 @@ int slots_config_parse(const char *text, size_t len, const char *file, struct sl
         int r = 0;
 
         root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!root) {
-                slots_error_invalid(e, -EBADMSG, file, "%s", jerr.text);
-                slots_error_at(e, (unsigned) (jerr.line > 0 ? jerr.line : 1),
-                               (unsigned) (jerr.column > 0 ? jerr.column : 1));
-                return -EBADMSG;
-        }
+        if (!root)
+                return slots_json_load_error(e, file, &jerr);
         c = calloc(1, sizeof(*c));
         if (!c) {
                 json_decref(root);
-                return -ENOMEM;
+                return slots_error_set(e, -ENOMEM, file, "out of memory");
         }
         if (!json_is_object(root)) {
                 r = slots_json_fail(e, &src, NULL, 0, false, "the config must be a JSON object");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "jsonpos.h"
 
 /* A cursor over text that jansson has already accepted; the scanner trusts that. */
@@ -192,5 +194,14 @@ int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const s
         slots_error_invalid(e, -EBADMSG, src->file, "%s", text);
         (void) json_locate(src, path, n, want_key, &line, &col);
         slots_error_at(e, line, col);
+        return -EBADMSG;
+}
+
+int slots_json_load_error(struct slots_error *e, const char *file, const json_error_t *jerr)
+{
+        if (json_error_code(jerr) == json_error_out_of_memory || !jerr->text[0])
+                return slots_error_set(e, -ENOMEM, file, "cannot parse it: %s", strerror(ENOMEM));
+        slots_error_invalid(e, -EBADMSG, file, "%s", jerr->text);
+        slots_error_at(e, (unsigned) (jerr->line > 0 ? jerr->line : 1), (unsigned) (jerr->column > 0 ? jerr->column : 1));
         return -EBADMSG;
 }

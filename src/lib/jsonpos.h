@@ -29,3 +29,13 @@ struct slots_jsrc {
  */
 int slots_json_fail(struct slots_error *e, const struct slots_jsrc *src, const struct slots_jpath *path,
                     size_t n, bool want_key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+struct json_error_t;
+
+/*
+ * Sets e from what json_loadb() left in jerr about file: invalid content at its
+ * line and column (-EBADMSG), or a failure when jansson ran out of memory (it
+ * says so by its code, or by leaving no text at all when it could not start):
+ * -ENOMEM.  Returns that.
+ */
+int slots_json_load_error(struct slots_error *e, const char *file, const struct json_error_t *jerr);

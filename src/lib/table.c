@@ -286,10 +286,10 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         *problem = SLOTS_TABLE_SYNTAX;
         root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!root) {
-                slots_error_invalid(e, -EBADMSG, file, "%s", jerr.text);
-                slots_error_at(e, (unsigned) (jerr.line > 0 ? jerr.line : 1),
-                               (unsigned) (jerr.column > 0 ? jerr.column : 1));
-                return -EBADMSG;
+                r = slots_json_load_error(e, file, &jerr);
+                if (r == -ENOMEM)
+                        *problem = SLOTS_TABLE_NO_MEMORY;
+                return r;
         }
         *problem = SLOTS_TABLE_SCHEMA;
         if (!json_is_object(root)) {
