@@ -26,13 +26,26 @@
 
 #define SUDO_TIMEOUT_MS 5000
 
-/* sudo is there to run: a regular file with an execute bit (not yet whether it works). */
-static bool sudo_present(const struct ctx *k)
+/*
+ * Whether sudo is there to run (a regular file with an execute bit; not yet
+ * whether it works).  When it is not, adds check's row (slot may be NULL): a
+ * SKIP when it is missing, more (may be NULL) said after why, or a FAIL when
+ * it could not be looked at; the caller then stops.
+ */
+static bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more)
 {
         const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
         struct stat st;
+        int r = stat(sudo, &st) < 0 ? -errno : 0;
 
-        return stat(sudo, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+        if (r == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+                return false;
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                add_rowf(k, SLOTS_CHECK_FAIL, check, slot, NULL, "cannot stat %s: %s", sudo, strerror(-r));
+        else
+                add_rowf(k, SLOTS_CHECK_SKIP, check, slot, NULL, "sudo is not installed (no %s)%s", sudo,
+                         more ? more : "");
+        return true;
 }
 
 /* ---- sudo-preflight ---- */
@@ -69,10 +82,8 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
         ssize_t n;
         long ms;
 
-        if (!sudo_present(k)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL, "sudo is not installed (no %s)", sudo);
+        if (sudo_missing(k, "sudo-preflight", s->name, NULL))
                 return;
-        }
         if (!k->have_svc) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
                          "create the service account, or fix \"service\"",
@@ -303,11 +314,8 @@ static bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *che
                 add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
                 return false;
         }
-        if (!sudo_present(k)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "sudo is not installed (no %s)",
-                         k->o->sudo ? k->o->sudo : SUDO_DEFAULT);
+        if (sudo_missing(k, check, s->name, NULL))
                 return false;
-        }
         if (!k->have_svc || s->found <= 0) {
                 add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "no service account or no account %s", s->name);
                 return false;
@@ -683,12 +691,8 @@ void check_sudoers_dropin(struct ctx *k)
         size_t wlen = 0, len = 0;
         int fd = -1, r;
 
-        if (!sudo_present(k)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudoers-dropin", NULL, NULL,
-                         "sudo is not installed (no %s): slots-provision writes no drop-in",
-                         k->o->sudo ? k->o->sudo : SUDO_DEFAULT);
+        if (sudo_missing(k, "sudoers-dropin", NULL, ": slots-provision writes no drop-in"))
                 return;
-        }
         slots_provision_sudoers_name(c, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", SLOTS_SUDOERS_DIR, name);
         slots_error_clear(&e);
@@ -910,10 +914,8 @@ void check_sudo_grants(struct ctx *k)
         struct strbuf d = { 0 }, f = { 0 };
         int r;
 
-        if (!sudo_present(k)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "sudo is not installed (no %s)", sudo);
+        if (sudo_missing(k, "sudo-grants", NULL, NULL))
                 return;
-        }
         if (!k->have_svc) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "no service account %s", c->service);
                 return;
