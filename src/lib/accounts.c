@@ -1085,7 +1085,14 @@ int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, ch
                 k = read(pipefd[0], buf, sizeof(buf));
                 if (k < 0 && errno == EINTR)
                         continue;
-                if (k <= 0)
+                if (k < 0) {
+                        /* What it said is not known: never taken for all it said. */
+                        r = -errno;
+                        slots_child_kill(&c);
+                        close(pipefd[0]);
+                        return r;
+                }
+                if (k == 0)
                         break;
                 if (out && outsize > 1 && n < outsize - 1) {
                         size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;

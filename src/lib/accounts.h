@@ -133,6 +133,7 @@ void slots_accounts_flush_caches(void);
  * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it when it has not
  * exited after timeout_ms (<= 0: no limit), its output closed or not.
  * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
- * from a signal, -ENOENT when it cannot be run).
+ * from a signal, -ENOENT when it cannot be run, the read's when its output
+ * cannot be read: then it is killed).
  */
 int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);
