@@ -295,7 +295,7 @@ static void temp_walk_swapped(void **state)
         struct slots_config c = { 0 };
         struct slots_pw slot = { .name = (char *) "slot42", .uid = 4242, .gid = 4242 };
         struct slots_error e;
-        char img[] = "/tmp/slots-races-img.XXXXXX", cmd[300];
+        char img[300], cmd[400];
         struct stat st;
         int rootfd, fd;
 
@@ -304,6 +304,8 @@ static void temp_walk_swapped(void **state)
                 print_message("skipped: the temp walk's swapped folder needs root (other owners)\n");
                 skip();
         }
+        /* Inside the group's scratch folder, so a failed assert leaves nothing behind: teardown removes it. */
+        snprintf(img, sizeof(img), "%s/img.XXXXXX", dir);
         assert_non_null(mkdtemp(img));
         rootfd = open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(rootfd >= 0);
