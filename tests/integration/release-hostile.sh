@@ -95,6 +95,8 @@ as1 sh -c 'umask 077; mkdir -p /dev/shm/x/y; echo s6 >/dev/shm/x/y/secret; ln -s
 as2 sh -c 'echo bob >/tmp/bobs/bobs-file; chmod 0666 /tmp/bobs/bobs-file'
 as1 ln /tmp/bobs/bobs-file /tmp/bobs/link-to-bobs     # a hard link to another account's file
 as1 sh -c "umask 077; mkdir -p $WF/sub; echo s7 >$WF/sub/private; echo tool >$WF/tool; chmod 4755 $WF/tool"
+# setgid without group execute: the one set-id bit the kernel's chown keeps, so only release's own clearing removes it
+as1 sh -c "echo marked >$WF/marked; chmod 2644 $WF/marked"
 check "as slot01, setfacl names slot01 on its shared file" as1 setfacl -m u:slot01:rw "$WF/sub/private"
 check "the shared file's ACL names slot01 before the release" \
 	sh -c "getfacl -n '$WF/sub/private' | grep -q ':$U1:rw'"
@@ -105,6 +107,8 @@ for f in /tmp/bobs/secret /var/tmp/bobs/a/b/secret /var/tmp/sub/deeper/secret /r
 	check "$f is slot01's before the release" test "$(stat -c %u "$f" 2>/dev/null)" = "$U1"
 done
 check "$WF/tool is setuid slot01 before the release" test "$(stat -c '%u %a' "$WF/tool")" = "$U1 4755"
+check "$WF/marked is setgid, without group execute, before the release" \
+	test "$(stat -c '%u %a' "$WF/marked")" = "$U1 2644"
 check "slot01's symlink /tmp/bobs/evil is there before the release" test -L /tmp/bobs/evil
 
 # --- 4. IPC: SysV and POSIX message queues (no /dev/mqueue mount) ---
@@ -169,6 +173,7 @@ check "the hard link to bob's file stays, bob's file unchanged" \
 check "the shared file is the service's now" test "$(stat -c %U "$WF/sub/private")" = svc
 check "the shared folder it made is the service's now" test "$(stat -c %U "$WF/sub")" = svc
 check "the setuid bit it set is gone" test "$(stat -c '%U %a' "$WF/tool")" = "svc 750"
+check "the setgid bit the kernel's chown keeps is gone too" test "$(stat -c '%U %a' "$WF/marked")" = "svc 640"
 check "the ACL entry naming slot01 is gone" \
 	sh -c "getfacl -n '$WF/sub/private' >'$S/acl.after' && ! grep -q ':$U1:' '$S/acl.after'"
 out=$(as1 cat "$WF/sub/private" 2>&1)
