@@ -6,6 +6,10 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${SLOTS_BUILD:-$top/build-demo}
+# The service and the slots read and run what the demo builds and installs (slotctl, the
+# launcher, the docs): whatever the caller's umask (sudo keeps a stricter one than 022),
+# it is made as an admin's umask 022 makes it.
+umask 022
 
 if [ -z "${SLOTS_DEMO_INSIDE:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "demo: run it as root (sudo sh scripts/demo.sh)" >&2; exit 1; }
