@@ -19,8 +19,13 @@ if [ -z "${SLOTS_DEMO_INSIDE:-}" ]; then
 	mkdir -p "$out"
 	(cd "$out" && "$top/configure" -q >/dev/null && make -j"$(nproc)" >/dev/null)
 	# Private mount, PID and IPC namespaces: a release's kill(-1) as a slot reaches only the demo.
-	SLOTS_DEMO_INSIDE=1 SLOTS_BUILD=$out exec unshare --mount --propagation private --pid --ipc --fork \
-		--mount-proc sh "$0" "$@"
+	st=0
+	SLOTS_DEMO_INSIDE=1 SLOTS_BUILD=$out unshare --mount --propagation private --pid --ipc --fork \
+		--mount-proc sh "$0" "$@" || st=$?
+	# Under sudo, the build and what ./autogen.sh made go back to the user who cloned the tree.
+	. "$top/scripts/sudo-give-back.sh"
+	slots_give_back "$top" "$out"
+	exit "$st"
 fi
 
 # ---- inside a private mount namespace: nothing below reaches the host ----

@@ -12,17 +12,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # umask, what the build makes must be readable and executable by them.
 umask 022
 
-# Under sudo the generated files and the build folders would be root's, and the next
-# ./autogen.sh or make of the user who cloned the tree would fail: they go back to that user
-# at the end (only when the checkout is theirs; never through a symlink or a hard link).
-give_back() {
-	[ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID:-0}" != 0 ] && [ "$(stat -c %u "$top")" = "$SUDO_UID" ] || return 0
-	for p in "$out" "$top/configure" "$top/Makefile.in" "$top/aclocal.m4" "$top/build-config.h.in" \
-		"$top/autom4te.cache" "$top/build-aux" "$top/m4"; do
-		[ -e "$p" ] || continue
-		find "$p" -xdev -uid 0 \( -type f -links 1 -o -type d \) -exec chown "$SUDO_UID:$SUDO_GID" {} + 2>/dev/null || true
-	done
-}
+# Under sudo, what the run makes in the checkout goes back to the user who cloned it.
+. "$top/scripts/sudo-give-back.sh"
+give_back() { slots_give_back "$top" "$out"; }
 trap give_back EXIT
 
 sh "$top/scripts/deps.sh"
