@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it: dependencies, a -Werror build with "make check",
 # then the unit, integration and PAM tests again under AddressSanitizer + UBSan, then
 # valgrind over the unit and PAM tests, then the libFuzzer targets (SLOTS_FUZZ_SECONDS
-# each, default 60).  Run as root on Debian 12, or with sudo (root tests run in private
+# each, default 60), the Debian package, and the demo started the way a newcomer's shell may
+# start it (umask 077, few open files, a bare environment).  Run as root on Debian 12, or with sudo (root tests run in private
 # mount namespaces and change nothing on the host).  docs/testing.md says what it needs.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,5 +68,17 @@ pkg_rc=0
 sh "$top/tests/package/package.sh" "$out/package" || pkg_rc=$?
 [ "$pkg_rc" = 0 ] || [ "$pkg_rc" = 77 ] || exit 1
 # ---- end of the Debian package ----
+
+# ---- the README's other command: the demo, started from a shell as odd as a newcomer's ----
+step "the demo (scripts/demo.sh) under umask 077, 256 open files and a bare environment"
+demo_rc=0
+(umask 077 && ulimit -n 256 && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root SLOTS_BUILD="$out/demo" \
+	sh "$top/scripts/demo.sh") >"$out/demo.log" 2>&1 || demo_rc=$?
+if [ "$demo_rc" != 0 ] || ! grep -q '== Done: the host was not changed' "$out/demo.log"; then
+	tail -n 40 "$out/demo.log"
+	echo "scripts/demo.sh: exit $demo_rc, or no closing line (the whole log: $out/demo.log)"
+	exit 1
+fi
+echo "ok - the demo ran to its end ($(grep -c '^\$ ' "$out/demo.log") commands shown)"
 
 step "all test runs passed"
