@@ -367,6 +367,23 @@ judge() {
 	world_is "$what" "$P/after.w" "after the next command the world differs from an undisturbed run's"
 }
 
+# fail_points JUDGE ERRNOS: each call of $P/points ("N SITE OCCURRENCE", N the reference's
+# call) failed once with each errno ERRNOS gives for it, in a fresh world; JUDGE WHAT ERRNO N
+# rules on each run, and bad counts the wrong ones.
+fail_points() {
+	while read -r n site occ; do
+		line=$(sed -n "${n}p" "$P/ref.log")
+		call=$(echo "$line" | cut -d' ' -f2)
+		for e in $($2 "$call"); do
+			$SETUP
+			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
+			st=$?
+			$1 "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" "$n" ||
+				bad=$((bad + 1))
+		done
+	done <"$P/points"
+}
+
 # judge_race WHAT ERRNO: the run just made had a call fail the way a race or an odd file
 # system makes it (an entry gone, a symlink swapped in, a lock call interrupted, a lookup's
 # buffer too small, no xattrs).  What it did then may differ from an undisturbed run, but it
@@ -455,33 +472,13 @@ sweep() {
 		full != 1 && k == 1 && !done[$3] { print $1, $3, k }' "$P/ref.log" >"$P/points"
 	[ "$FULL" = 1 ] || cut -d' ' -f2 "$P/points" >>"$seen"
 	bad=0 runs=0 clean=0 done_ok=0
-	while read -r n site occ; do
-		line=$(sed -n "${n}p" "$P/ref.log")
-		call=$(echo "$line" | cut -d' ' -f2)
-		for e in $(errnos_for "$call"); do
-			$SETUP
-			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
-			st=$?
-			judge "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" "$n" ||
-				bad=$((bad + 1))
-		done
-	done <"$P/points"
+	fail_points judge errnos_for
 	# The same sites again with what a race makes them fail with (each site once per program).
 	awk -v seen="$seen-race" 'BEGIN { while ((getline s <seen) > 0) done[s] = 1 }
 		{ k = ++occ[$3] } k == 1 && !done[$3] { print $1, $3, k }' "$P/ref.log" >"$P/points"
 	cut -d' ' -f2 "$P/points" >>"$seen-race"
 	raced=0
-	while read -r n site occ; do
-		line=$(sed -n "${n}p" "$P/ref.log")
-		call=$(echo "$line" | cut -d' ' -f2)
-		for e in $(race_errnos_for "$call"); do
-			$SETUP
-			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
-			st=$?
-			judge_race "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" ||
-				bad=$((bad + 1))
-		done
-	done <"$P/points"
+	fail_points judge_race race_errnos_for
 	tally
 	check "$name: $runs faults out of $(wc -l <"$P/ref.log") calls: $clean clean failures (finished by the next command), $done_ok runs that did the whole job anyway, $raced races (ended well, the next command succeeds)" [ "$bad" = 0 ]
 }
