@@ -489,12 +489,11 @@ static bool group_has(pid_t pgid, uid_t uid)
 
 /*
  * Starts the slot's command through sudo, ends its process group with
- * "sudo -u SLOT kill", and tells whether all of it went.  The run has
- * RUN_MS to show a process of the slot and to end after the kill; the kill
- * has KILL_MS.
+ * "sudo -u SLOT kill", and tells whether all of it went.  Each stage has
+ * STAGE_MS: the run to show a process of the slot, the kill to exit, the
+ * run's group to end after it (slots-admin(8): "within 5 seconds").
  */
-#define RUN_MS 10000
-#define KILL_MS 5000
+#define STAGE_MS 5000
 static int kill_child(void *arg)
 {
         const struct kill_job *j = arg;
@@ -504,7 +503,7 @@ static int kill_child(void *arg)
 
         if (null < 0)
                 return KILL_FORK;
-        r = slots_child_start(&run, RUN_MS, SLOTS_CHILD_GROUP);
+        r = slots_child_start(&run, STAGE_MS, SLOTS_CHILD_GROUP);
         if (r < 0)
                 return KILL_FORK;
         if (r == 0) {
@@ -525,7 +524,7 @@ static int kill_child(void *arg)
                 (void) poll(NULL, 0, 10);
         }
         snprintf(pg, sizeof(pg), "-%ld", (long) run.pid);
-        r = slots_child_start(&k, KILL_MS, 0);
+        r = slots_child_start(&k, STAGE_MS, 0);
         if (r == 0) {
                 const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", "TERM", "--",
                                        pg, NULL };
@@ -539,6 +538,7 @@ static int kill_child(void *arg)
                 slots_child_kill(&run);
                 return KILL_REFUSED;
         }
+        slots_child_deadline(&run, STAGE_MS);
         r = slots_child_wait(&run);
         if (r == -ETIMEDOUT)
                 return KILL_SURVIVED;           /* killed at its deadline, group and all */

@@ -38,9 +38,14 @@ static long now_ms(void)
         return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int slots_child_start(struct slots_child *c, int timeout_ms, unsigned flags)
+void slots_child_deadline(struct slots_child *c, int timeout_ms)
 {
         c->deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+}
+
+int slots_child_start(struct slots_child *c, int timeout_ms, unsigned flags)
+{
+        slots_child_deadline(c, timeout_ms);
         c->group = flags & SLOTS_CHILD_GROUP;
         c->pid = fork();
         if (c->pid < 0)

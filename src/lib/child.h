@@ -20,6 +20,9 @@ enum {
  */
 int slots_child_start(struct slots_child *c, int timeout_ms, unsigned flags);
 
+/* Sets c's deadline timeout_ms from now (<= 0: none): a child whose work has stages, each with its own limit. */
+void slots_child_deadline(struct slots_child *c, int timeout_ms);
+
 /*
  * Looks once, without waiting: 0 while c runs and its deadline has not passed;
  * 1 when it is over, with *status its exit status (0..255), -ECHILD when a

@@ -181,12 +181,38 @@ static void poll_and_left(void **state)
         assert_int_equal(slots_child_wait(&c), -ECHILD);
 }
 
+/* A new deadline counts from now: a stage's own limit, shorter or longer than the first, or none. */
+static void deadline_reset(void **state)
+{
+        struct slots_child c;
+        int r, left;
+
+        (void) state;
+        r = slots_child_start(&c, 60000, 0);
+        assert_true(r >= 0);
+        if (r == 0)
+                slots_child_return(act(&(struct act){ SLEEP, 0, 30000 }));
+        slots_child_deadline(&c, 200);
+        left = slots_child_left_ms(&c);
+        assert_true(left >= 0 && left <= 200);
+        assert_int_equal(slots_child_wait(&c), -ETIMEDOUT);
+
+        r = slots_child_start(&c, 100, 0);
+        assert_true(r >= 0);
+        if (r == 0)
+                slots_child_return(act(&(struct act){ SLEEP, 5, 500 }));
+        slots_child_deadline(&c, 0);
+        assert_int_equal(slots_child_left_ms(&c), -1);
+        assert_int_equal(slots_child_wait(&c), 5);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(run_table),
                 cmocka_unit_test(group_killed),
                 cmocka_unit_test(poll_and_left),
+                cmocka_unit_test(deadline_reset),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
