@@ -1,4 +1,4 @@
-/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision.c. */
+/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision*.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -123,7 +123,7 @@ static void log_change(const struct run *run, const char *text)
                 cmd_log("%s", text);
 }
 
-/* Logs the changes kept for each slot, one line per slot (issue 18: a line per change cost a third of the run). */
+/* Logs the changes kept for each slot, one line per slot (a line per change cost a third of the run). */
 static void slot_log_flush(struct run *run)
 {
         for (unsigned i = 0; run->slot_log && i < run->slots; i++) {
@@ -135,38 +135,10 @@ static void slot_log_flush(struct run *run)
         }
 }
 
-/*
- * The slot a change line is about: the first word of it (split at spaces, '/',
- * '(', ')', ':', ',') that is a slot of the pool; 0 for none (the shared group,
- * parents, files).
- */
-static unsigned change_slot(const struct run *run, const char *text)
-{
-        char word[16];
-
-        while (*text) {
-                size_t n = strcspn(text, " /():,");
-
-                if (n > 0 && n < sizeof(word)) {
-                        unsigned k;
-
-                        memcpy(word, text, n);
-                        word[n] = '\0';
-                        k = slots_slot_parse(word);
-                        if (k >= 1 && k <= run->slots)
-                                return k;
-                }
-                text += n;
-                if (*text)
-                        text++;
-        }
-        return 0;
-}
-
 /* Keeps a slot's change for its line; logs it at once when it is about no slot or memory is short. */
-static void log_slot_change(struct run *run, const char *text)
+static void log_slot_change(struct run *run, unsigned slot, const char *text)
 {
-        unsigned k = run->slot_log ? change_slot(run, text) : 0;
+        unsigned k = run->slot_log && slot <= run->slots ? slot : 0;
         size_t n = strlen(text), have;
         char *p;
 
@@ -215,12 +187,12 @@ static void report(void *arg, const struct slots_prov_msg *m)
                 if (!run->json) {
                         char *text = slots_escape(m->text);
 
-                        /* Not flushed line by line (issue 18: a write per change); cmd_err() flushes. */
+                        /* Not flushed line by line (a write per change); cmd_err() flushes. */
                         printf("%s\n", text ? text : "(out of memory)");
                         free(text);
                 }
                 if (!run->dry_run)
-                        log_slot_change(run, m->text);
+                        log_slot_change(run, m->slot, m->text);
                 break;
         }
         case SLOTS_PROV_WARNING:
