@@ -105,7 +105,7 @@ void check_table(struct ctx *k)
         char mode[8];
         struct probe_plan plan = { 0 };
         struct probe_res *res = NULL;
-        struct walk w = { 0 };
+        struct slots_perm_path w = { 0 };
         struct slots_error e;
         struct stat st;
         char *text = NULL;
@@ -141,12 +141,12 @@ void check_table(struct ctx *k)
         snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
         if (st.st_uid != 0) {
                 char u[64];
-                strbuf_addf(&d, "owner is %s, not root", user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                strbuf_addf(&d, "owner is %s, not root", slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
                 strbuf_addf(&f, "chown root:%s %s", k->group_name, path);
         } else if (!k->have_group || st.st_gid != k->group) {
                 char g[64];
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "group is %s, not the service group %s", group_name_cb(NULL, st.st_gid, g, sizeof(g)),
+                strbuf_addf(&d, "group is %s, not the service group %s", slots_perm_group_name(NULL, st.st_gid, g, sizeof(g)),
                         k->group_name);
                 if (k->have_group)
                         strbuf_addf(&f, "chgrp %s %s", k->group_name, path);
@@ -201,7 +201,7 @@ void check_table(struct ctx *k)
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
                         k->cfg->path);
-        } else if (walk_path(path, &w) < 0) {
+        } else if (slots_perm_path_read(path, &w) < 0) {
                 k->err = -ENOMEM;
         } else if (!w.err) {
                 struct slots_perm_model after;
@@ -260,7 +260,7 @@ fail:
         }
         add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
 out:
-        walk_free(&w);
+        slots_perm_path_free(&w);
         free(res);
         free(plan.paths);
         free(plan.ops);

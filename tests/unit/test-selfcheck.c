@@ -220,7 +220,7 @@ static void test_fix_paths(void **state)
 }
 
 /*
- * walk_denies: whether the modes of a user's tree and the folders above it surely keep
+ * slots_perm_path_denies: whether the modes of a user's tree and the folders above it surely keep
  * slot01 from listing it (then the user-tree row needs no probe for that tree).
  */
 static const struct {
@@ -251,8 +251,8 @@ static void test_walk_denies(void **state)
 {
         (void) state;
         for (size_t i = 0; i < N_ELEM(trees); i++) {
-                struct step steps[3];
-                struct walk w = { .steps = steps, .n = 3, .err = trees[i].err };
+                struct slots_perm_step steps[3];
+                struct slots_perm_path w = { .steps = steps, .n = 3, .err = trees[i].err };
 
                 for (size_t j = 0; j < 3; j++) {
                         memset(&steps[j], 0, sizeof(steps[j]));
@@ -260,8 +260,8 @@ static void test_walk_denies(void **state)
                         steps[j].have_model = j < 2 || trees[i].have_end_model;
                         model(&trees[i].steps[j], &steps[j].m);
                 }
-                if (walk_denies(&w, &slot01, R) != trees[i].denies)
-                        fail_msg("%s: walk_denies is %d, want %d", trees[i].what, !trees[i].denies, trees[i].denies);
+                if (slots_perm_path_denies(&w, &slot01, R) != trees[i].denies)
+                        fail_msg("%s: slots_perm_path_denies is %d, want %d", trees[i].what, !trees[i].denies, trees[i].denies);
         }
 }
 
