@@ -214,7 +214,7 @@ int slots_fsync_dir(int dirfd)
  * Makes the folder, owned by root until the caller's fchown.  One that goes to
  * another owner is made with the owner bits of its mode: root's alone until the
  * chown hands them over, so nobody gains access early, and mostly no fchmod is
- * left to do (issue 18: the 3n slot folders).  A root-owned one is made with no
+ * left to do for the slot folders.  A root-owned one is made with no
  * access at all: a root:root 0000 folder is how a run killed before its chmod
  * is told from an admin's (provision.c's finish_dirs).
  */
@@ -281,8 +281,8 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
         *found = (struct slots_dir_found) { .created = false };
         /*
          * A folder that is probably missing is made first, EEXIST when it is there
-         * (issue 18: a look before every mkdir was a tenth of provisioning's
-         * system calls); one that is probably there is looked at first.  Either way
+         * (a look before every mkdir costs a system call each); one that is
+         * probably there is looked at first.  Either way
          * what is changed is changed through an fd opened without following.
          */
         if (!dry && (flags & SLOTS_ENSURE_MKDIR_FIRST)) {
