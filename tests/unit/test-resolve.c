@@ -59,6 +59,45 @@ static int set_acl(const char *path, unsigned tag, unsigned id, unsigned perm, u
         return setxattr(full, "system.posix_acl_access", buf, sizeof(buf), 0);
 }
 
+/*
+ * A folder whose access ACL holds n named users that only read and, last, one
+ * that writes (id writer): larger than the resolver's first read of the attribute.
+ */
+static int set_big_acl(const char *path, unsigned n, unsigned writer)
+{
+        size_t len = 4 + 8 * (n + 5);
+        unsigned char *buf = calloc(1, len), *p;
+        char full[600];
+        int r;
+
+        if (!buf)
+                return -1;
+        buf[0] = 2;
+        p = buf + 4;
+        for (unsigned i = 0; i < n + 5; i++, p += 8) {
+                unsigned tag, perm, id = (unsigned) -1;
+
+                if (i == 0)
+                        tag = 0x01, perm = 7;                           /* user:: */
+                else if (i <= n + 1)
+                        tag = 0x02, perm = i == n + 1 ? 6 : 4, id = i == n + 1 ? writer : 5000 + i;
+                else if (i == n + 2)
+                        tag = 0x04, perm = 5;                           /* group:: */
+                else if (i == n + 3)
+                        tag = 0x10, perm = 7;                           /* mask:: */
+                else
+                        tag = 0x20, perm = 5;                           /* other:: */
+                p[0] = (unsigned char) tag;
+                p[2] = (unsigned char) perm;
+                for (int b = 0; b < 4; b++)
+                        p[4 + b] = (unsigned char) (id >> (8 * b));
+        }
+        snprintf(full, sizeof(full), "%s/%s", root, path);
+        r = setxattr(full, "system.posix_acl_access", buf, len, 0);
+        free(buf);
+        return r;
+}
+
 /* A small image: a file inside, links that point out of it in every way a link can. */
 static int setup(void **state)
 {
@@ -95,10 +134,11 @@ static int setup(void **state)
          */
         if (mkdirat(rootfd, "srv/au", 0755) < 0 || mkdirat(rootfd, "srv/ag", 0755) < 0 ||
             mkdirat(rootfd, "srv/am", 0755) < 0 || mkdirat(rootfd, "srv/ar", 0755) < 0 ||
-            mkdirat(rootfd, "srv/au/in", 0755) < 0)
+            mkdirat(rootfd, "srv/au/in", 0755) < 0 || mkdirat(rootfd, "srv/abig", 0755) < 0)
                 return -1;
         if (set_acl("srv/au", 0x02, 4244, 7, 7) < 0 || set_acl("srv/ag", 0x08, 4245, 7, 7) < 0 ||
-            set_acl("srv/am", 0x02, 4244, 7, 5) < 0 || set_acl("srv/ar", 0x02, 0, 7, 7) < 0)
+            set_acl("srv/am", 0x02, 4244, 7, 5) < 0 || set_acl("srv/ar", 0x02, 0, 7, 7) < 0 ||
+            set_big_acl("srv/abig", 200, 4246) < 0)
                 acl_err = errno;
         if (symlinkat("/etc", rootfd, "srv/theirs") < 0 ||
             (geteuid() == 0 && fchownat(rootfd, "srv/theirs", 4242, 4242, AT_SYMLINK_NOFOLLOW) < 0))
@@ -234,6 +274,9 @@ static const struct {
         { "/srv/ag", NOSYM | TRUST, 0, 4245, "dir", NULL, ACLS },
         { "/srv/am", NOSYM | TRUST, 0, 0, "dir", NULL, ACLS },
         { "/srv/ar", NOSYM | TRUST, 0, 0, "dir", NULL, ACLS },
+        /* 200 readers before the writer: an attribute larger than the first read finds it all the same */
+        { "/srv/abig", NOSYM | TRUST, 0, 0, "error -1", "/srv/abig", ACLS },
+        { "/srv/abig", NOSYM | TRUST, 4246, 0, "dir", NULL, ACLS },
 };
 
 /* Runs the rows that need `needs`; returns how many failed. */
