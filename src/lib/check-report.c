@@ -29,8 +29,8 @@ void slots_check_report_free(struct slots_check_report *rep)
         memset(rep, 0, sizeof(*rep));
 }
 
-int report_add(struct slots_check_report *rep, enum slots_check_status st, const char *check, const char *slot,
-               const char *detail, const char *fix)
+int slots_check_report_add(struct slots_check_report *rep, enum slots_check_status st, const char *check,
+                           const char *slot, const char *detail, const char *fix)
 {
         struct slots_check_row *row;
 

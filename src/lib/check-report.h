@@ -41,5 +41,5 @@ void slots_check_report_free(struct slots_check_report *rep);
 const char *slots_check_status_name(enum slots_check_status s);
 
 /* Appends a row to rep (detail and fix copied; a FAIL without a fix gets the man page's).  0 or -ENOMEM. */
-int report_add(struct slots_check_report *rep, enum slots_check_status st, const char *check, const char *slot,
-               const char *detail, const char *fix);
+int slots_check_report_add(struct slots_check_report *rep, enum slots_check_status st, const char *check,
+                           const char *slot, const char *detail, const char *fix);

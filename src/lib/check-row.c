@@ -19,7 +19,8 @@ void add_row(struct ctx *k, enum slots_check_status st, const char *check, const
                 k->err = -ENOMEM;
                 return;
         }
-        if (report_add(k->rep, st, check, slot, detail ? strbuf_str(detail) : "", fix ? strbuf_str(fix) : NULL) < 0)
+        if (slots_check_report_add(k->rep, st, check, slot, detail ? strbuf_str(detail) : "",
+                                   fix ? strbuf_str(fix) : NULL) < 0)
                 k->err = -ENOMEM;
 }
 

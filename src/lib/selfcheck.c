@@ -453,7 +453,7 @@ static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
                 if (!detail || (h.fix_len != SIZE_MAX && !fix))
                         k->err = -ENOMEM;
                 else if (h.check == c &&
-                         report_add(k->rep, h.status, h.name, k->slots[i].name, detail, fix) < 0)
+                         slots_check_report_add(k->rep, h.status, h.name, k->slots[i].name, detail, fix) < 0)
                         k->err = -ENOMEM;
                 free(detail);
                 free(fix);
