@@ -8,7 +8,7 @@
  *      drop-in and slotctl config are looked at.  It changes nothing and reports
  *      only PROBLEMs: a conflict a careful admin must settle (a uid taken, a
  *      symlink where a folder belongs).  Any PROBLEM ends the run here, before
- *      the first change (-EEXIST: refused), with every conflict named.
+ *      the first change (a refusal naming their count), with every conflict named.
  *   2. the change (x->quiet false): the planned account files are written as one
  *      transaction, then each step makes or repairs its objects, reporting one
  *      CHANGE per object.  With --dry-run (x->dry) the same pass runs, writes
@@ -223,7 +223,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         if (r < 0)
                 goto out;
         if (x.problems) {
-                r = -EEXIST;
+                r = slots_error_refuse(e, -EEXIST, "", "%u conflict%s found; nothing was changed", x.problems,
+                                       x.problems == 1 ? "" : "s");
                 goto out;
         }
 

@@ -32,12 +32,12 @@ struct slots_prov_opts {
  * Brings the tree under rootfd to what the config describes
  * (slots-provision(8)).  Everything is checked before anything changes: account
  * conflicts, a symlink where a slot folder belongs, a missing service account
- * are each reported as a PROBLEM and the return is -EEXIST with nothing
- * changed.  Otherwise the account files are written as one transaction, then
- * folders, traversal bits, shared folders, the table, the slotctl config and
- * the sudoers drop-in; every change is reported as it is made.  *changes
- * counts them.  Returns 0, -EEXIST (problems reported) or another -errno: e
- * says what failed, where, and its kind (invalid config or table, refused, failed).
+ * are each reported as a PROBLEM, and the run is refused (e says how many) with
+ * nothing changed.  Otherwise the account files are written as one transaction,
+ * then folders, traversal bits, shared folders, the table, the slotctl config
+ * and the sudoers drop-in; every change is reported as it is made.  *changes
+ * counts them.  Returns 0 or -errno: e says what failed or was refused, where,
+ * and its kind (failed, refused, invalid config or table), set where it was raised.
  */
 int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
                     unsigned *changes, struct slots_error *e);
