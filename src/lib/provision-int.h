@@ -67,6 +67,8 @@ const char *prov_dir_fix(struct ctx *x, const char *fmt, ...) __attribute__((for
 int prov_acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void prov_report_accounts(struct ctx *x);
 void prov_index_slots(struct ctx *x);
+/* Whether gid is the own group of a slot of the pool (GID = UID). */
+bool prov_slot_gid(struct ctx *x, gid_t gid);
 const char *prov_uid_str(struct ctx *x, uid_t uid, char *buf, size_t size);
 const char *prov_gid_str(struct ctx *x, gid_t gid, char *buf, size_t size);
 

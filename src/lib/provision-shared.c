@@ -13,27 +13,43 @@
 
 #define SHARE_MAX_DEPTH 64
 
-/* Group <prefix>shared, setgid on folders, g+rwX; owner and the bits of others stay. */
-static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st)
+/*
+ * The mode an entry gets with the shared group.  The shared folder itself (top) gets
+ * setgid and g+rwX, as the service's folder for the slots to share.  Below it nothing
+ * is opened: a folder gets setgid, and an entry that leaves a slot's own group (private)
+ * keeps no more for the shared group than others already had: the bits its owner gave
+ * its own group were for itself alone.  chown drops the set-id bits of a file; they are
+ * not put back.
+ */
+static mode_t share_mode(const struct stat *st, bool top, bool chgrp, bool private)
 {
-        char b1[64], b2[64];
         bool dir = S_ISDIR(st->st_mode);
-        mode_t old = st->st_mode & 07777, want;
-        bool chgrp = st->st_gid != x->shared_gid;
+        mode_t old = st->st_mode & 07777, want = old;
 
-        if (dir)
-                want = old | S_ISGID | S_IRWXG;
-        else
-                want = old | S_IRGRP | S_IWGRP | ((old & (S_IXUSR | S_IXGRP | S_IXOTH)) ? S_IXGRP : 0);
-        /* chown drops set-id bits of a file; they are not put back. */
+        if (top)
+                want |= S_ISGID | S_IRWXG;
+        else if (dir)
+                want |= S_ISGID;
+        if (!top && chgrp && private)
+                want &= ~(mode_t) S_IRWXG | (mode_t) ((old & S_IRWXO) << 3);
         if (!dir && chgrp)
                 want &= ~(mode_t) (S_ISUID | S_ISGID);
+        return want;
+}
+
+/* Group <prefix>shared and the mode of share_mode(); the owner and the bits of others stay. */
+static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st, bool top)
+{
+        char b1[64], b2[64];
+        bool chgrp = st->st_gid != x->shared_gid;
+        mode_t old = st->st_mode & 07777, want = share_mode(st, top, chgrp, prov_slot_gid(x, st->st_gid));
+
         if (!chgrp && want == old)
                 return;
         if (chgrp)
                 prov_change(x, "share %s: group %s -> %s, mode %04o -> %04o", path,
-                       prov_gid_str(x, st->st_gid, b1, sizeof(b1)), prov_gid_str(x, x->shared_gid, b2, sizeof(b2)), old,
-                       want);
+                            prov_gid_str(x, st->st_gid, b1, sizeof(b1)), prov_gid_str(x, x->shared_gid, b2, sizeof(b2)),
+                            old, want);
         else
                 prov_change(x, "share %s: mode %04o -> %04o", path, old, want);
         if (x->dry)
@@ -53,7 +69,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                 FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
                 return 0;
         }
-        share_one(x, fd, path, &st);
+        share_one(x, fd, path, &st, depth == 0);
         if (depth >= SHARE_MAX_DEPTH) {
                 WARN(x, path, NULL, "deeper than %d levels: not walked further", SHARE_MAX_DEPTH);
                 return 0;
@@ -107,7 +123,7 @@ static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int de
                         if (S_ISDIR(ost.st_mode))
                                 r = share_walk(x, cfd, cpath, dev, depth + 1);
                         else
-                                share_one(x, cfd, cpath, &ost);
+                                share_one(x, cfd, cpath, &ost, false);
                 }
                 slots_close(cfd);
                 free(cpath);
