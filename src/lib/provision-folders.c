@@ -359,7 +359,7 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* The entries of a directory fd, sorted, without "." and ".."; *n set.  NULL with n 0 when empty. */
-char **prov_list_dir(int dirfd, size_t *n, int *err)
+static char **list_dir(int dirfd, size_t *n, int *err)
 {
         char **names = NULL;
         size_t cap = 0;
@@ -408,7 +408,7 @@ fail:
         return NULL;
 }
 
-void prov_free_names(char **names, size_t n)
+static void free_names(char **names, size_t n)
 {
         for (size_t i = 0; i < n; i++)
                 free(names[i]);
@@ -506,7 +506,7 @@ int prov_releases(struct ctx *x)
                 goto out;
         if (!traverse_fix(x, relfd, rel, 0711, 0))
                 goto out;
-        names = prov_list_dir(relfd, &n, &err);
+        names = list_dir(relfd, &n, &err);
         if (err) {
                 FAILED(x, rel, NULL, "cannot list: %s", strerror(-err));
                 goto out;
@@ -548,7 +548,7 @@ int prov_releases(struct ctx *x)
                 free(rpath);
         }
 out:
-        prov_free_names(names, n);
+        free_names(names, n);
         slots_close(relfd);
         slots_close(appfd);
         free(rel);

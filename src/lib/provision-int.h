@@ -86,8 +86,6 @@ int prov_open_root(struct ctx *x, const char *path, const char *what, bool servi
 int prov_open_dirs(struct ctx *x, const char *path);
 int prov_slot_folders(struct ctx *x);
 int prov_releases(struct ctx *x);
-char **prov_list_dir(int dirfd, size_t *n, int *err);
-void prov_free_names(char **names, size_t n);
 
 /* provision-shared.c: the shared folders and what lies below them. */
 int prov_shared_dirs(struct ctx *x);
