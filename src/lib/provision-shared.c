@@ -57,6 +57,55 @@ static void share_one(struct ctx *x, int fd, const char *path, const struct stat
                 FAILED(x, path, NULL, "cannot change group or mode: %s", strerror(errno));
 }
 
+/*
+ * The platform's known app-private names: browser profiles and their socket
+ * folders, which hold a session's cookies and a live control socket.  Matched as
+ * the last components of a path below a shared folder.  slots-provision(8) lists them.
+ */
+static const char *const app_private[] = {
+        ".agent-browser", ".chromium", ".mozilla", ".config/chromium", ".config/google-chrome",
+        ".cache/ms-playwright",
+};
+
+const char *slots_shared_app_private(const struct slots_config *c, const char *path)
+{
+        size_t n = strlen(path);
+        const char *hit = NULL;
+
+        for (size_t i = 0; i < sizeof(app_private) / sizeof(app_private[0]) && !hit; i++) {
+                size_t k = strlen(app_private[i]);
+
+                if (n > k && path[n - k - 1] == '/' && strcmp(path + n - k, app_private[i]) == 0)
+                        hit = app_private[i];
+        }
+        if (!hit || slots_config_is_private(c, path))
+                return NULL;
+        /* Named in shared_dirs: shared on purpose. */
+        for (size_t i = 0; c->docs_root && i < c->n_shared_dirs; i++) {
+                char *d = slots_path_join(c->docs_root, c->shared_dirs[i]);
+                bool same = d && strcmp(d, path) == 0;
+
+                free(d);
+                if (same)
+                        return NULL;
+        }
+        return hit;
+}
+
+/* An app-private name below a shared folder is left as it is, with a warning naming the fix. */
+static bool share_app_private(struct ctx *x, const char *path)
+{
+        const char *hit = slots_shared_app_private(x->c, path);
+
+        if (!hit)
+                return false;
+        WARN(x, path,
+             prov_fmt_fix(x, "move it out of the shared folder (it is one program's own state), or name %s in "
+                             "shared_dirs to share it on purpose", path),
+             "is an app-private name (%s) inside a shared folder: its group and mode are left alone", hit);
+        return true;
+}
+
 /* A file below a shared folder: opened without following, checked to be the one looked at, shared. */
 static int share_file(struct ctx *x, const struct slots_walk_entry *en)
 {
@@ -91,7 +140,8 @@ static int share_file(struct ctx *x, const struct slots_walk_entry *en)
 /*
  * The visitor of the walk below a shared folder (the folder itself at depth 0):
  * folders and regular files get the shared group; never a symlink, a device or a
- * FIFO, never another file system, never a private path or what lies below it.
+ * FIFO, never another file system, never a private path or what lies below it,
+ * never an app-private name (reported).
  */
 static int share_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
                        struct slots_error *e)
@@ -101,6 +151,8 @@ static int share_visit(void *data, enum slots_walk_event ev, const struct slots_
 
         (void) e;
         if (en->other_fs || (en->depth > 0 && slots_config_is_private(x->c, en->path)))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        if (ev != SLOTS_WALK_LEAVE && en->depth > 0 && share_app_private(x, en->path))
                 return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
         if (ev == SLOTS_WALK_ENTRY)
                 return S_ISREG(en->sx->stx_mode) ? share_file(x, en) : 0;

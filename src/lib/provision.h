@@ -67,3 +67,12 @@ const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf
  * accepts it, else a refusal (-EBADMSG) with visudo's words, or a failure to run it.
  */
 int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e);
+
+/*
+ * Whether path (docs_root/<shared folder>/..., as the walks name it) is one of the
+ * platform's app-private names (a browser profile or socket folder such as
+ * .agent-browser, .mozilla, .config/chromium) that is neither a private path nor
+ * itself an entry of shared_dirs (shared on purpose): the name it matched, else NULL.  Provision leaves such
+ * an entry alone with a warning; check FAILs it.
+ */
+const char *slots_shared_app_private(const struct slots_config *c, const char *path);

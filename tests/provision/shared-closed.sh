@@ -3,7 +3,8 @@
 # a permission bit: what a previous holder left closed, or a current holder keeps closed, stays
 # closed through the next routine run.  Run on the live /etc in a private namespace, the files
 # made by the slots themselves (runuser).  Also: a file with a second name is never changed,
-# and a symlink is never followed.
+# a symlink is never followed, and the platform's app-private names (a browser's socket folder
+# and profile) are left alone with a warning, and FAILed by check, unless listed on purpose.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 for tool in runuser getent; do
@@ -93,4 +94,46 @@ check "the change is reported as the group and setgid only" \
 	grep -q "^share $W/by-admin: group root -> slotshared, mode 0755 -> 2755\$" "$S/out3"
 "$SLOTS_PROVISION" --config "$S/slots.conf" >"$S/out4" 2>"$S/err4"
 check "a fourth run changes nothing" test "$(cat "$S/out4")" = "0 changes"
+"$SLOTS_ADMIN" --config "$S/slots.conf" check >"$S/check1" 2>&1
+check "check: app-private passes without a browser folder" grep -Eq '^PASS +app-private ' "$S/check1"
+
+# ---- the platform's app-private names: a browser's socket folder and profile ----
+# slot02 runs a browser whose state lands in the shared folder, made in its own folder and
+# moved in (its group stays slot02, as a program's temp files often do).
+mkdir -p "$S/own2/tmp/.agent-browser" "$S/own2/.config/chromium/Default"
+echo sock >"$S/own2/tmp/.agent-browser/session"
+echo cookies >"$S/own2/.config/chromium/Default/Cookies"
+chown -R slot02:slot02 "$S/own2/tmp" "$S/own2/.config"
+chmod 0770 "$S/own2/tmp/.agent-browser" "$S/own2/.config/chromium"
+chmod 0660 "$S/own2/tmp/.agent-browser/session" "$S/own2/.config/chromium/Default/Cookies"
+runuser -u slot02 -- sh -c "mv '$S/own2/tmp' '$W/tmp' && mv '$S/own2/.config' '$W/.config'"
+ab=$(slots_stat "$W/tmp/.agent-browser")
+cr=$(slots_stat "$W/.config/chromium")
+ck=$(slots_stat "$W/.config/chromium/Default/Cookies")
+"$SLOTS_PROVISION" --config "$S/slots.conf" >"$S/out5" 2>"$S/err5"
+check "a run with browser folders in the shared folder exits 0" test $? = 0
+check "the socket folder is left as it was ($ab)" test "$(slots_stat "$W/tmp/.agent-browser")" = "$ab"
+check "what it holds too" test "$(slots_stat "$W/tmp/.agent-browser/session")" = "slot02:slot02 660"
+check "the chromium profile is left as it was ($cr)" test "$(slots_stat "$W/.config/chromium")" = "$cr"
+check "its cookies too ($ck)" test "$(slots_stat "$W/.config/chromium/Default/Cookies")" = "$ck"
+check "the folder above the socket folder is shared (0755 of slot02's group: the shared group gets r-x)" \
+	test "$(slots_stat "$W/tmp")" = "slot02:slotshared 2755"
+check "the socket folder is reported, with the fix" \
+	grep -q "warning: $W/tmp/.agent-browser: is an app-private name (.agent-browser) inside a shared folder" "$S/err5"
+check "the profile is reported" grep -q "warning: $W/.config/chromium: is an app-private name (.config/chromium)" "$S/err5"
+check "the fix names shared_dirs" grep -q "fix: move it out of the shared folder.*shared_dirs" "$S/err5"
+"$SLOTS_ADMIN" --config "$S/slots.conf" check >"$S/check2" 2>&1
+check "check: app-private FAILs them" grep -Eq "^FAIL +app-private .*2 app-private names.*\.agent-browser" "$S/check2"
+
+# Listed on purpose: an entry of shared_dirs is shared.  (A private path cannot lie in a shared
+# folder: the config refuses that overlap.)
+sed "s|\"shared_dirs\": \[\"Workflow\"\]|\"shared_dirs\": [\"Workflow\", \"Workflow/tmp/.agent-browser\", \"Workflow/.config/chromium\"]|" \
+	"$S/slots.conf" >"$S/purpose.conf"
+"$SLOTS_PROVISION" --config "$S/purpose.conf" >"$S/out6" 2>"$S/err6"
+check "with both named in shared_dirs: exits 0" test $? = 0
+check "with both named: no app-private warning" sh -c "! grep -q 'app-private' '$S/err6'"
+check "the socket folder named in shared_dirs is shared (a shared folder's rule: group, setgid, g+rwx)" \
+	test "$(slots_stat "$W/tmp/.agent-browser")" = "slot02:slotshared 2770"
+"$SLOTS_ADMIN" --config "$S/purpose.conf" check >"$S/check3" 2>&1
+check "check: app-private passes with both named" grep -Eq '^PASS +app-private ' "$S/check3"
 slots_done
