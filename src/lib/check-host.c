@@ -1,4 +1,7 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links, app-private. */
+/*
+ * check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links,
+ * app-private.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -205,7 +205,8 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
         r = slots_ensure_dir(dirfd, name, uid, gid, mode, flags, &f);
         x->dir_missing = f.created;
         if (r == -ELOOP) {
-                PROBLEM(x, path, prov_fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
+                PROBLEM(x, path,
+                        prov_fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");
                 return r;
         }
@@ -223,9 +224,9 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
                 prov_change(x, "create folder %s (%s:%s %04o)", path, prov_uid_str(x, uid, b1, sizeof(b1)),
                        prov_gid_str(x, gid, b2, sizeof(b2)), mode);
         else if (f.changed)
-                prov_change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path, prov_uid_str(x, f.uid, b1, sizeof(b1)),
-                       prov_gid_str(x, f.gid, b2, sizeof(b2)), f.mode, prov_uid_str(x, uid, b3, sizeof(b3)),
-                       prov_gid_str(x, gid, b4, sizeof(b4)), mode);
+                prov_change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path,
+                            prov_uid_str(x, f.uid, b1, sizeof(b1)), prov_gid_str(x, f.gid, b2, sizeof(b2)), f.mode,
+                            prov_uid_str(x, uid, b3, sizeof(b3)), prov_gid_str(x, gid, b4, sizeof(b4)), mode);
         return r;
 }
 
@@ -319,8 +320,10 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
                 WARN(x, path,
-                     prov_fmt_fix(x, "chown it to root or %s if it belongs to the application, then run slots-provision "
-                             "again", x->c->service),
+                     prov_fmt_fix(x,
+                                  "chown it to root or %s if it belongs to the application, then run slots-provision "
+                                  "again",
+                                  x->c->service),
                      "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
                      prov_uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
                 return false;

@@ -48,6 +48,7 @@ struct ctx {
         bool oom;                       /* a message could not be formatted: the run ends with ENOMEM */
         struct strbuf text, fix;        /* the message being reported, and its fix */
         char *range;                    /* the id range as messages name it */
+        char *subuid, *subgid;          /* the tree's /etc/subuid and /etc/subgid (NULL: none) */
 };
 
 /* An account change planned in the check pass, reported once the files are written. */

@@ -84,6 +84,8 @@ static void ctx_free(struct ctx *x)
         free(x->slots);
         free(x->table_group);
         free(x->range);
+        free(x->subuid);
+        free(x->subgid);
         free(x->failed_obj);
         free(x->failed_text);
         strbuf_free(&x->text);
@@ -149,7 +151,8 @@ static int check_pass(struct ctx *x)
         if (r == 0)
                 r = file_check(x, c->slotctl_config);
         if (r == 0 && prov_sudo_installed(x)) {
-                char name[128], *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
+                char name[128],
+                        *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
 
                 r = path ? file_check(x, path) : slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory");
                 free(path);
