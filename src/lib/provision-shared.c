@@ -95,13 +95,17 @@ const char *slots_shared_app_private(const struct slots_config *c, const char *p
 /* An app-private name below a shared folder is left as it is, with a warning naming the fix. */
 static bool share_app_private(struct ctx *x, const char *path)
 {
-        const char *hit = slots_shared_app_private(x->c, path);
+        const char *hit = slots_shared_app_private(x->c, path), *rel = path;
+        size_t dl = strlen(x->c->docs_root);
 
         if (!hit)
                 return false;
+        /* shared_dirs entries are relative to docs_root: the fix names it so. */
+        if (strncmp(path, x->c->docs_root, dl) == 0)
+                rel = path + dl + (path[dl] == '/');
         WARN(x, path,
-             prov_fmt_fix(x, "move it out of the shared folder (it is one program's own state), or name %s in "
-                             "shared_dirs to share it on purpose", path),
+             prov_fmt_fix(x, "move it out of the shared folder (it is one program's own state), or add \"%s\" to "
+                             "shared_dirs to share it on purpose", rel),
              "is an app-private name (%s) inside a shared folder: its group and mode are left alone", hit);
         return true;
 }

@@ -121,7 +121,7 @@ check "the folder above the socket folder is shared (0755 of slot02's group: the
 check "the socket folder is reported, with the fix" \
 	grep -q "warning: $W/tmp/.agent-browser: is an app-private name (.agent-browser) inside a shared folder" "$S/err5"
 check "the profile is reported" grep -q "warning: $W/.config/chromium: is an app-private name (.config/chromium)" "$S/err5"
-check "the fix names shared_dirs" grep -q "fix: move it out of the shared folder.*shared_dirs" "$S/err5"
+check "the fix names the shared_dirs entry" grep -q "fix: move it out of the shared folder.*add \"Workflow/tmp/.agent-browser\" to shared_dirs" "$S/err5"
 "$SLOTS_ADMIN" --config "$S/slots.conf" check >"$S/check2" 2>&1
 check "check: app-private FAILs them" grep -Eq "^FAIL +app-private .*2 app-private names.*\.agent-browser" "$S/check2"
 
