@@ -55,14 +55,31 @@ check "the row passes again" test "$(user_tree_row)" = PASS
 borrowed slot02 slot01 sh -c "cp /bin/true /var/tmp/kept && chmod 2755 /var/tmp/kept"
 check "the borrowed egid made a slot02:slot01 2755 file in /var/tmp" \
 	test "$(stat -c '%U:%G %a' /var/tmp/kept)" = "slot02:slot01 2755"
+WF=$DOCS/Workflow
+# (slot02 reaches the shared folder through slotshared; the folder's set-gid bit gives new files
+# that group, so the borrowed egid hands its own over with chgrp)
+setpriv --reuid slot02 --regid slot01 --groups slotshared -- \
+	sh -c "cp /bin/true '$WF/kept' && chgrp slot01 '$WF/kept' && chmod 2755 '$WF/kept'"
+check "and a slot02:slot01 2755 file in the shared folder" test "$(stat -c '%U:%G %a' "$WF/kept")" = "slot02:slot01 2755"
+runuser -u slot01 -- sh -c "cp /bin/true '$WF/wtool' && chmod 4755 '$WF/wtool' && ln '$WF/wtool' '$WF/wtool2'"
+check "slot01 left a 4755 file with two names in the shared folder" test "$(stat -c '%U %a %h' "$WF/wtool")" = "slot01 4755 2"
 
 # --- 2: a set-id file with two names ---
 runuser -u slot01 -- sh -c "cp /bin/true '$TREE/tool' && chmod 6755 '$TREE/tool' && ln '$TREE/tool' '$TREE/sub/tool2'"
 check "slot01 left a 6755 file with two names" test "$(stat -c '%U %a %h' "$TREE/tool")" = "slot01 6755 2"
 
-check "release alice" quiet admin release alice 2>"$S/err"
+admin release alice >"$S/out" 2>"$S/err"
+st=$?
+check "release alice fails on the two-name file of slot01 in the shared folder (exit 1)" test "$st" = 1
+check "it names the file and its links" grep -q "wtool.*has 2 links" "$S/err"
+rm -f "$WF/wtool2"
+check "once the other name is gone, release --slot slot01 finishes" quiet admin release --slot slot01
 check "the two-name file keeps no set-id bit" no_setid "$TREE/tool"
 check "nor its other name (the same inode)" no_setid "$TREE/sub/tool2"
+check "the set-gid file of slot01's group in /var/tmp did not outlive release" kept_gone
+check "the shared folder's slot02:slot01 2755 file lost the bit and the group" \
+	test "$(stat -c '%U:%G %a' "$WF/kept")" = "slot02:svc 750"
+check "the two-name set-id file in the shared folder lost its bit" no_setid "$WF/wtool"
 
 # --- 3: a released tree, read with the service's groups kept (sudo -P) ---
 setpriv --reuid slot03 --regid slot03 --groups svc -- cat "$TREE/doc" >"$S/p.out" 2>&1
