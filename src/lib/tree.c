@@ -110,6 +110,28 @@ static int walk(struct trees *w, int fd)
 }
 
 /*
+ * A folder open_rel() just made, or one of ours a killed run left half made
+ * (root's, mode 0: only root makes such a folder), gets its owner and mode
+ * through the fd; it must be root's before anyone gets access.  0 or -errno.
+ */
+static int finish_made(struct trees *w, int fd, bool made, gid_t gid, mode_t mode, bool create)
+{
+        struct stat st;
+
+        if (!create)
+                return 0;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!made && (st.st_uid != geteuid() || (st.st_mode & 07777) != 0))
+                return 0;
+        if (st.st_uid != geteuid())
+                return -EPERM;
+        if (fchown(fd, w->t.svc_uid, gid) < 0 || fchmod(fd, mode) < 0)
+                return -errno;
+        return 0;
+}
+
+/*
  * Opens (or, with create, makes) each folder of rel below docs_fd without
  * following a symlink.  Made folders: service:service 0711 on the way, the
  * last one service:<last_gid> <last_mode>.  Returns the last folder's fd,
@@ -125,7 +147,6 @@ static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, 
                 return fail(w, NULL, -ENOMEM, "out of memory");
         for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
                 bool last, made = false;
-                struct stat st;
                 int fd;
 
                 next = strtok_r(NULL, "/", &save);
@@ -167,24 +188,12 @@ static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, 
                                                       "on the way to a user's tree are never followed");
                         break;
                 }
-                /*
-                 * A folder of ours that a killed run left half made (root's, mode 0: only
-                 * root makes such a folder) is finished like a new one.
-                 */
-                if (!made && create && fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 07777) == 0)
-                        made = true;
-                if (made) {
-                        /* It must be the folder just made (root's, mode 0) before anyone gets access. */
-                        r = fstat(fd, &st) < 0 ? -errno : st.st_uid != geteuid() ? -EPERM : 0;
-                        if (r == 0 && fchown(fd, w->t.svc_uid, last ? last_gid : w->t.svc_gid) < 0)
-                                r = -errno;
-                        if (r == 0 && fchmod(fd, last ? last_mode : 0711) < 0)
-                                r = -errno;
-                        if (r < 0) {
-                                r = fail(w, comp, r, "cannot set owner and mode of the new folder");
-                                close(fd);
-                                break;
-                        }
+                r = finish_made(w, fd, made && create, last ? last_gid : w->t.svc_gid, last ? last_mode : 0711,
+                                create);
+                if (r < 0) {
+                        r = fail(w, comp, r, "cannot set owner and mode of the new folder");
+                        close(fd);
+                        break;
                 }
                 if (cur != docs_fd)
                         close(cur);
