@@ -57,41 +57,27 @@ static unsigned slot_perm(mode_t mode)
         return (mode & 0111) ? 7 : 6;
 }
 
-static int entry_cmp(const void *a, const void *b)
-{
-        const struct slots_acl_entry *x = a, *y = b;
-
-        if (x->tag != y->tag)
-                return x->tag < y->tag ? -1 : 1;
-        return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /*
  * The ACL an entry gets at assign: its owner's bits kept (rwx on a default
- * ACL), the slot's entry, no access for the owning group or others, the mask
- * the slot's permission (other named entries are kept, never above it).
+ * ACL), the slot's entry, the mask the slot's permission, and nothing for
+ * anyone else: no owning group, no other, no other named entry (a named
+ * group can be borrowed as the slot's own could; a named user is another
+ * account reaching a user's data).
  */
-static int acl_want(const struct tree_walk *t, const struct slots_acl *cur, unsigned owner, unsigned sp,
-                    struct slots_acl *want)
+static int acl_want(const struct tree_walk *t, unsigned owner, unsigned sp, struct slots_acl *want)
 {
         size_t n = 0;
 
-        want->entries = calloc(cur->n + 5, sizeof(*want->entries));
+        want->entries = calloc(5, sizeof(*want->entries));
         if (!want->entries)
                 return -ENOMEM;
-        for (size_t i = 0; i < cur->n; i++) {
-                const struct slots_acl_entry *c = &cur->entries[i];
-
-                if ((c->tag == SLOTS_ACL_USER && c->id != t->slot_uid) || c->tag == SLOTS_ACL_GROUP)
-                        want->entries[n++] = *c;
-        }
         want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_USER_OBJ, .perm = owner };
         want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_USER, .perm = sp, .id = t->slot_uid };
         want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_GROUP_OBJ, .perm = 0 };
         want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_MASK, .perm = sp };
         want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_OTHER, .perm = 0 };
+        /* Already in the order the kernel wants: by tag, then by id. */
         want->n = n;
-        qsort(want->entries, n, sizeof(*want->entries), entry_cmp);
         return 0;
 }
 
@@ -129,7 +115,7 @@ static int acl_plan(const struct tree_walk *t, int fd, const char *attr, unsigne
 
         if (r < 0 && r != -EBADMSG)
                 return r;
-        r = acl_want(t, &cur, owner, sp, want);
+        r = acl_want(t, owner, sp, want);
         if (r == 0)
                 r = acl_same(&cur, want) ? 0 : 1;
         slots_acl_free(&cur);

@@ -137,7 +137,8 @@ static void frame_free(struct frame *f)
 {
         if (f->d)
                 closedir(f->d);
-        for (size_t i = f->next; i < f->nents; i++)
+        /* The names handed out are the level's until it is left. */
+        for (size_t i = 0; i < f->nents; i++)
                 free(f->ents[i].name);
         free(f->ents);
         free(f->name);

@@ -171,7 +171,7 @@ static int release(const struct slots_config *c, const char *user, struct slots_
         return slots_tree_release(AT_FDCWD, c, user, SLOT, SLOT, SVC, SVC, st, e);
 }
 
-/* The user's tree, made as assign leaves it: service:slot01 2770. */
+/* A user's tree granted by group (service:slot01 2770): assign replaces that grant, release closes it. */
 static void user_tree(void)
 {
         mk("docs/_users", DIR_, SVC, SVC, 0711, NULL);
@@ -251,6 +251,8 @@ static const struct obj prepare_objs[] = {
         { "linked-sock", SOCK_, STRANGER, STRANGER, 0755, "outside-sock", STRANGER, STRANGER, -1 },
         /* The slot's own set-id file with a second name: its bits go all the same (that only narrows). */
         { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SLOT, SLOT, 0755 },
+        /* Named entries of other accounts (set below) go: only the slot is granted (x: a group had it). */
+        { "acl-others", FILE_, STRANGER, STRANGER, 0664, NULL, STRANGER, STRANGER, 0670 },
 };
 
 /* The ACL each granted entry has afterwards (numeric ids; SLOT is 4301). */
@@ -265,6 +267,7 @@ static const struct {
         { "sticky-dir", ACL_TYPE_DEFAULT, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
         { "by-group", ACL_TYPE_ACCESS, "user::rw-,user:4301:rw-,group::---,mask::rw-,other::---" },
         { "linked", ACL_TYPE_ACCESS, "user::rw-,group::r--,other::r--" },
+        { "acl-others", ACL_TYPE_ACCESS, "user::rw-,user:4301:rwx,group::---,mask::rwx,other::---" },
 };
 
 static void test_prepare_kinds(void **state)
@@ -280,6 +283,7 @@ static void test_prepare_kinds(void **state)
                 skip();
         c = config_with(NULL);
         make_objs(prepare_objs, N_ELEM(prepare_objs));
+        set_acl(T "acl-others", "u::rw-,u:4400:rwx,g::r--,g:4402:rwx,m::rwx,o::r--", ACL_TYPE_ACCESS);
         dev_before = st_of(T "dev");
         assert_int_equal(prepare(c, &st, &e), 0);
         failures = objs_are(prepare_objs, N_ELEM(prepare_objs));
@@ -294,9 +298,9 @@ static void test_prepare_kinds(void **state)
         if (st.linked != 3 || !strstr(notes, "/linked: has 2 hard links: left alone") ||
             !strstr(notes, "/linked-fifo: has 2 hard links") || strstr(notes, "linked-sock"))
                 ROW_FAIL("linked %lu, notes:\n%s", st.linked, notes);
-        /* Changed: the tree, plain, setid, sticky-dir, fifo, the escaped name, by-group, linked-setid. */
-        if (st.entries != 14 || st.changed != 8 || st.skipped != 4)
-                ROW_FAIL("entries %lu changed %lu skipped %lu, want 14 8 4", st.entries, st.changed, st.skipped);
+        /* Changed: the tree, plain, setid, sticky-dir, fifo, the escaped name, by-group, linked-setid, acl-others. */
+        if (st.entries != 15 || st.changed != 9 || st.skipped != 4)
+                ROW_FAIL("entries %lu changed %lu skipped %lu, want 15 9 4", st.entries, st.changed, st.skipped);
         /* A second assign finds everything right. */
         memset(&st, 0, sizeof(st));
         assert_int_equal(prepare(c, &st, &e), 0);
