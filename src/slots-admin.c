@@ -213,7 +213,7 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
                 svc_uid = svc.uid;
         slots_pw_clear(&svc);
         if (r == 0)
-                r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
+                r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot.uid, slot_gid, svc_uid, x->group, &stats, &e);
         slots_pw_clear(&slot);
         tree_notes_done(notes);
         if (r == 0) {
