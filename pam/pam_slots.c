@@ -67,6 +67,7 @@ static unsigned session_slot(pam_handle_t *pamh, const char **user)
 static int check_assigned(pam_handle_t *pamh, const struct slots_config *cfg, unsigned n,
                           const char *slot)
 {
+        struct slots_table_verdict v;
         struct slots_store s;
         struct slots_error e;
         const char *user, *since, *released;
@@ -81,11 +82,10 @@ static int check_assigned(pam_handle_t *pamh, const struct slots_config *cfg, un
                            slots_error_format(&e, buf, sizeof(buf)));
                 return -1;
         }
-        /* Whoever can write the table decides who gets a session. */
-        if (s.exists && (s.st.st_mode & S_IWOTH)) {
-                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: writable by others (mode %04o); "
-                           "refused; fix: chmod 0640 %s", slot, cfg->table,
-                           (unsigned) (s.st.st_mode & 07777), cfg->table);
+        /* Whoever can write the table decides who gets a session: the store's verdict, the group not judged. */
+        if (s.exists && !slots_store_verdict(&s, &(struct slots_table_policy){ .group = (gid_t) -1 }, &v) && v.writable) {
+                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: someone but root may write it (%s); "
+                           "refused; fix: %s", slot, cfg->table, v.e.reason, v.e.fix);
                 slots_store_close(&s);
                 return -1;
         }

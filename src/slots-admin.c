@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/acl.h>
-#include <acl/libacl.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -230,55 +228,34 @@ static int prepare_tree(struct ctx *x, const char *user, unsigned n)
         return EXIT_REFUSED;
 }
 
+/* The store's table policy with the service group of x, ids named. */
+static struct slots_table_policy table_policy(const struct ctx *x)
+{
+        return (struct slots_table_policy){ .group = x->group, .group_name = x->group_name,
+                                            .user_name = slots_uid_name, .group_name_of = slots_gid_name };
+}
+
 /*
  * After assign: the write kept the table's owner, group, mode and ACL.  When the
- * service account cannot read what was kept (a table left root:root by a script),
- * the service refuses every user's command although assign succeeded: say so, with
- * the fix.  Silent when the service account cannot be looked up (check reports it).
+ * store's verdict says the service group cannot read what was kept (a table
+ * left root:root by a script: the service refuses every user's command although
+ * assign succeeded), or that someone but root may write it: say so, with the fix.
  */
-static void warn_unreadable_table(const struct ctx *x)
+static void warn_table_policy(const struct ctx *x)
 {
+        const struct slots_table_policy p = table_policy(x);
         char owner[64], group[64];
-        struct slots_perm_model m;
-        struct slots_ident id;
-        gid_t *groups = NULL;
-        struct stat st;
-        acl_t acl;
-        int fd;
+        struct slots_table_verdict v;
 
-        fd = openat(x->store.dirfd, x->store.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        /*
-         * The usual table, root-owned, readable by the service account's own primary
-         * group, no ACL: readable, without listing the service's groups (issue 18: that
-         * reads the whole group file, a thirtieth of assign at 1,000 slots).
-         */
-        if (fd >= 0 && !x->cfg->service_group && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-            st.st_gid == x->group && (st.st_mode & S_IRGRP) && acl_extended_fd(fd) == 0) {
-                close(fd);
+        if (slots_store_verdict(&x->store, &p, &v) || !(v.writable || v.unreadable))
                 return;
-        }
-        if (fd >= 0 && slots_ident_of(x->cfg->service, &id, &groups) < 0) {
-                close(fd);
-                return;
-        }
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-                acl = acl_get_fd(fd);
-                slots_perm_from_stat(&m, &st, acl);
-                if (acl)
-                        acl_free(acl);
-                if (!slots_perm_eval(&m, &id, SLOTS_PERM_R).allowed) {
-                        fprintf(stderr, "%s: warning: %s is %s:%s %04o: the service account %s cannot read it, so "
-                                "the service refuses every user's command\n", cmd_name, x->cfg->table,
-                                slots_uid_name(st.st_uid, owner, sizeof(owner)),
-                                slots_gid_name(st.st_gid, group, sizeof(group)), st.st_mode & 07777u,
-                                x->cfg->service);
-                        fprintf(stderr, "%s: fix: chown root:%s %s && chmod 0640 %s\n", cmd_name, x->group_name,
-                                x->cfg->table, x->cfg->table);
-                }
-        }
-        if (fd >= 0)
-                close(fd);
-        free(groups);
+        fprintf(stderr, "%s: warning: %s is %s:%s %04o: %s%s%s (%s)\n", cmd_name, x->cfg->table,
+                slots_uid_name(x->store.st.st_uid, owner, sizeof(owner)),
+                slots_gid_name(x->store.st.st_gid, group, sizeof(group)), x->store.st.st_mode & 07777u,
+                v.writable ? "someone but root may write it, and so decide who gets a slot's session" :
+                "the service account ", v.writable ? "" : x->cfg->service,
+                v.writable ? "" : " cannot read it, so the service refuses every user's command", v.e.reason);
+        fprintf(stderr, "%s: fix: %s\n", cmd_name, v.e.fix);
 }
 
 /*
@@ -354,7 +331,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 r = prepare_tree(&x, user, n);
                 if (r == EXIT_DONE)
                         r = print_slot(slots_slot_name(n, name));
-                warn_unreadable_table(&x);
+                warn_table_policy(&x);
                 goto out;
         }
         if (v == SLOTS_ASSIGN_TAKEN || v == SLOTS_ASSIGN_PENDING)
@@ -410,7 +387,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         r = prepare_tree(&x, user, n);
         if (r == EXIT_DONE)
                 r = print_slot(name);
-        warn_unreadable_table(&x);
+        warn_table_policy(&x);
 out:
         slots_gr_clear(&gr);
         slots_pw_clear(&pw);
@@ -534,6 +511,8 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
         char owner[64] = "", group[64] = "", mode[8] = "", name[SLOTS_NAME_MAX];
         struct ctx x = { 0 };
         unsigned only = 0, assigned, pending, test;
+        struct slots_table_verdict verdict;
+        struct slots_table_policy policy;
         long *uids = NULL;
         bool ok;
         int r;
@@ -569,7 +548,8 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                 slots_gid_name(x.store.st.st_gid, group, sizeof(group));
                 snprintf(mode, sizeof(mode), "%04o", x.store.st.st_mode & 07777);
         }
-        ok = x.store.exists && slots_store_policy_ok(&x.store.st, x.group);
+        policy = table_policy(&x);
+        ok = x.store.exists && slots_store_verdict(&x.store, &policy, &verdict);
         slots_table_count(x.store.table, &assigned, &pending);
         test = slots_table_test_slot(x.store.table, x.cfg->slots);
 
@@ -643,10 +623,9 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                         printf("WARN table %s does not exist -- fix: slots-provision creates it "
                                "root:%s 0640\n", x.cfg->table, x.group_name);
                 else if (!ok)
-                        printf("WARN table %s is %s:%s %s, not root:%s 0640; the service cannot rely on "
-                               "reading it -- fix: chown root:%s %s && chmod 0640 %s\n",
-                               x.cfg->table, owner, group, mode, x.group_name, x.group_name, x.cfg->table,
-                               x.cfg->table);
+                        printf("WARN table %s: %s; %s -- fix: %s\n", x.cfg->table, verdict.e.reason,
+                               verdict.writable ? "someone but root may write it" :
+                               "the service cannot rely on reading it", verdict.e.fix);
                 printf("test slot: %s\n", test ? slots_slot_name(test, name) : "none (every slot is in use)");
         }
         /* A status that never reached its reader (a full or closed stdout) is no answer. */

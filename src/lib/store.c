@@ -1,9 +1,11 @@
 /* The table file on disk: checked directory, lock, load, owner-preserving save. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -214,6 +216,129 @@ void slots_store_close(struct slots_store *s)
         s->lockfd = s->dirfd = -1;
         free(s->path);
         s->path = NULL;
+}
+
+/* Appends ", " or " && " and the text to a verdict's reason or fix (cut with a mark when long). */
+static void verdict_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static void verdict_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
+{
+        size_t used = strlen(buf);
+        va_list ap;
+
+        if (used && used < size)
+                used += (size_t) snprintf(buf + used, size - used, "%s", sep);
+        if (used >= size)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(buf + used, size - used, fmt, ap);
+        va_end(ap);
+}
+
+/* 1 when the file has an access ACL, 0 when not, -errno when it cannot be told. */
+static int has_acl(int fd)
+{
+        ssize_t n = fgetxattr(fd, "system.posix_acl_access", NULL, 0);
+
+        if (n > 0)
+                return 1;
+        if (n == 0 || errno == ENODATA || errno == EOPNOTSUPP)
+                return 0;
+        return -errno;
+}
+
+static void verdict_reason(const struct stat *st, const struct slots_table_policy *p, int acl,
+                           struct slots_table_verdict *v)
+{
+        mode_t mode = st->st_mode & 07777;
+        char *reason = v->e.reason, name[64];
+        size_t rs = sizeof(v->e.reason);
+
+        if (st->st_uid != 0) {
+                v->problems |= SLOTS_POLICY_OWNER;
+                if (p->user_name)
+                        p->user_name(st->st_uid, name, sizeof(name));
+                else
+                        snprintf(name, sizeof(name), "uid %u", (unsigned) st->st_uid);
+                verdict_add(reason, rs, "; ", "owner is %s, not root", name);
+        }
+        if (p->group != (gid_t) -1 && st->st_gid != p->group) {
+                v->problems |= SLOTS_POLICY_GROUP;
+                if (p->group_name_of)
+                        p->group_name_of(st->st_gid, name, sizeof(name));
+                else
+                        snprintf(name, sizeof(name), "gid %u", (unsigned) st->st_gid);
+                verdict_add(reason, rs, "; ", "group is %s, not the service group %s", name,
+                            p->group_name ? p->group_name : "");
+        }
+        if (mode != SLOTS_TABLE_MODE) {
+                v->problems |= SLOTS_POLICY_MODE;
+                verdict_add(reason, rs, "; ", "mode is %04o, not %04o%s", (unsigned) mode, SLOTS_TABLE_MODE,
+                            mode & S_IWOTH ? " (writable by others)" :
+                            mode & S_IWGRP ? " (writable by its group)" :
+                            mode & S_IROTH ? " (readable by others)" : "");
+        }
+        if (acl > 0) {
+                v->problems |= SLOTS_POLICY_ACL;
+                verdict_add(reason, rs, "; ", "it has a POSIX ACL");
+        } else if (acl < 0) {
+                v->problems |= SLOTS_POLICY_ACL;
+                verdict_add(reason, rs, "; ", "its ACL cannot be read: %s", strerror(-acl));
+        }
+}
+
+bool slots_table_verdict(int fd, const struct stat *st, const struct slots_table_policy *p,
+                         struct slots_table_verdict *v)
+{
+        mode_t mode = st->st_mode & 07777;
+        bool judge_group = p->group != (gid_t) -1;
+        int acl = fd >= 0 ? has_acl(fd) : -EBADF;
+        const char *g = p->group_name ? p->group_name : "GROUP";
+
+        memset(v, 0, sizeof(*v));
+        verdict_reason(st, p, acl, v);
+        /* The owner may chmod it; group write counts for any group but root's, as does an ACL's mask. */
+        v->writable = st->st_uid != 0 || (mode & S_IWOTH) || ((mode & S_IWGRP) && (st->st_gid != 0 || acl != 0)) ||
+                      acl < 0;
+        v->unreadable = judge_group && acl == 0 && (st->st_gid != p->group || !(mode & S_IRGRP));
+        if (!v->problems)
+                return true;
+        v->e.kind = SLOTS_ERR_REFUSED;
+        snprintf(v->e.object, sizeof(v->e.object), "%s", p->path ? p->path : "");
+        if (v->problems & SLOTS_POLICY_OWNER)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", judge_group ? "chown root:%s %s" : "chown root%.0s %s",
+                            g, v->e.object);
+        else if (v->problems & SLOTS_POLICY_GROUP)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "chgrp %s %s", g, v->e.object);
+        if (v->problems & SLOTS_POLICY_MODE)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "chmod %04o %s", SLOTS_TABLE_MODE, v->e.object);
+        if (v->problems & SLOTS_POLICY_ACL)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "setfacl -b %s", v->e.object);
+        return false;
+}
+
+bool slots_store_verdict(const struct slots_store *s, const struct slots_table_policy *p,
+                         struct slots_table_verdict *v)
+{
+        struct slots_table_policy q = *p;
+        struct stat st;
+        bool ok;
+        int fd;
+
+        if (!q.path)
+                q.path = s->path;
+        /* The file as it is now (a save replaced the loaded one); gone: what was loaded, its ACL unknown. */
+        fd = openat(s->dirfd, s->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+                slots_close(fd);
+                fd = -1;
+        }
+        if (fd < 0)
+                st = s->st;
+        ok = slots_table_verdict(fd, &st, &q, v);
+        slots_close(fd);
+        return ok;
 }
 
 bool slots_store_policy_ok(const struct stat *st, gid_t group)

@@ -202,11 +202,29 @@ EOF
 chgrp 0 "$TABLE"
 admin status >"$T/out"
 check "status with a root:root table exits 0" [ $? = 0 ]
-check "status warns when the table is not root:<service group> 0640" grep -q "^WARN table .*root:root 0640" "$T/out"
-check "the warning names the fix" grep -q "chown root:svc" "$T/out"
+check "status warns when the table is not root:<service group> 0640" \
+	grep -q "^WARN table $TABLE: group is root, not the service group svc; the service cannot rely on reading it" "$T/out"
+check "the warning names the fix" grep -q -- "-- fix: chgrp svc $TABLE\$" "$T/out"
 admin status --json >"$T/status.json"
 check "status --json with a root:root table exits 0" [ $? = 0 ]
 check "status --json says ok false then" python3 -c \
 	'import json, sys; assert json.load(open(sys.argv[1]))["table"]["ok"] is False' "$T/status.json"
+
+# The store's one verdict: the same words in status, check and assign's warning; an ACL and
+# a write by others are named, each with its part of the one fix line.
+chgrp 4242 "$TABLE"
+chmod 0662 "$TABLE"
+setfacl -m u:4243:r "$TABLE"
+admin status >"$T/out"
+check "status names what others may do" grep -q "^WARN table $TABLE: mode is 0662, not 0640 (writable by others); it has a POSIX ACL; someone but root may write it" "$T/out"
+check "status gives the one fix line" grep -q -- "-- fix: chmod 0640 $TABLE && setfacl -b $TABLE\$" "$T/out"
+admin assign dave slot02 >/dev/null 2>"$T/err"
+check "assign warns of a table others may write" grep -q "warning: $TABLE is root:svc 0662: someone but root may write it" "$T/err"
+check "assign gives the same fix" grep -qx "slots-admin: fix: chmod 0640 $TABLE && setfacl -b $TABLE" "$T/err"
+sh -c "$(sed -n 's/^slots-admin: fix: //p' "$T/err")"
+admin status --json >"$T/status.json"
+check "after the printed fix status --json says ok true" python3 -c \
+	'import json, sys; assert json.load(open(sys.argv[1]))["table"]["ok"] is True' "$T/status.json"
+admin release dave >/dev/null
 
 slots_done
