@@ -43,6 +43,15 @@ void cmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_load_config(const char *path, struct slots_config **c);
 
 /*
+ * The same with SLOTS_CONFIG_* flags: a config refused by them (one that someone
+ * but root can change, SLOTS_CONFIG_ROOT_OWNED) is exit 1, with the fix.
+ */
+int cmd_load_config_flags(const char *path, unsigned flags, struct slots_config **c);
+
+/* A warning on stderr, with the fix, when someone but root can change config c (slots_config_writers). */
+void cmd_warn_config_writers(const struct slots_config *c);
+
+/*
  * A JSON string of s: the exact text when it is UTF-8 (a name made by a slot or the service
  * may hold any byte but NUL); each byte that is not, as the four characters \\xHH, so the
  * entry is never lost.  NULL when out of memory.

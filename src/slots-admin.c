@@ -94,15 +94,20 @@ static int usage_error(const char *fmt, ...)
         return EXIT_USAGE;
 }
 
-/* Loads config and service group, then opens the table (locked when writing). */
+/*
+ * Loads config and service group, then opens the table (locked when writing).  A
+ * writer acts as root: it refuses a config someone else can change; a reader warns.
+ */
 static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsigned flags)
 {
         struct slots_error e;
         int r;
 
-        r = cmd_load_config(o->config, &x->cfg);
+        r = cmd_load_config_flags(o->config, flags & SLOTS_STORE_WRITE ? SLOTS_CONFIG_ROOT_OWNED : 0, &x->cfg);
         if (r != EXIT_DONE)
                 return r;
+        if (!(flags & SLOTS_STORE_WRITE))
+                cmd_warn_config_writers(x->cfg);
         r = slots_service_group(x->cfg, &x->group, &x->group_name, &e);
         if (r < 0) {
                 cmd_report(what, &e, NULL);
@@ -422,7 +427,7 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         r = need_root(what);
         if (r != EXIT_DONE)
                 return r;
-        r = cmd_load_config(o->config, &cfg);
+        r = cmd_load_config_flags(o->config, SLOTS_CONFIG_ROOT_OWNED, &cfg);
         if (r != EXIT_DONE)
                 return r;
         slots_error_clear(&e);

@@ -28,7 +28,6 @@ bool check_config(struct ctx *k)
         const char *path = k->o->config ? k->o->config : slots_config_default_path();
         struct strbuf d = { 0 }, f = { 0 };
         struct slots_error e;
-        struct stat st;
         char buf[2 * SLOTS_ERR_TEXT + 64];
         int r;
 
@@ -46,17 +45,12 @@ bool check_config(struct ctx *k)
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
-        /* The config decides what runs as whom: nobody but root may change it. */
-        if (stat(path, &st) < 0) {
-                strbuf_addf(&d, "%s: cannot stat: %s", path, strerror(errno));
-                strbuf_addf(&f, "see why it cannot be looked at, then run the check again");
-                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
-                goto out;
-        }
-        if (st.st_uid != 0 || (st.st_mode & 022)) {
-                strbuf_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
-                        st.st_mode & 07777, (unsigned) st.st_uid);
-                strbuf_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
+        /* The config decides what runs as whom: the config reader's one rule, nobody but root may change it. */
+        slots_error_clear(&e);
+        r = slots_config_writers_at(AT_FDCWD, path, &e);
+        if (r < 0) {
+                strbuf_addf(&d, "%s", e.kind == SLOTS_ERR_REFUSED ? e.reason : slots_error_format(&e, buf, sizeof(buf)));
+                strbuf_addf(&f, "%s", e.fix[0] ? e.fix : "see why it cannot be looked at, then run the check again");
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
