@@ -14,6 +14,34 @@
 
 const char *cmd_name = "slots";
 
+unsigned cmd_fds_closed;
+
+unsigned cmd_fds_guard(void)
+{
+        for (int fd = 0; fd <= 2; fd++) {
+                int n;
+
+                if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+                        continue;
+                /* The lowest free fd: this one, since the lower ones are open by now. */
+                n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+                if (n != fd)
+                        _exit(EXIT_REFUSED);
+                cmd_fds_closed |= 1u << fd;
+        }
+        return cmd_fds_closed;
+}
+
+int cmd_stdout_done(void)
+{
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout))
+                return -(errno ? errno : EIO);
+        if (cmd_fds_closed & (1u << STDOUT_FILENO))
+                return -EBADF;
+        return 0;
+}
+
 FILE *cmd_err(void)
 {
         (void) fflush(stdout);

@@ -21,6 +21,23 @@ enum {
 extern const char *cmd_name;
 
 /*
+ * First thing in main, as sudo and doas do: each of fds 0-2 that is closed gets
+ * /dev/null, so no file the command opens later (the table's lock) becomes its
+ * standard output or error.  Returns the mask of the fds that were closed
+ * (1 << fd); exits 1 when /dev/null cannot be opened.
+ */
+unsigned cmd_fds_guard(void);
+
+/* The mask cmd_fds_guard() returned: a standard output closed at start reached nobody. */
+extern unsigned cmd_fds_closed;
+
+/*
+ * Flushes standard output and says whether what was printed reached a reader:
+ * -errno when a write failed (a full disk or pipe) or stdout was closed at start.
+ */
+int cmd_stdout_done(void);
+
+/*
  * Standard error, with standard output flushed first: standard output may be
  * written in blocks (slots-provision's change lines), and in a log that takes
  * both, a warning must still follow the changes made before it.

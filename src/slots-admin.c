@@ -293,9 +293,12 @@ static int check_slot_folders(struct ctx *x, const char *name, const struct slot
  */
 static int print_slot(const char *name)
 {
-        if (printf("%s\n", name) < 0 || fclose(stdout) != 0) {
+        int r = printf("%s\n", name) < 0 ? -(errno ? errno : EIO) : cmd_stdout_done();
+
+        if (r < 0) {
                 fprintf(stderr, "%s: cannot print the slot name (the assignment stands; assign again prints it): "
-                        "standard output: %s\n", cmd_name, strerror(errno));
+                        "standard output: %s\n", cmd_name,
+                        r == -EBADF ? "closed when assign started" : strerror(-r));
                 return EXIT_REFUSED;
         }
         return EXIT_DONE;
@@ -634,9 +637,10 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
                 printf("test slot: %s\n", test ? slots_slot_name(test, name) : "none (every slot is in use)");
         }
         /* A status that never reached its reader (a full or closed stdout) is no answer. */
-        if (fflush(stdout) != 0 || ferror(stdout)) {
+        r = cmd_stdout_done();
+        if (r < 0) {
                 fprintf(stderr, "%s: cannot print the status: standard output: %s\n", cmd_name,
-                        strerror(errno ? errno : EIO));
+                        r == -EBADF ? "closed when status started" : strerror(-r));
                 r = EXIT_REFUSED;
                 goto out;
         }
@@ -663,6 +667,7 @@ int main(int argc, char **argv)
         int c, r;
 
         cmd_name = "slots-admin";
+        cmd_fds_guard();
         while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
                 switch (c) {
                 case 'c':

@@ -154,6 +154,24 @@ if [ -w /dev/full ]; then
 else
 	not_ok "/dev/full is missing in the namespace: the full stdout case cannot run"
 fi
+# Closed at start, fds 0-2 get /dev/null first (as sudo and doas do): the lock file, opened
+# later, never becomes stdout or stderr, and a slot name nobody can read is exit 1.
+: >"$T/etc/slots.json.lock"
+check_exit "assign with stdout closed fails (exit 1)" 1 admin assign alice slot01 >&- 2>"$T/err"
+check "and says stdout was closed" grep -q "cannot print the slot name.*standard output: closed when assign started" "$T/err"
+check "the lock file got no slot name" test ! -s "$T/etc/slots.json.lock"
+check "release carol for a new assign" prints "slot03 released" admin release carol
+check_exit "a new assign with stdout closed fails too (exit 1)" 1 admin assign dora slot03 >&- 2>"$T/err"
+check "the lock file is still empty" test ! -s "$T/etc/slots.json.lock"
+check "the assignment stands: the same assign prints it" prints slot03 admin assign dora slot03
+check "release dora" prints "slot03 released" admin release dora
+check "carol back in slot03" prints slot03 admin assign carol slot03
+check_exit "a refusal with stderr closed: exit 1" 1 admin assign carol slot01 2>&-
+check "the lock file got no error line" test ! -s "$T/etc/slots.json.lock"
+check_exit "with stdin, stdout and stderr closed: exit 1" 1 admin assign alice slot01 <&- >&- 2>&-
+check "the lock file is empty after all of them" test ! -s "$T/etc/slots.json.lock"
+check_exit "status with stdout closed fails (exit 1)" 1 admin status >&- 2>"$T/err"
+check "and says so" grep -q "cannot print the status: standard output: closed when status started" "$T/err"
 check_exit "an invalid user id is a usage error" 2 admin assign "a/b" 2>/dev/null
 check_exit "an invalid slot name is a usage error" 2 admin assign alice slot1 2>/dev/null
 admin release nobody-here >"$T/out"
