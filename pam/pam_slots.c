@@ -27,18 +27,22 @@ struct options {
         const char *config;     /* points into argv, or the built-in default */
         bool debug;
         bool require_assigned;
+        const char *unknown;    /* the first option the module does not know, or NULL */
 };
 
 /*
  * Module arguments.  The config path never comes from the environment: the
  * module runs inside setuid programs (sudo, su) whose environment the invoking
- * user controls, so SLOTS_CONFIG is deliberately not honoured here.
+ * user controls, so SLOTS_CONFIG is deliberately not honoured here.  An unknown
+ * option is kept, not skipped: a misspelt require_assigned must not drop the
+ * check (doas refuses an unknown keyword too).
  */
-static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
+static void parse_options(int argc, const char **argv, struct options *o)
 {
         o->config = SLOTS_DEFAULT_CONFIG;
         o->debug = false;
         o->require_assigned = false;
+        o->unknown = NULL;
         for (int i = 0; i < argc; i++) {
                 if (strcmp(argv[i], "debug") == 0)
                         o->debug = true;
@@ -46,8 +50,8 @@ static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struc
                         o->require_assigned = true;
                 else if (strncmp(argv[i], "config=", 7) == 0)
                         o->config = argv[i] + 7;
-                else
-                        pam_syslog(pamh, LOG_ERR, "unknown option ignored: %s", argv[i]);
+                else if (!o->unknown)
+                        o->unknown = argv[i];
         }
 }
 
@@ -155,16 +159,25 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         int r, ret;
 
         (void) flags;   /* PAM_SILENT: the module never talks to the user anyway */
-        parse_options(pamh, argc, argv, &o);
+        parse_options(argc, argv, &o);
         n = session_slot(pamh, &user);
         if (n == 0) {
                 /* The name alone decides: no config is read for an account that is no slot. */
+                if (o.unknown)
+                        pam_syslog(pamh, LOG_ERR, "unknown option ignored for an account that is no slot: %s",
+                                   slots_escape_buf(o.unknown, buf, sizeof(buf)));
                 if (o.debug)
                         pam_syslog(pamh, LOG_DEBUG, "%s: not a slot account; ignored",
                                    user ? user : "(no user)");
                 return PAM_IGNORE;
         }
         slots_slot_name(n, slot);
+        if (o.unknown) {
+                pam_syslog(pamh, LOG_ERR, "%s: unknown option %s: refused; fix: correct it in the PAM service "
+                           "file (options: config=FILE, debug, require_assigned)", slot,
+                           slots_escape_buf(o.unknown, buf, sizeof(buf)));
+                return PAM_PERM_DENIED;
+        }
 
         slots_error_clear(&e);
         /* The one reader of the config, with the checks a module inside setuid programs needs. */
