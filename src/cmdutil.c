@@ -86,7 +86,7 @@ void cmd_log(const char *fmt, ...)
                         snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
                 /*
                  * "name[pid]" as the ident is the line LOG_PID writes, without the getpid()
-                 * glibc makes for every line (issue 18: 4,000 at 1,000 slots).  Only this
+                 * glibc makes for every line (4,000 at 1,000 slots).  Only this
                  * process logs: no forked child calls cmd_log.
                  */
                 snprintf(ident, sizeof(ident), "%s[%ld]", cmd_name, (long) getpid());

@@ -363,7 +363,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 goto out;
         }
         slots_error_clear(&e);
-        /* Group slotNN, looked up once (issue 18: each lookup reads the group file): apartness, folders. */
+        /* Group slotNN, looked up once (each lookup reads the group file): apartness, folders. */
         r = slots_nss_group(name, &gr);
         if (r < 0) {
                 slots_error_set(&e, r, name, "group lookup failed: %s", strerror(-r));
@@ -711,7 +711,7 @@ int main(int argc, char **argv)
                 return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
         /*
          * The table commands read one table and exit: jansson's values come from an arena
-         * (issue 18), set before jansson's first allocation (the config's).
+         * (one table, one exit: nothing to free piece by piece), set before jansson's first allocation (the config's).
          */
         slots_arena_use();
         r = run(&o, argc, argv);

@@ -166,7 +166,7 @@ static int dumpfd_add(const char *text, size_t n, void *arg)
 
         if (n > sizeof(d->buf) - d->len)
                 return dumpfd_spill(d, text, n);
-        /* A third of the pieces are one byte (a quote, a comma): stored, no memcpy call (issue 18). */
+        /* A third of the pieces are one byte (a quote, a comma): stored, no memcpy call. */
         if (n == 1)
                 d->buf[d->len] = *text;
         else
@@ -200,7 +200,7 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
         int r;
 
-        /* Straight into the temp file: the text is never all in memory next to the tree (issue 18). */
+        /* Straight into the temp file: the text is never all in memory next to the tree. */
         r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
         if (r == 0)
                 s->exists = true;
