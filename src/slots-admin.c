@@ -711,7 +711,7 @@ int main(int argc, char **argv)
                 return usage_error("unknown command '%s' (assign, release, status, check)", cmd);
         /*
          * The table commands read one table and exit: jansson's values come from an arena
-         * (one table, one exit: nothing to free piece by piece), set before jansson's first allocation (the config's).
+         * (nothing freed piece by piece), set before jansson's first allocation (the config's).
          */
         slots_arena_use();
         r = run(&o, argc, argv);
