@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "fsutil.h"
 #include "replace.h"
 #include "store.h"
+#include "table-index.h"
 
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
 {
@@ -195,6 +196,22 @@ static int write_table(int fd, void *arg)
         return r;
 }
 
+/*
+ * The index pam_slots reads instead of the table (table-index.h), made from what
+ * was just saved.  The table is saved whatever happens here: an index that is
+ * missing or names an older table file is never trusted, so a failure only costs
+ * the next sessions a read of the whole table.
+ */
+static void save_index(struct slots_store *s)
+{
+        struct slots_error ie;
+        struct stat st;
+
+        slots_error_clear(&ie);
+        if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
+}
+
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
@@ -202,8 +219,10 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
 
         /* Straight into the temp file: the text is never all in memory next to the tree. */
         r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
-        if (r == 0)
+        if (r == 0) {
                 s->exists = true;
+                save_index(s);
+        }
         return r;
 }
 
@@ -236,16 +255,40 @@ static void verdict_add(char *buf, size_t size, const char *sep, const char *fmt
         va_end(ap);
 }
 
-/* 1 when the file has an access ACL, 0 when not, -errno when it cannot be told. */
-static int has_acl(int fd)
-{
-        ssize_t n = fgetxattr(fd, "system.posix_acl_access", NULL, 0);
+/* What an ACL lets: write by anyone but root, read by group g; false, false without one. */
+struct acl_lets {
+        bool write;
+        bool group_read;
+};
 
-        if (n > 0)
-                return 1;
-        if (n == 0 || errno == ENODATA || errno == EOPNOTSUPP)
-                return 0;
-        return -errno;
+/* Reads the access ACL of fd through the one ACL reader: 1 with *lets filled, 0 without one, or -errno. */
+static int acl_lets(int fd, const struct stat *st, gid_t g, struct acl_lets *lets)
+{
+        struct slots_acl acl = { 0 };
+        unsigned mask;
+        int r;
+
+        *lets = (struct acl_lets){ 0 };
+        if (fd < 0)
+                return -EBADF;
+        r = slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
+        if (r <= 0)
+                return r;
+        mask = slots_acl_mask(&acl);
+        for (size_t i = 0; i < acl.n; i++) {
+                const struct slots_acl_entry *a = &acl.entries[i];
+                unsigned eff = a->perm & mask;
+
+                if (slots_acl_named_writer(&acl, i) && a->id != 0)
+                        lets->write = true;
+                if (a->tag == SLOTS_ACL_GROUP_OBJ && (eff & SLOTS_ACL_WRITE) && st->st_gid != 0)
+                        lets->write = true;
+                if ((a->tag == SLOTS_ACL_GROUP_OBJ && st->st_gid == g && (eff & 04)) ||
+                    (a->tag == SLOTS_ACL_GROUP && a->id == g && (eff & 04)))
+                        lets->group_read = true;
+        }
+        slots_acl_free(&acl);
+        return 1;
 }
 
 static void verdict_reason(const struct stat *st, const struct slots_table_policy *p, int acl,
@@ -293,15 +336,25 @@ bool slots_table_verdict(int fd, const struct stat *st, const struct slots_table
 {
         mode_t mode = st->st_mode & 07777;
         bool judge_group = p->group != (gid_t) -1;
-        int acl = fd >= 0 ? has_acl(fd) : -EBADF;
         const char *g = p->group_name ? p->group_name : "GROUP";
+        struct acl_lets lets;
+        int acl = acl_lets(fd, st, p->group, &lets);
 
         memset(v, 0, sizeof(*v));
         verdict_reason(st, p, acl, v);
-        /* The owner may chmod it; group write counts for any group but root's, as does an ACL's mask. */
-        v->writable = st->st_uid != 0 || (mode & S_IWOTH) || ((mode & S_IWGRP) && (st->st_gid != 0 || acl != 0)) ||
-                      acl < 0;
-        v->unreadable = judge_group && acl == 0 && (st->st_gid != p->group || !(mode & S_IRGRP));
+        /*
+         * The owner may chmod it; group write counts for any group but root's; with an
+         * ACL, its named writers and its owning group's write under the mask; an ACL
+         * that cannot be read may hide a writer.
+         */
+        if (acl > 0)
+                v->writable = st->st_uid != 0 || (mode & S_IWOTH) || lets.write;
+        else
+                v->writable = st->st_uid != 0 || (mode & S_IWOTH) || ((mode & S_IWGRP) && st->st_gid != 0) || acl < 0;
+        if (acl > 0)
+                v->unreadable = judge_group && !lets.group_read;
+        else
+                v->unreadable = judge_group && acl == 0 && (st->st_gid != p->group || !(mode & S_IRGRP));
         if (!v->problems)
                 return true;
         v->e.kind = SLOTS_ERR_REFUSED;
