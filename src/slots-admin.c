@@ -33,8 +33,9 @@ static const char usage_text[] =
         "Manage the slot table: which application user holds which slot account.\n"
         "\n"
         "Commands:\n"
-        "  assign USER [SLOT]        give USER the slot SLOT, or the lowest free slot; prints the slot\n"
-        "  release USER              free the slot USER holds and clean it for the next user\n"
+        "  assign [--json] USER [SLOT]\n"
+        "                            give USER the slot SLOT, or the lowest free slot; prints the slot\n"
+        "  release [--json] USER     free the slot USER holds and clean it for the next user\n"
         "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
         "  status [--json] [USER|SLOT]\n"
         "                            one row per slot, the table file's owner and mode, the test slot\n"
@@ -43,7 +44,8 @@ static const char usage_text[] =
         "\n"
         "Options:\n"
         "  --config FILE             config file (default: $SLOTS_CONFIG or /etc/slots/slots.conf)\n"
-        "  --json                    machine-readable output (status, check)\n"
+        "  --json                    machine-readable output (assign and release: changed, slot, user,\n"
+        "                            error; status, check)\n"
         "  --slot SLOT               select by slot (release)\n"
         "  -h, --help                show this help and exit\n"
         "  -V, --version             show the version and exit\n"
@@ -95,24 +97,37 @@ static int usage_error(const char *fmt, ...)
 }
 
 /*
- * Loads config and service group, then opens the table (locked when writing).  A
- * writer acts as root: it refuses a config someone else can change; a reader warns.
+ * Loads config and service group.  A command that acts as root (config_flags
+ * SLOTS_CONFIG_ROOT_OWNED) refuses a config someone else can change; a reader warns.
  */
-static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsigned flags)
+static int ctx_load(struct ctx *x, const struct opts *o, const char *what, unsigned config_flags)
 {
         struct slots_error e;
         int r;
 
-        r = cmd_load_config_flags(o->config, flags & SLOTS_STORE_WRITE ? SLOTS_CONFIG_ROOT_OWNED : 0, &x->cfg);
+        r = cmd_load_config_flags(o->config, config_flags, &x->cfg);
         if (r != EXIT_DONE)
                 return r;
-        if (!(flags & SLOTS_STORE_WRITE))
+        if (!(config_flags & SLOTS_CONFIG_ROOT_OWNED))
                 cmd_warn_config_writers(x->cfg);
+        slots_error_clear(&e);
         r = slots_service_group(x->cfg, &x->group, &x->group_name, &e);
         if (r < 0) {
                 cmd_report(what, &e, NULL);
                 return EXIT_REFUSED;
         }
+        return EXIT_DONE;
+}
+
+/* The same, then opens the table (locked when writing). */
+static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsigned flags)
+{
+        struct slots_error e;
+        int r;
+
+        r = ctx_load(x, o, what, flags & SLOTS_STORE_WRITE ? SLOTS_CONFIG_ROOT_OWNED : 0);
+        if (r != EXIT_DONE)
+                return r;
         slots_error_clear(&e);
         r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, flags, &e);
         if (r < 0) {
@@ -142,31 +157,6 @@ static int refuse(const char *what, const char *object, const char *reason, cons
         return EXIT_REFUSED;
 }
 
-static int save(struct ctx *x, const char *what)
-{
-        struct slots_error e;
-        int r = slots_store_save(&x->store, &e);
-
-        if (r < 0) {
-                cmd_report(what, &e, NULL);
-                return EXIT_REFUSED;
-        }
-        return EXIT_DONE;
-}
-
-/* The gid of group slotNN (the group a user's tree gets), else the account's primary group. */
-static int slot_group(const char *name, const struct slots_pw *slot, gid_t *gid, struct slots_error *e)
-{
-        struct slots_gr gr = { 0 };
-        int r = slots_nss_group(name, &gr);
-
-        if (r < 0)
-                return slots_error_set(e, r, name, "group lookup failed: %s", strerror(-r));
-        *gid = r > 0 ? gr.gid : slot->gid;
-        slots_gr_clear(&gr);
-        return 0;
-}
-
 /* A tree walk's note (an entry left alone): a warning on stderr, escaped; the first 20 of them. */
 static void tree_note(void *data, const char *path, const char *why)
 {
@@ -186,53 +176,6 @@ static void tree_notes_done(unsigned long shown)
                 fprintf(stderr, "%s: warning: and %lu more entries left alone\n", cmd_name, shown - 20);
 }
 
-/*
- * Prepares USER's tree for slot n when docs_root is set.  The assignment is
- * saved already: on failure it stands, and the same assign again (idempotent)
- * finishes the tree.
- */
-static int prepare_tree(struct ctx *x, const char *user, unsigned n)
-{
-        char what[96], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
-        unsigned long notes = 0;
-        struct slots_tree_stats stats = { .note = tree_note, .note_data = &notes };
-        struct slots_pw slot = { 0 }, svc = { 0 };
-        struct slots_error e;
-        uid_t svc_uid = 0;
-        gid_t slot_gid = 0;
-        int r;
-
-        if (!x->cfg->docs_root)
-                return EXIT_DONE;
-        slots_slot_name(n, name);
-        slots_error_clear(&e);
-        r = slots_nss_user(name, &slot);
-        if (r <= 0)
-                r = r == 0 ? slots_error_set(&e, -ENOENT, name, "the slot account does not exist")
-                           : slots_error_set(&e, r, name, "account lookup failed: %s", strerror(-r));
-        else
-                r = slot_group(name, &slot, &slot_gid, &e);
-        if (r == 0 && (r = slots_service_user(x->cfg, &svc, &e)) == 0)
-                svc_uid = svc.uid;
-        slots_pw_clear(&svc);
-        if (r == 0)
-                r = slots_tree_prepare(AT_FDCWD, x->cfg, user, slot_gid, svc_uid, x->group, &stats, &e);
-        slots_pw_clear(&slot);
-        tree_notes_done(notes);
-        if (r == 0) {
-                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed, %lu hard-linked "
-                        "files left alone", user, name, stats.entries, stats.changed, stats.linked);
-                return EXIT_DONE;
-        }
-        snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
-        snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and assign is "
-                 "idempotent): slots-admin assign %s %s", e.fix[0] ? e.fix : "remove the cause", user, name);
-        e.fix[0] = '\0';
-        cmd_report(what, &e, fix);
-        cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
-        return EXIT_REFUSED;
-}
-
 /* The store's table policy with the service group of x, ids named. */
 static struct slots_table_policy table_policy(const struct ctx *x)
 {
@@ -246,45 +189,19 @@ static struct slots_table_policy table_policy(const struct ctx *x)
  * left root:root by a script: the service refuses every user's command although
  * assign succeeded), or that someone but root may write it: say so, with the fix.
  */
-static void warn_table_policy(const struct ctx *x)
+static void warn_table_policy(const struct ctx *x, const struct slots_table_verdict *v)
 {
-        const struct slots_table_policy p = table_policy(x);
         char owner[64], group[64];
-        struct slots_table_verdict v;
 
-        if (slots_store_verdict(&x->store, &p, &v) || !(v.writable || v.unreadable))
+        if (!(v->writable || v->unreadable))
                 return;
         fprintf(stderr, "%s: warning: %s is %s:%s %04o: %s%s%s (%s)\n", cmd_name, x->cfg->table,
-                slots_uid_name(x->store.st.st_uid, owner, sizeof(owner)),
-                slots_gid_name(x->store.st.st_gid, group, sizeof(group)), x->store.st.st_mode & 07777u,
-                v.writable ? "someone but root may write it, and so decide who gets a slot's session" :
-                "the service account ", v.writable ? "" : x->cfg->service,
-                v.writable ? "" : " cannot read it, so the service refuses every user's command", v.e.reason);
-        fprintf(stderr, "%s: fix: %s\n", cmd_name, v.e.fix);
-}
-
-/*
- * A slot is handed out only when its home, state and run folders are exactly
- * as a release leaves them; otherwise it is marked pending (so no assign picks
- * it) and the fix is a release --slot, which sets them back.
- */
-static int check_slot_folders(struct ctx *x, const char *name, const struct slots_pw *pw, gid_t gid)
-{
-        char what[64], released[32];
-        struct slots_error e, e2;
-        unsigned n = slots_slot_parse(name);
-        int r;
-
-        slots_error_clear(&e);
-        r = slots_check_folders(AT_FDCWD, x->cfg, name, pw->uid, gid, false, &e);
-        if (r == 0)
-                return EXIT_DONE;
-        snprintf(what, sizeof(what), "cannot assign %s", name);
-        if (slots_table_mark_pending(x->store.table, n, slots_now_rfc3339(released)) == 0 &&
-            slots_store_save(&x->store, &e2) == 0)
-                cmd_log("refused to assign %s: its folders are not as a release leaves them; cleanup pending", name);
-        cmd_report(what, &e, NULL);
-        return EXIT_REFUSED;
+                slots_uid_name(v->st.st_uid, owner, sizeof(owner)),
+                slots_gid_name(v->st.st_gid, group, sizeof(group)), v->st.st_mode & 07777u,
+                v->writable ? "someone but root may write it, and so decide who gets a slot's session" :
+                "the service account ", v->writable ? "" : x->cfg->service,
+                v->writable ? "" : " cannot read it, so the service refuses every user's command", v->e.reason);
+        fprintf(stderr, "%s: fix: %s\n", cmd_name, v->e.fix);
 }
 
 /*
@@ -304,16 +221,94 @@ static int print_slot(const char *name)
         return EXIT_DONE;
 }
 
+/*
+ * --json of assign and release, in the shape of slots-provision's: whether the
+ * table changed, the slot and user it is about, and the error that ended the
+ * run (NULL: none).  Returns st, or 1 when the object could not be printed.
+ */
+static int print_result_json(int st, bool changed, unsigned slot, const char *user, const char *what,
+                             const struct slots_error *e)
+{
+        char name[SLOTS_NAME_MAX];
+        json_t *root, *err = json_null();
+        int r;
+
+        if (e)
+                err = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object", cmd_json_text(e->object),
+                                "line", e->line ? json_integer(e->line) : json_null(), "column",
+                                e->column ? json_integer(e->column) : json_null(), "reason",
+                                cmd_json_text(e->reason), "fix", e->fix[0] ? cmd_json_text(e->fix) : json_null());
+        root = json_pack("{s:b, s:o, s:o, s:o}", "changed", changed, "slot",
+                         slot ? json_string(slots_slot_name(slot, name)) : json_null(), "user",
+                         user ? cmd_json_text(user) : json_null(), "error", err ? err : json_null());
+        r = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && putchar('\n') != EOF ?
+            cmd_stdout_done() : -EIO;
+        json_decref(root);
+        if (r < 0) {
+                fprintf(stderr, "%s: cannot print the JSON result: standard output: %s\n", cmd_name,
+                        r == -EBADF ? "closed when the command started" : strerror(-r));
+                return EXIT_REFUSED;
+        }
+        return st;
+}
+
+/* Logs what an assign changed, whatever its end. */
+static void assign_log(const char *user, const char *name, const struct slots_assign_report *rep)
+{
+        if (rep->marked_pending)
+                cmd_log("refused to assign %s: its folders are not as a release leaves them; cleanup pending", name);
+        if (rep->changed)
+                cmd_log("assigned %s to user %s", name, user);
+        if (rep->tree_prepared)
+                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed, %lu hard-linked "
+                        "files left alone", user, name, rep->tree.entries, rep->tree.changed, rep->tree.linked);
+        else if (rep->step)
+                cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
+}
+
+/* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
+static int assign_report(const struct ctx *x, const struct opts *o, const char *user, const char *asked, int r,
+                         const struct slots_assign_report *rep, struct slots_error *e)
+{
+        char what[SLOTS_NAME_MAX + 96], name[SLOTS_NAME_MAX] = "", fix[SLOTS_ERR_TEXT + 256] = "";
+        bool about_slot = rep->slot && rep->verdict != SLOTS_ASSIGN_HELD_ELSEWHERE;
+        int st;
+
+        if (rep->slot)
+                slots_slot_name(rep->slot, name);
+        assign_log(user, name, rep);
+        if (r < 0 && rep->step) {
+                snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
+                snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and "
+                         "assign is idempotent): slots-admin assign %s %s", e->fix[0] ? e->fix : "remove the cause",
+                         user, name);
+                e->fix[0] = '\0';
+        } else if (r < 0) {
+                snprintf(what, sizeof(what), "%s", e->kind == SLOTS_ERR_INVALID ? "invalid table" : "");
+                if (!what[0])
+                        snprintf(what, sizeof(what), "cannot assign %s", about_slot ? name : asked ? asked : "a slot");
+        }
+        if (r < 0) {
+                cmd_report(what, e, fix[0] ? fix : NULL);
+                if (fix[0])
+                        snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
+                st = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
+                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e) : st;
+        }
+        if (!rep->table_ok)
+                warn_table_policy(x, &rep->table);
+        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL) : print_slot(name);
+}
+
 static int cmd_assign(const struct opts *o, int argc, char **argv)
 {
+        unsigned long notes = 0;
+        struct slots_assign_report rep = { .tree = { .note = tree_note, .note_data = &notes } };
+        struct slots_table_policy policy;
         const char *user;
-        char what[64], name[SLOTS_NAME_MAX], reason[256], since[32];
-        enum slots_assign_verdict v;
-        struct slots_pw pw = { 0 };
-        struct slots_gr gr = { 0 };
+        char what[64];
         struct slots_error e;
         struct ctx x = { 0 };
-        bool has_group = false;
         unsigned n = 0;
         int r;
 
@@ -329,91 +324,75 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         r = need_root(what);
         if (r != EXIT_DONE)
                 return r;
-        r = ctx_open(&x, o, what, SLOTS_STORE_WRITE);
+        r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
         if (r != EXIT_DONE)
                 goto out;
-
-        v = slots_assign_choose(x.store.table, x.cfg->slots, user, n, &n);
-        if (v == SLOTS_ASSIGN_AGAIN) {
-                /* The same assignment again is done already; the tree is prepared again (a repair). */
-                r = prepare_tree(&x, user, n);
-                if (r == EXIT_DONE)
-                        r = print_slot(slots_slot_name(n, name));
-                warn_table_policy(&x);
-                goto out;
-        }
-        if (v == SLOTS_ASSIGN_TAKEN || v == SLOTS_ASSIGN_PENDING)
-                snprintf(what, sizeof(what), "cannot assign %s", slots_slot_name(n, name));
-        if (v != SLOTS_ASSIGN_GIVE) {
-                slots_assign_refusal(v, n, x.cfg, &e);
-                cmd_report(what, &e, NULL);
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        slots_slot_name(n, name);
-        snprintf(what, sizeof(what), "cannot assign %s", name);
-        r = slots_nss_user(name, &pw);
-        if (r == 0) {
-                r = refuse(what, name, "the slot account does not exist", "create it: slots-provision");
-                goto out;
-        }
-        if (r < 0) {
-                snprintf(reason, sizeof(reason), "the account lookup failed: %s", strerror(-r));
-                r = refuse(what, name, reason, NULL);
-                goto out;
-        }
+        policy = table_policy(&x);
         slots_error_clear(&e);
-        /* Group slotNN, looked up once (each lookup reads the group file): apartness, folders. */
-        r = slots_nss_group(name, &gr);
-        if (r < 0) {
-                slots_error_set(&e, r, name, "group lookup failed: %s", strerror(-r));
-                cmd_report(what, &e, NULL);
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        has_group = r > 0;
-        if (slots_assign_service_apart(x.cfg, name, has_group ? &gr : NULL, &e) < 0) {
-                cmd_report(what, &e, NULL);
-                r = EXIT_REFUSED;
-                goto out;
-        }
-
-        /* The folders' group: group slotNN, else the account's primary group (slot_group). */
-        r = check_slot_folders(&x, name, &pw, has_group ? gr.gid : pw.gid);
-        if (r != EXIT_DONE)
-                goto out;
-        r = slots_table_assign(x.store.table, n, user, slots_now_rfc3339(since));
-        if (r < 0) {
-                r = refuse(what, x.cfg->table, "out of memory", NULL);
-                goto out;
-        }
-        r = save(&x, what);
-        if (r != EXIT_DONE)
-                goto out;
-        cmd_log("assigned %s to user %s", name, user);
-        /* The slot name goes to stdout only once the tree is ready too. */
-        r = prepare_tree(&x, user, n);
-        if (r == EXIT_DONE)
-                r = print_slot(name);
-        warn_table_policy(&x);
+        r = slots_assign(x.cfg, &policy, user, n, &rep, &e);
+        tree_notes_done(notes);
+        r = assign_report(&x, o, user, argc == 2 ? argv[1] : NULL, r, &rep, &e);
 out:
-        slots_gr_clear(&gr);
-        slots_pw_clear(&pw);
         ctx_done(&x);
         return r;
 }
 
+/* Reports slots_release's result r for user (NULL: by slot); returns the exit status. */
+static int release_report(const struct opts *o, const char *user, int r, const struct slots_release_report *rep,
+                          struct slots_error *e)
+{
+        char what[256], name[SLOTS_NAME_MAX] = "", fix[SLOTS_ERR_TEXT + 256] = "";
+        const char *who = user ? user : rep->user[0] ? rep->user : NULL;
+        bool changed = rep->marked || (r >= 0 && rep->slot && !rep->was_free);
+
+        snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
+        if (rep->slot)
+                snprintf(what, sizeof(what), "cannot release %s", slots_slot_name(rep->slot, name));
+        if (rep->marked)
+                cmd_log("released %s from user %s (cleanup pending)", name, rep->user);
+        if (r < 0 && rep->step) {
+                snprintf(what, sizeof(what), "cannot release %s (%s)", name, rep->step);
+                snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until "
+                         "then %s stays \"cleanup\": \"pending\" and is never assigned)",
+                         e->fix[0] ? e->fix : "remove the cause", name, name);
+                e->fix[0] = '\0';
+                cmd_log("release of %s failed at %s; cleanup pending", name, rep->step);
+        } else if (r < 0 && e->kind == SLOTS_ERR_INVALID) {
+                snprintf(what, sizeof(what), "invalid table");
+        }
+        if (r < 0) {
+                cmd_report(what, e, fix[0] ? fix : NULL);
+                if (fix[0])
+                        snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
+                r = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
+                return o->json ? print_result_json(r, changed, rep->slot, who, what, e) : r;
+        }
+        if (rep->slot && !rep->was_free) {
+                cmd_log("cleaned %s: %lu processes stopped and %lu killed in %ld ms, tree given back (%lu entries, "
+                        "%lu changed), files, IPC objects and keys removed", name, rep->procs.stopped,
+                        rep->procs.killed, rep->procs.elapsed_ms, rep->tree.entries, rep->tree.changed);
+                cmd_log("%s is clean and free", name);
+        }
+        if (o->json)
+                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL);
+        if (rep->slot == 0)
+                printf("user %s holds no slot; nothing to release\n", user);
+        else if (rep->was_free)
+                printf("%s is free; nothing to release\n", name);
+        else
+                printf("%s released\n", name);
+        return EXIT_DONE;
+}
+
 static int cmd_release(const struct opts *o, int argc, char **argv)
 {
-        char what[256], name[SLOTS_NAME_MAX], fix[SLOTS_ERR_TEXT + 256];
-        struct slots_release_report rep = { 0 };
         unsigned long notes = 0;
-        struct slots_config *cfg = NULL;
+        struct slots_release_report rep = { .tree = { .note = tree_note, .note_data = &notes } };
         const char *user = NULL;
         struct slots_error e;
-        char *group_name = NULL;
+        struct ctx x = { 0 };
+        char what[256];
         unsigned n = 0;
-        gid_t group;
         int r;
 
         if (o->slot ? argc != 0 : argc != 1)
@@ -430,54 +409,15 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         r = need_root(what);
         if (r != EXIT_DONE)
                 return r;
-        r = cmd_load_config_flags(o->config, SLOTS_CONFIG_ROOT_OWNED, &cfg);
+        r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
         if (r != EXIT_DONE)
-                return r;
+                goto out;
         slots_error_clear(&e);
-        if (slots_service_group(cfg, &group, &group_name, &e) < 0) {
-                cmd_report(what, &e, NULL);
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        rep.tree.note = tree_note;
-        rep.tree.note_data = &notes;
-        r = slots_release(cfg, group, user, n, &rep, &e);
+        r = slots_release(x.cfg, x.group, user, n, &rep, &e);
         tree_notes_done(notes);
-        if (rep.slot)
-                snprintf(what, sizeof(what), "cannot release %s", slots_slot_name(rep.slot, name));
-        if (rep.marked)
-                cmd_log("released %s from user %s (cleanup pending)", name, rep.user);
-        if (r < 0 && !rep.step) {
-                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
-                r = cmd_exit_for(r, &e);
-                goto out;
-        }
-        if (r < 0) {
-                snprintf(what, sizeof(what), "cannot release %s (%s)", name, rep.step);
-                snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until "
-                         "then %s stays \"cleanup\": \"pending\" and is never assigned)",
-                         e.fix[0] ? e.fix : "remove the cause", name, name);
-                e.fix[0] = '\0';
-                cmd_report(what, &e, fix);
-                cmd_log("release of %s failed at %s; cleanup pending", name, rep.step);
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        if (rep.slot == 0) {
-                printf("user %s holds no slot; nothing to release\n", user);
-        } else if (rep.was_free) {
-                printf("%s is free; nothing to release\n", name);
-        } else {
-                cmd_log("cleaned %s: %lu processes stopped and %lu killed in %ld ms, tree given back (%lu entries, "
-                        "%lu changed), files, IPC objects and keys removed", name, rep.procs.stopped,
-                        rep.procs.killed, rep.procs.elapsed_ms, rep.tree.entries, rep.tree.changed);
-                cmd_log("%s is clean and free", name);
-                printf("%s released\n", name);
-        }
-        r = EXIT_DONE;
+        r = release_report(o, user, r, &rep, &e);
 out:
-        free(group_name);
-        slots_config_free(cfg);
+        ctx_done(&x);
         return r;
 }
 
@@ -695,8 +635,9 @@ int main(int argc, char **argv)
         cmd = argv[optind++];
         argc -= optind;
         argv += optind;
-        if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0)
-                return usage_error("--json goes with status or check");
+        if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0 && strcmp(cmd, "assign") != 0 &&
+            strcmp(cmd, "release") != 0)
+                return usage_error("--json goes with assign, release, status or check");
         if (o.slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
         if (strcmp(cmd, "check") == 0)

@@ -341,6 +341,7 @@ bool slots_table_verdict(int fd, const struct stat *st, const struct slots_table
         int acl = acl_lets(fd, st, p->group, &lets);
 
         memset(v, 0, sizeof(*v));
+        v->st = *st;
         verdict_reason(st, p, acl, v);
         /*
          * The owner may chmod it; group write counts for any group but root's; with an

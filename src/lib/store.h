@@ -58,6 +58,7 @@ struct slots_table_verdict {
         bool writable;                  /* someone but root may write it (or change its mode) */
         bool unreadable;                /* by owner, group and mode alone the service group cannot read it */
         struct slots_error e;           /* with problems: what differs (kind refused) and the one fix line */
+        struct stat st;                 /* the file as judged */
 };
 
 /* What the verdict judges against, and how it names ids in its text. */
