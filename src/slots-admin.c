@@ -15,6 +15,7 @@
 #include "assign.h"
 #include "cleanup.h"
 #include "check.h"
+#include "status.h"
 #include "cmdutil.h"
 #include "escape.h"
 #include "config.h"
@@ -59,25 +60,15 @@ struct opts {
         bool json;
 };
 
-/* What a command works on: the config, the service group and the open table. */
+/* What a command works on: the config and the service group. */
 struct ctx {
         struct slots_config *cfg;
         gid_t group;
         char *group_name;
-        struct slots_store store;
-        bool store_open;
 };
 
 static void ctx_done(struct ctx *x)
 {
-        if (x->store_open) {
-                /* The tree is in the arena, which goes whole at exit: no walk over every entry to free it. */
-                if (slots_arena_active()) {
-                        slots_table_forget(x->store.table);
-                        x->store.table = NULL;
-                }
-                slots_store_close(&x->store);
-        }
         free(x->group_name);
         slots_config_free(x->cfg);
 }
@@ -119,41 +110,12 @@ static int ctx_load(struct ctx *x, const struct opts *o, const char *what, unsig
         return EXIT_DONE;
 }
 
-/* The same, then opens the table (locked when writing). */
-static int ctx_open(struct ctx *x, const struct opts *o, const char *what, unsigned flags)
-{
-        struct slots_error e;
-        int r;
-
-        r = ctx_load(x, o, what, flags & SLOTS_STORE_WRITE ? SLOTS_CONFIG_ROOT_OWNED : 0);
-        if (r != EXIT_DONE)
-                return r;
-        slots_error_clear(&e);
-        r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, flags, &e);
-        if (r < 0) {
-                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : what, &e, NULL);
-                return cmd_exit_for(r, &e);
-        }
-        x->store_open = true;
-        return EXIT_DONE;
-}
-
 static int need_root(const char *what)
 {
         if (geteuid() == 0)
                 return EXIT_DONE;
         fprintf(stderr, "%s: %s: permission denied: only root changes the slot table\n", cmd_name, what);
         fprintf(stderr, "%s: fix: run it as root (sudo slots-admin ...)\n", cmd_name);
-        return EXIT_REFUSED;
-}
-
-/* Refuses with the contract's message shape; the table was not touched. */
-static int refuse(const char *what, const char *object, const char *reason, const char *fix)
-{
-        struct slots_error e;
-
-        slots_error_refuse(&e, -EPERM, object, "%s", reason);
-        cmd_report(what, &e, fix);
         return EXIT_REFUSED;
 }
 
@@ -421,174 +383,13 @@ out:
         return r;
 }
 
-/* Account uids of the pool: one enumeration, then a lookup for each slot it did not list (LDAP). */
-static int pool_uids(unsigned pool, long *uids)
-{
-        struct passwd *pw;
-        int r = 0;
-
-        for (unsigned n = 0; n <= pool; n++)
-                uids[n] = -1;
-        setpwent();
-        while ((pw = getpwent())) {
-                unsigned n = slots_slot_parse(pw->pw_name);
-                if (n && n <= pool && uids[n] < 0)
-                        uids[n] = (long) pw->pw_uid;
-        }
-        endpwent();
-        for (unsigned n = 1; n <= pool; n++) {
-                char name[SLOTS_NAME_MAX];
-                struct slots_pw p;
-                int k;
-
-                if (uids[n] >= 0)
-                        continue;
-                k = slots_nss_user(slots_slot_name(n, name), &p);
-                if (k < 0)
-                        r = k;
-                if (k > 0) {
-                        uids[n] = (long) p.uid;
-                        slots_pw_clear(&p);
-                }
-        }
-        return r;
-}
-
 static int cmd_status(const struct opts *o, int argc, char **argv)
 {
-        char owner[64] = "", group[64] = "", mode[8] = "", name[SLOTS_NAME_MAX];
-        struct ctx x = { 0 };
-        unsigned only = 0, assigned, pending, test;
-        struct slots_table_verdict verdict;
-        struct slots_table_policy policy;
-        long *uids = NULL;
-        bool ok;
-        int r;
-
         if (argc > 1)
                 return usage_error("status takes at most one USER or SLOT");
         if (argc == 1 && !slots_slot_parse(argv[0]) && !slots_user_valid(argv[0]))
                 return usage_error("the argument is neither a slot name nor a valid user id");
-        r = ctx_open(&x, o, "cannot show status", 0);
-        if (r != EXIT_DONE)
-                goto out;
-        if (argc == 1) {
-                only = slots_slot_parse(argv[0]);
-                if (only == 0)
-                        only = slots_table_find_user(x.store.table, argv[0]);
-                if (only == 0 || only > x.cfg->slots) {
-                        r = refuse("cannot show status", argv[0],
-                                   only ? "the slot is outside the pool" : "the user holds no slot", NULL);
-                        goto out;
-                }
-        }
-        uids = calloc(x.cfg->slots + 1, sizeof(long));
-        if (!uids) {
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        if (pool_uids(x.cfg->slots, uids) < 0)
-                fprintf(stderr, "%s: warning: some slot account lookups failed; they show as missing\n",
-                        cmd_name);
-
-        if (x.store.exists) {
-                slots_uid_name(x.store.st.st_uid, owner, sizeof(owner));
-                slots_gid_name(x.store.st.st_gid, group, sizeof(group));
-                snprintf(mode, sizeof(mode), "%04o", x.store.st.st_mode & 07777);
-        }
-        policy = table_policy(&x);
-        ok = x.store.exists && slots_store_verdict(&x.store, &policy, &verdict);
-        slots_table_count(x.store.table, &assigned, &pending);
-        test = slots_table_test_slot(x.store.table, x.cfg->slots);
-
-        if (o->json) {
-                json_t *root, *slots = json_array(), *table;
-
-                for (unsigned n = 1; n <= x.cfg->slots; n++) {
-                        const char *user, *since, *released;
-                        enum slots_slot_state st;
-                        json_t *row;
-
-                        if (only && n != only)
-                                continue;
-                        st = slots_table_get(x.store.table, n, &user, &since, &released);
-                        row = json_pack("{s:s, s:o, s:b, s:o, s:o}", "slot", slots_slot_name(n, name), "uid",
-                                        uids[n] >= 0 ? json_integer(uids[n]) : json_null(), "account",
-                                        uids[n] >= 0, "user", user ? json_string(user) : json_null(),
-                                        "since", since ? json_string(since) : json_null());
-                        if (row && st == SLOTS_SLOT_PENDING) {
-                                json_object_set_new(row, "cleanup", json_string("pending"));
-                                json_object_set_new(row, "released",
-                                                    released ? json_string(released) : json_null());
-                        }
-                        json_array_append_new(slots, row);
-                }
-                table = json_pack("{s:s, s:o, s:o, s:o, s:b}", "path", x.cfg->table, "owner",
-                                  x.store.exists ? json_string(owner) : json_null(), "group",
-                                  x.store.exists ? json_string(group) : json_null(), "mode",
-                                  x.store.exists ? json_string(mode) : json_null(), "ok", ok);
-                root = json_pack("{s:o, s:o, s:i, s:i, s:i, s:o}", "table", table, "slots", slots, "assigned",
-                                 (int) assigned, "pending", (int) pending, "free",
-                                 (int) (x.cfg->slots - assigned - pending), "test_slot",
-                                 test ? json_string(slots_slot_name(test, name)) : json_null());
-                if (!root) {
-                        r = refuse("cannot show status", x.cfg->table, "out of memory", NULL);
-                        goto out;
-                }
-                errno = 0;
-                if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
-                        putchar('\n');
-                json_decref(root);
-        } else {
-                printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
-                for (unsigned n = 1; n <= x.cfg->slots; n++) {
-                        const char *user, *since, *released;
-                        char uid[16];
-
-                        if (only && n != only)
-                                continue;
-                        switch (slots_table_get(x.store.table, n, &user, &since, &released)) {
-                        case SLOTS_SLOT_PENDING:
-                                user = "(cleanup pending)";
-                                since = released;
-                                break;
-                        case SLOTS_SLOT_FREE:
-                                user = "-";
-                                since = "-";
-                                break;
-                        case SLOTS_SLOT_ASSIGNED:
-                                break;
-                        }
-                        snprintf(uid, sizeof(uid), "%ld", uids[n]);
-                        printf("%-9s %-7s %-7s %-34s %s\n", slots_slot_name(n, name), uids[n] >= 0 ? uid : "-",
-                               uids[n] >= 0 ? "yes" : "MISSING", user, since ? since : "-");
-                }
-                printf("\n%u assigned, %u pending, %u free\n", assigned, pending,
-                       x.cfg->slots - assigned - pending);
-                if (x.store.exists)
-                        printf("table %s: %s:%s %s\n", x.cfg->table, owner, group, mode);
-                if (!x.store.exists)
-                        printf("WARN table %s does not exist -- fix: slots-provision creates it "
-                               "root:%s 0640\n", x.cfg->table, x.group_name);
-                else if (!ok)
-                        printf("WARN table %s: %s; %s -- fix: %s\n", x.cfg->table, verdict.e.reason,
-                               verdict.writable ? "someone but root may write it" :
-                               "the service cannot rely on reading it", verdict.e.fix);
-                printf("test slot: %s\n", test ? slots_slot_name(test, name) : "none (every slot is in use)");
-        }
-        /* A status that never reached its reader (a full or closed stdout) is no answer. */
-        r = cmd_stdout_done();
-        if (r < 0) {
-                fprintf(stderr, "%s: cannot print the status: standard output: %s\n", cmd_name,
-                        r == -EBADF ? "closed when status started" : strerror(-r));
-                r = EXIT_REFUSED;
-                goto out;
-        }
-        r = EXIT_DONE;
-out:
-        free(uids);
-        ctx_done(&x);
-        return r;
+        return cmd_status_show(o->config, o->json, argc == 1 ? argv[0] : NULL);
 }
 
 int main(int argc, char **argv)

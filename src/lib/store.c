@@ -41,10 +41,28 @@ static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_e
         return 0;
 }
 
+/* The writer's lock, "<table>.lock" beside it; then the temp a writer killed before its rename left. */
+static int take_lock(struct slots_store *s, const char *path, struct slots_error *e)
+{
+        char *lockname = NULL;
+        int r;
+
+        if (asprintf(&lockname, "%s%s", s->name, SLOTS_LOCK_SUFFIX) < 0)
+                return -ENOMEM;
+        r = slots_lock_take(s->dirfd, lockname, path, e);
+        free(lockname);
+        if (r < 0)
+                return r;
+        s->lockfd = r;
+        /* Under the lock the stale temp is ours to remove. */
+        (void) slots_replace_clean_stale(s->dirfd, s->name);
+        return 0;
+}
+
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e)
 {
-        char *text = NULL, *lockname = NULL;
+        char *text = NULL;
         size_t len = 0;
         int r;
 
@@ -82,16 +100,9 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
 
         if (flags & SLOTS_STORE_WRITE) {
-                if (asprintf(&lockname, "%s%s", s->name, SLOTS_LOCK_SUFFIX) < 0) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = slots_lock_take(s->dirfd, lockname, path, e);
+                r = take_lock(s, path, e);
                 if (r < 0)
                         goto fail;
-                s->lockfd = r;
-                /* A writer killed before its rename leaves its temp; under the lock it is ours to remove. */
-                (void) slots_replace_clean_stale(s->dirfd, s->name);
         }
 
         r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,
@@ -117,11 +128,9 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
 out:
         free(text);
-        free(lockname);
         return r;
 fail:
         free(text);
-        free(lockname);
         slots_store_close(s);
         return r;
 }
