@@ -1,4 +1,4 @@
-/* Ending every process of one account as root, so that the account cannot fight back. */
+/* Ending every process that carries one account's identity, as root, so that the account cannot fight back. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -8,11 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "procs.h"
 
 #ifndef SYS_pidfd_open
@@ -22,11 +26,31 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-int slots_proc_parse(const char *text, struct slots_proc *p)
+/* Whether the numbers of a Groups line (up to its newline) list gid. */
+static bool groups_list(const char *s, gid_t gid)
 {
-        bool state = false, uid = false;
+        for (;;) {
+                char *end;
+                unsigned long v;
+
+                while (*s == ' ' || *s == '\t')
+                        s++;
+                if (*s < '0' || *s > '9')
+                        return false;
+                errno = 0;
+                v = strtoul(s, &end, 10);
+                if (errno == 0 && v == (unsigned long) gid)
+                        return true;
+                s = end;
+        }
+}
+
+int slots_proc_parse(const char *text, gid_t gid, struct slots_proc *p)
+{
+        bool state = false, uid = false, gids = false;
 
         p->threads = 1;
+        p->in_group = false;
         snprintf(p->comm, sizeof(p->comm), "?");
         for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
                 if (strncmp(l, "Name:", 5) == 0) {
@@ -36,24 +60,52 @@ int slots_proc_parse(const char *text, struct slots_proc *p)
                 } else if (strncmp(l, "Uid:", 4) == 0) {
                         uid = sscanf(l + 4, " %lu %lu %lu %lu", &p->uid[0], &p->uid[1], &p->uid[2],
                                      &p->uid[3]) == 4;
+                } else if (strncmp(l, "Gid:", 4) == 0) {
+                        gids = sscanf(l + 4, " %lu %lu %lu %lu", &p->gid[0], &p->gid[1], &p->gid[2],
+                                      &p->gid[3]) == 4;
+                } else if (strncmp(l, "Groups:", 7) == 0) {
+                        p->in_group = groups_list(l + 7, gid);
                 } else if (strncmp(l, "Threads:", 8) == 0) {
                         (void) sscanf(l + 8, " %lu", &p->threads);
                 }
         }
-        return state && uid ? 0 : -EBADMSG;
+        return state && uid && gids ? 0 : -EBADMSG;
 }
 
-bool slots_proc_signallable(const struct slots_proc *p, uid_t uid)
+static bool has_gid(const struct slots_proc *p, gid_t gid)
 {
-        return p->uid[0] == (unsigned long) uid || p->uid[2] == (unsigned long) uid;
+        if (p->in_group)
+                return true;
+        for (int i = 0; i < 4; i++)
+                if (p->gid[i] == (unsigned long) gid)
+                        return true;
+        return false;
 }
 
-bool slots_proc_of(const struct slots_proc *p, uid_t uid)
+/*
+ * The group counts on a process none of whose uids is root's: root needs no slot's group to
+ * reach anything, and su or runuser keep a root parent in the target's groups.
+ */
+static bool carries_group(const struct slots_proc *p, gid_t gid)
+{
+        for (int i = 0; i < 4; i++)
+                if (p->uid[i] == 0)
+                        return false;
+        return has_gid(p, gid);
+}
+
+bool slots_proc_signallable(const struct slots_proc *p, uid_t uid, gid_t gid)
+{
+        return p->uid[0] == (unsigned long) uid || p->uid[2] == (unsigned long) uid || p->userns ||
+               carries_group(p, gid);
+}
+
+bool slots_proc_of(const struct slots_proc *p, uid_t uid, gid_t gid)
 {
         for (int i = 0; i < 4; i++)
                 if (p->uid[i] == (unsigned long) uid)
                         return true;
-        return false;
+        return p->userns || carries_group(p, gid);
 }
 
 bool slots_proc_dead(const struct slots_proc *p)
@@ -75,22 +127,139 @@ static long now_ms(void)
         return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static int read_status(int procfd, const char *pid, struct slots_proc *p)
+/* The most a status may hold (a Groups line of 65536 groups); a longer one is cut there. */
+#define STATUS_MAX ((size_t) 1 << 20)
+
+/* Reads the rest of fd after the first part, growing the buffer; a status past STATUS_MAX is cut. */
+static char *read_long(int fd, const char *first, size_t n)
 {
-        char path[64], buf[4096];
+        size_t cap = 4 * n;
+        char *buf = malloc(cap);
+        ssize_t k;
+
+        if (!buf)
+                return NULL;
+        memcpy(buf, first, n);
+        while ((k = read(fd, buf + n, cap - n - 1)) > 0) {
+                n += (size_t) k;
+                if (cap - n - 1 == 0) {
+                        char *more = cap < STATUS_MAX ? realloc(buf, cap * 2) : NULL;
+
+                        if (!more)
+                                break;
+                        buf = more;
+                        cap *= 2;
+                }
+        }
+        buf[n] = '\0';
+        return buf;
+}
+
+static int read_status(int procfd, const char *pid, gid_t gid, struct slots_proc *p)
+{
+        char path[64], buf[4096], *text = buf;
         ssize_t n;
-        int fd;
+        int fd, r;
 
         snprintf(path, sizeof(path), "%s/status", pid);
         fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return n < 0 ? -errno : -ESRCH;
+        if (n <= 0) {
+                r = n < 0 ? -errno : -ESRCH;
+                close(fd);
+                return r;
+        }
         buf[n] = '\0';
-        return slots_proc_parse(buf, p);
+        /* A process in many groups: the Groups line does not fit the first read. */
+        if ((size_t) n == sizeof(buf) - 1)
+                text = read_long(fd, buf, (size_t) n);
+        close(fd);
+        if (!text)
+                return -ENOMEM;
+        r = slots_proc_parse(text, gid, p);
+        if (text != buf)
+                free(text);
+        return r;
+}
+
+/* The user namespaces one pass has judged: many processes share few namespaces. */
+#define NS_SEEN 16
+
+struct ns_seen {
+        dev_t self_dev;
+        ino_t self_ino;                 /* this process's own user namespace */
+        size_t n;
+        struct {
+                dev_t dev;
+                ino_t ino;
+                bool owned;
+        } ns[NS_SEEN];
+};
+
+/*
+ * Whether the user namespace of fd, or one of its ancestors below this
+ * process's own, is owned by uid (NS_GET_OWNER_UID along NS_GET_PARENT, which
+ * fails with EPERM past this process's namespace).  fd is closed.
+ */
+static bool ns_chain_owned(int fd, uid_t uid, const struct ns_seen *seen)
+{
+        /* The kernel nests user namespaces 32 deep at most. */
+        for (int depth = 0; fd >= 0 && depth < 40; depth++) {
+                struct stat st;
+                uid_t owner;
+                int parent;
+
+                if (fstat(fd, &st) < 0 || (st.st_dev == seen->self_dev && st.st_ino == seen->self_ino))
+                        break;
+                if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0 && owner == uid) {
+                        close(fd);
+                        return true;
+                }
+                parent = ioctl(fd, NS_GET_PARENT);
+                close(fd);
+                fd = parent;
+        }
+        slots_close(fd);
+        return false;
+}
+
+/* p->userns for the process pid: its user namespace is the account's or below one of the account's. */
+static void look_userns(int procfd, const char *pid, uid_t uid, struct ns_seen *seen, struct slots_proc *p)
+{
+        char path[64];
+        struct stat st;
+        int fd;
+
+        p->userns = false;
+        snprintf(path, sizeof(path), "%s/ns/user", pid);
+        if (fstatat(procfd, path, &st, 0) < 0 || (st.st_dev == seen->self_dev && st.st_ino == seen->self_ino))
+                return;
+        for (size_t i = 0; i < seen->n; i++)
+                if (seen->ns[i].dev == st.st_dev && seen->ns[i].ino == st.st_ino) {
+                        p->userns = seen->ns[i].owned;
+                        return;
+                }
+        fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        p->userns = ns_chain_owned(fd, uid, seen);
+        if (seen->n < NS_SEEN) {
+                seen->ns[seen->n].dev = st.st_dev;
+                seen->ns[seen->n].ino = st.st_ino;
+                seen->ns[seen->n++].owned = p->userns;
+        }
+}
+
+/* What one process carries of the identity: its status, then its user namespace. */
+static int look(int procfd, const char *pid, uid_t uid, gid_t gid, struct ns_seen *seen, struct slots_proc *p)
+{
+        int r = read_status(procfd, pid, gid, p);
+
+        if (r == 0)
+                look_userns(procfd, pid, uid, seen, p);
+        return r;
 }
 
 static int pidfd_signal(int pidfd, int sig)
@@ -101,31 +270,73 @@ static int pidfd_signal(int pidfd, int sig)
 enum action { SCAN, STOP, KILL };
 
 struct tally {
-        unsigned live;                  /* processes of uid that are not dead */
+        unsigned live;                  /* processes carrying the identity that are not dead */
         unsigned running;               /* of those, signallable ones that can still run code */
-        unsigned foreign;               /* of those, ones acting as uid that the account cannot signal */
+        unsigned foreign;               /* of those, ones the account cannot be said to own */
         unsigned long sent;
 };
 
-/*
- * One pass over /proc: every live process of uid is counted, and with STOP or
- * KILL the signallable ones get that signal.  A candidate is opened as a pidfd
- * and its status read again and confirmed alive through the pidfd before it is
- * signalled: a pid reused by another account's process is never signalled.
- */
-static int pass(uid_t uid, enum action act, struct tally *t, struct slots_procs_report *rep)
+struct who {
+        uid_t uid;
+        gid_t gid;
+};
+
+/* A new pass's view of user namespaces: only this process's own is known. */
+static int ns_start(int procfd, struct ns_seen *seen)
 {
+        struct stat st;
+
+        memset(seen, 0, sizeof(*seen));
+        if (fstatat(procfd, "self/ns/user", &st, 0) < 0)
+                return -errno;
+        seen->self_dev = st.st_dev;
+        seen->self_ino = st.st_ino;
+        return 0;
+}
+
+/* Counts p in t and rep, and with STOP or KILL signals it through pidfd when the account owns it. */
+static void count_and_signal(const struct who *w, const struct slots_proc *p, int pidfd, enum action act,
+                             struct tally *t, struct slots_procs_report *rep)
+{
+        bool mine = slots_proc_signallable(p, w->uid, w->gid);
+
+        t->live++;
+        if (!mine)
+                t->foreign++;
+        else if (!slots_proc_held(p))
+                t->running++;
+        if (rep && rep->survivors < SLOTS_PROCS_SHOWN)
+                rep->shown[rep->survivors] = *p;
+        if (rep)
+                rep->survivors++;
+        /* A stopped process needs no second SIGSTOP; SIGKILL goes to every one. */
+        if (mine && act != SCAN && (act == KILL || !slots_proc_held(p)) &&
+            pidfd_signal(pidfd, act == KILL ? SIGKILL : SIGSTOP) == 0)
+                t->sent++;
+}
+
+/*
+ * One pass over /proc: every live process carrying the identity is counted,
+ * and with STOP or KILL the signallable ones get that signal.  A candidate is
+ * opened as a pidfd and looked at again and confirmed alive through the pidfd
+ * before it is signalled: a pid reused by another account's process is never
+ * signalled.
+ */
+static int pass(const struct who *w, enum action act, struct tally *t, struct slots_procs_report *rep)
+{
+        struct ns_seen seen;
         struct dirent *de;
         DIR *d;
-        int procfd;
+        int procfd, r;
 
         memset(t, 0, sizeof(*t));
         procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (procfd < 0)
                 return -errno;
-        d = fdopendir(procfd);
+        r = ns_start(procfd, &seen);
+        d = r == 0 ? fdopendir(procfd) : NULL;
         if (!d) {
-                int r = -errno;
+                r = r < 0 ? r : -errno;
                 close(procfd);
                 return r;
         }
@@ -133,51 +344,30 @@ static int pass(uid_t uid, enum action act, struct tally *t, struct slots_procs_
                 rep->survivors = 0;
         while ((errno = 0, de = readdir(d))) {
                 struct slots_proc p = { 0 };
-                bool mine;
                 int pidfd;
 
                 if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
-                if (read_status(procfd, de->d_name, &p) < 0 || !slots_proc_of(&p, uid) || slots_proc_dead(&p))
+                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || !slots_proc_of(&p, w->uid, w->gid) ||
+                    slots_proc_dead(&p))
                         continue;
                 p.pid = (pid_t) atol(de->d_name);
                 pidfd = (int) syscall(SYS_pidfd_open, p.pid, 0);
                 if (pidfd < 0)
                         continue;       /* gone already */
-                /* Read again through the same pid now that the pidfd pins the process, then check it lives. */
-                if (read_status(procfd, de->d_name, &p) < 0 || pidfd_signal(pidfd, 0) < 0 ||
-                    !slots_proc_of(&p, uid) || slots_proc_dead(&p)) {
-                        close(pidfd);
-                        continue;
-                }
-                mine = slots_proc_signallable(&p, uid);
-                t->live++;
-                if (!mine)
-                        t->foreign++;
-                else if (!slots_proc_held(&p))
-                        t->running++;
-                if (rep && rep->survivors < SLOTS_PROCS_SHOWN)
-                        rep->shown[rep->survivors] = p;
-                if (rep)
-                        rep->survivors++;
-                if (mine && act != SCAN) {
-                        /* A stopped process needs no second SIGSTOP; SIGKILL goes to every one. */
-                        if ((act == KILL || !slots_proc_held(&p)) &&
-                            pidfd_signal(pidfd, act == KILL ? SIGKILL : SIGSTOP) == 0)
-                                t->sent++;
-                }
+                /* Look again through the same pid now that the pidfd pins the process, then check it lives. */
+                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) == 0 && pidfd_signal(pidfd, 0) == 0 &&
+                    slots_proc_of(&p, w->uid, w->gid) && !slots_proc_dead(&p))
+                        count_and_signal(w, &p, pidfd, act, t, rep);
                 close(pidfd);
         }
-        if (errno) {
-                int r = -errno;
-                closedir(d);
-                return r;
-        }
+        r = errno ? -errno : 0;
         closedir(d);
-        return 0;
+        return r;
 }
 
-static int end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
+static int end_processes(const struct who *w, int timeout_ms, struct slots_procs_report *rep,
+                         struct slots_error *e)
 {
         long start = now_ms(), deadline = start + (timeout_ms > 0 ? timeout_ms : 1);
         struct tally t;
@@ -185,13 +375,14 @@ static int end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *r
         int r, pause = 0;
 
         memset(rep, 0, sizeof(*rep));
-        if (uid == 0)
-                return slots_error_set(e, -EINVAL, "uid 0", "refusing to end the processes of root");
+        if (w->uid == 0 || w->gid == 0)
+                return slots_error_set(e, -EINVAL, w->uid == 0 ? "uid 0" : "gid 0",
+                                       "refusing to end the processes of root");
         for (;;) {
                 /* Freeze: SIGSTOP in rounds until none of them can run code (or the time is up). */
                 for (;;) {
                         rep->rounds++;
-                        r = pass(uid, STOP, &t, rep);
+                        r = pass(w, STOP, &t, rep);
                         if (r < 0)
                                 goto fail;
                         rep->stopped += t.sent;
@@ -208,14 +399,14 @@ static int end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *r
                 }
                 /* Kill: every one of them, stopped or not; then wait for them to go. */
                 rep->rounds++;
-                r = pass(uid, KILL, &t, NULL);
+                r = pass(w, KILL, &t, NULL);
                 if (r < 0)
                         goto fail;
                 rep->killed += t.sent;
                 killed_at = now_ms();
                 for (pause = 1;; pause = pause < 20 ? pause * 2 : pause) {
                         rep->rounds++;
-                        r = pass(uid, SCAN, &t, rep);
+                        r = pass(w, SCAN, &t, rep);
                         if (r < 0)
                                 goto fail;
                         if (t.live == 0)
@@ -237,9 +428,9 @@ static int end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *r
         }
 busy:
         rep->elapsed_ms = now_ms() - start;
-        r = slots_error_set(e, -EBUSY, "processes", "%u process%s of uid %u still run%s after %ld ms of SIGSTOP "
-                            "and SIGKILL as root: process %d (%s)", rep->survivors, rep->survivors == 1 ? "" : "es",
-                            (unsigned) uid, rep->survivors == 1 ? "s" : "", rep->elapsed_ms,
+        r = slots_error_set(e, -EBUSY, "processes", "%u process%s of uid %u or gid %u still run%s after %ld ms of "
+                            "SIGSTOP and SIGKILL as root: process %d (%s)", rep->survivors,
+                            rep->survivors == 1 ? "" : "es", (unsigned) w->uid, (unsigned) w->gid, rep->survivors == 1 ? "s" : "", rep->elapsed_ms,
                             (int) rep->shown[0].pid, rep->shown[0].comm);
         return r;
 fail:
@@ -251,8 +442,9 @@ done:
         return 0;
 }
 
-int slots_end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
+int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
 {
+        const struct who w = { uid, gid };
         bool raised;
         int before, r;
 
@@ -260,8 +452,22 @@ int slots_end_processes(uid_t uid, int timeout_ms, struct slots_procs_report *re
         errno = 0;
         before = getpriority(PRIO_PROCESS, 0);
         raised = errno == 0 && uid != 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
-        r = end_processes(uid, timeout_ms, rep, e);
+        r = end_processes(&w, timeout_ms, rep, e);
         if (raised)
                 (void) setpriority(PRIO_PROCESS, 0, before);
         return r;
+}
+
+int slots_find_processes(uid_t uid, gid_t gid, struct slots_procs_report *rep, struct slots_error *e)
+{
+        const struct who w = { uid, gid };
+        struct tally t;
+        int r;
+
+        memset(rep, 0, sizeof(*rep));
+        rep->rounds = 1;
+        r = pass(&w, SCAN, &t, rep);
+        if (r < 0)
+                return slots_error_set(e, r, "/proc", "cannot list processes: %s", strerror(-r));
+        return 0;
 }
