@@ -279,7 +279,21 @@ struct tally {
 struct who {
         uid_t uid;
         gid_t gid;
+        bool borrowed_only;             /* only processes that carry the group alone */
 };
+
+/* p carries the identity as w asks: at all, or through the group alone (no uid of it, no namespace of it). */
+static bool wanted(const struct who *w, const struct slots_proc *p)
+{
+        if (!slots_proc_of(p, w->uid, w->gid))
+                return false;
+        if (!w->borrowed_only)
+                return true;
+        for (int i = 0; i < 4; i++)
+                if (p->uid[i] == (unsigned long) w->uid)
+                        return false;
+        return !p->userns;
+}
 
 /* A new pass's view of user namespaces: only this process's own is known. */
 static int ns_start(int procfd, struct ns_seen *seen)
@@ -348,8 +362,7 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
 
                 if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
-                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || !slots_proc_of(&p, w->uid, w->gid) ||
-                    slots_proc_dead(&p))
+                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || !wanted(w, &p) || slots_proc_dead(&p))
                         continue;
                 p.pid = (pid_t) atol(de->d_name);
                 pidfd = (int) syscall(SYS_pidfd_open, p.pid, 0);
@@ -357,7 +370,7 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
                         continue;       /* gone already */
                 /* Look again through the same pid now that the pidfd pins the process, then check it lives. */
                 if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) == 0 && pidfd_signal(pidfd, 0) == 0 &&
-                    slots_proc_of(&p, w->uid, w->gid) && !slots_proc_dead(&p))
+                    wanted(w, &p) && !slots_proc_dead(&p))
                         count_and_signal(w, &p, pidfd, act, t, rep);
                 close(pidfd);
         }
@@ -444,7 +457,7 @@ done:
 
 int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
 {
-        const struct who w = { uid, gid };
+        const struct who w = { uid, gid, false };
         bool raised;
         int before, r;
 
@@ -458,9 +471,10 @@ int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs
         return r;
 }
 
-int slots_find_processes(uid_t uid, gid_t gid, struct slots_procs_report *rep, struct slots_error *e)
+int slots_find_processes(uid_t uid, gid_t gid, enum slots_find which, struct slots_procs_report *rep,
+                         struct slots_error *e)
 {
-        const struct who w = { uid, gid };
+        const struct who w = { uid, gid, which == SLOTS_FIND_BORROWED };
         struct tally t;
         int r;
 

@@ -74,9 +74,16 @@ struct slots_procs_report {
  */
 int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e);
 
+/* Which processes slots_find_processes() reports. */
+enum slots_find {
+        SLOTS_FIND_ANY,                 /* every one that carries the identity (a free slot's) */
+        SLOTS_FIND_BORROWED,            /* only ones that carry it through the group alone: another account's */
+};
+
 /*
  * One look over /proc, signalling nothing: every live process that carries the
- * identity of uid and gid, counted in rep->survivors, the first of them in
- * rep->shown.  For check.  Returns 0 or -errno with e set.
+ * identity of uid and gid as which says, counted in rep->survivors, the first
+ * of them in rep->shown.  For check.  Returns 0 or -errno with e set.
  */
-int slots_find_processes(uid_t uid, gid_t gid, struct slots_procs_report *rep, struct slots_error *e);
+int slots_find_processes(uid_t uid, gid_t gid, enum slots_find which, struct slots_procs_report *rep,
+                         struct slots_error *e);

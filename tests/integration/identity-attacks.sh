@@ -7,6 +7,10 @@
 #   b. slot03 has a range in /etc/subuid and /etc/subgid (the namespace's copy), maps itself into
 #      a user namespace with newuidmap/newgidmap and runs a process as a subordinate uid that
 #      holds an fd on the user's document.
+# And check FAILs, in the account row, each way the identity can be borrowed or used: on the
+# free slot03 a subordinate range, a group but its own and <prefix>shared, a shell drift, a
+# usable password, a process of its own or one of slot04's with egid slot03; on the assigned
+# slot03 a process of another account through its group.  Each printed fix is run and clears it.
 RELEASE_UID_MIN=47900
 RELEASE_POOL=4
 . "$top_srcdir/tests/integration/release-lib.sh"
@@ -39,6 +43,74 @@ not_alive() {
 	[ -n "$1" ] && ! alive "$1"
 }
 
+# The account row of slot $1 as "STATUS detail -- fix: FIX" ("null ..." when it has none: a free
+# slot whose account is as planned is folded into one row of the others).
+acct() {
+	admin_run check --json
+	jq -r --arg s "$1" '[.checks[] | select(.check == "account" and .slot == $s)][0] |
+		"\(.status) \(.detail) -- fix: \(.fix)"' "$S/out"
+}
+# check_case NAME WANT: the account row of slot03 fails, its detail holding WANT; its fix in $fix.
+check_case() {
+	row=$(acct slot03)
+	echo "# $1: $row"
+	check "$1: the account row of slot03 fails" sh -c 'case "$1" in "FAIL "*) ;; *) exit 1 ;; esac' _ "$row"
+	check "$1: it says $2" sh -c 'case "$1" in *"$2"*) ;; *) exit 1 ;; esac' _ "$row" "$2"
+	fix=${row#* -- fix: }
+}
+# clears NAME: after the fix, the account row of slot03 no longer fails.
+clears() {
+	row=$(acct slot03)
+	check "$1: after the fix slot03's account row does not fail" sh -c 'case "$1" in "FAIL "*) exit 1 ;; esac' _ "$row"
+}
+
+# ---- check, slot03 free ----
+row=$(acct slot03)
+check "a good host: slot03's account row does not fail" sh -c 'case "$1" in "FAIL "*) exit 1 ;; esac' _ "$row"
+cp /etc/subuid "$S/subuid.good" 2>/dev/null || : >"$S/subuid.good"
+cp /etc/subgid "$S/subgid.good" 2>/dev/null || : >"$S/subgid.good"
+echo "slot03:300000:65536" >>/etc/subuid
+echo "slot03:300000:65536" >>/etc/subgid
+check_case subids "slot03 has subordinate uids 300000-365535 (/etc/subuid) and gids 300000-365535 (/etc/subgid)"
+check "subids: the fix removes both ranges" test "$fix" = \
+	"usermod --del-subuids 300000-365535 --del-subgids 300000-365535 slot03"
+eval "$fix"
+clears subids
+
+gpasswd -a slot03 svc >/dev/null
+check_case groups "slot03 is a member of svc: a slot belongs to no group but its own and slotshared"
+check "groups: the fix takes it out" test "$fix" = "gpasswd -d slot03 svc"
+eval "$fix" >/dev/null
+clears groups
+
+usermod -s /bin/sh slot03
+check_case shell "slot03 has shell /bin/sh, configured /usr/sbin/nologin"
+eval "$fix"
+clears shell
+
+usermod -p '$6$salt$c2VjcmV0aGFzaA' slot03
+check_case password "slot03 has a usable password hash (\$6\$) in its shadow entry"
+check "password: the hash is not printed" sh -c "! grep -q c2VjcmV0aGFzaA '$S/out'"
+check "password: the fix locks it" test "$fix" = "usermod -L slot03"
+eval "$fix"
+clears password
+
+as3 sh -c 'cp /bin/sleep /var/tmp/g3free && chmod 2755 /var/tmp/g3free'
+as4 /var/tmp/g3free 100001 &
+sleep 0.3
+held=$(pgrep -u "$U4" -f 'g3free 100001' | head -n 1)
+check_case free-egid "process $held (g3free) of slot04, with its egid"
+check "free-egid: the fix ends it" sh -c 'case "$1" in "kill -KILL $2 "*) ;; *) exit 1 ;; esac' _ "$fix" "$held"
+kill -KILL "$held"
+as3 sleep 100002 &
+sleep 0.3
+own=$(pgrep -u "$U3" -f 'sleep 100002' | head -n 1)
+check_case free-own "process $own (sleep) of slot03, as its uid"
+kill -KILL "$own"
+sleep 0.2
+clears processes
+rm -f /var/tmp/g3free
+
 check "assign alice slot03" prints slot03 admin assign alice slot03
 as3 sh -c "echo alice-secret >'$TREE/doc'"
 check "slot03 wrote alice's document" grep -q alice-secret "$TREE/doc"
@@ -54,6 +126,11 @@ held=$(pgrep -u "$U4" -f 'g3 100000' | head -n 1)
 bystander=$(pgrep -u "$U4" -x sleep | head -n 1)
 check "slot04 runs a process with egid slot03" sh -c "[ -n '$held' ] && grep -q '^Gid:.*	$G3	' /proc/$held/status"
 check "slot04 runs a bystander without slot03's group" test -n "$bystander"
+
+row=$(acct slot03)
+echo "# assigned: $row"
+check "a: check's account row of the assigned slot03 fails on slot04's process" \
+	sh -c 'case "$1" in "FAIL "*"process $2 (g3) of slot04, with its egid"*) ;; *) exit 1 ;; esac' _ "$row" "$held"
 
 # ---- b. a user namespace of slot03's under its subordinate ids ----
 userns=
@@ -96,5 +173,14 @@ if [ "$userns" != skip ]; then
 	size=$(stat -c %s "$TREE/doc")
 	sleep 0.5
 	check "b: nothing writes to alice's document after the release" test "$(stat -c %s "$TREE/doc")" = "$size"
+	# The free slot03 still has its range (the fix is check's): a process in its namespace again.
+	as3 unshare --map-user=0 --map-group=0 --map-users=200000,1,1000 --map-groups=200000,1,1000 \
+		setpriv --reuid=999 --regid=999 --clear-groups sleep 100003 >/dev/null 2>&1 &
+	sleep 0.5
+	sub=$(pgrep -n -u 200998 -x sleep)
+	check_case free-userns "process $sub (sleep) of 200998, in its user namespace"
+	check "free-userns: the range is named too" sh -c 'case "$1" in *"subordinate uids 200000-200999"*) ;; *) exit 1 ;; esac' \
+		_ "$row"
+	kill -KILL "$sub"
 fi
 slots_done

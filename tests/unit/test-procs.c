@@ -150,7 +150,7 @@ static void test_find(void **state)
         /* An identity that runs nothing: done at once, nothing signalled. */
         assert_int_equal(slots_end_processes(3999999, 3999999, 1000, &rep, &e), 0);
         assert_int_equal(rep.stopped + rep.killed, 0);
-        assert_int_equal(slots_find_processes(3999999, 3999999, &rep, &e), 0);
+        assert_int_equal(slots_find_processes(3999999, 3999999, SLOTS_FIND_ANY, &rep, &e), 0);
         assert_int_equal(rep.survivors, 0);
         /* A child of uid U and group G (as root: 4711; else this test's own): found by either. */
         uid_t u = geteuid() == 0 ? 4711 : getuid();
@@ -171,9 +171,16 @@ static void test_find(void **state)
         close(ready[1]);
         assert_int_equal(read(ready[0], &c, 1), 1);
         close(ready[0]);
-        assert_int_equal(slots_find_processes(u, 3999999, &rep, &e), 0);
+        assert_int_equal(slots_find_processes(u, 3999999, SLOTS_FIND_ANY, &rep, &e), 0);
         assert_true(rep.survivors >= 1);
-        assert_int_equal(slots_find_processes(3999999, g, &rep, &e), 0);
+        /* Through its uid: not borrowed (as root, no other process has group 4711). */
+        assert_int_equal(slots_find_processes(u, g, SLOTS_FIND_BORROWED, &rep, &e), 0);
+        if (geteuid() == 0)
+                assert_int_equal(rep.survivors, 0);
+        assert_int_equal(slots_find_processes(3999999, g, SLOTS_FIND_ANY, &rep, &e), 0);
+        assert_true(rep.survivors >= 1);
+        /* Through its group alone: borrowed. */
+        assert_int_equal(slots_find_processes(3999999, g, SLOTS_FIND_BORROWED, &rep, &e), 0);
         assert_true(rep.survivors >= 1);
         if (geteuid() == 0) {
                 assert_int_equal(rep.survivors, 1);
