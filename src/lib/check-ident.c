@@ -142,7 +142,7 @@ static gid_t slot_gid(const struct slotinfo *s)
 }
 
 /* Processes that carry the slot's identity: any of a free slot's, another account's through its group. */
-static void ident_processes(const struct slotinfo *s, struct strbuf *d, struct strbuf *f,
+static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f,
                             struct strbuf *note)
 {
         bool free_slot = s->user == NULL;
@@ -151,11 +151,13 @@ static void ident_processes(const struct slotinfo *s, struct strbuf *d, struct s
         gid_t gid = slot_gid(s);
         bool borrowed = false;
 
-        if (slots_find_processes(s->pw.uid, gid, free_slot ? SLOTS_FIND_ANY : SLOTS_FIND_BORROWED, &rep, &e) < 0) {
+        /* One read of /proc for the whole run: every slot of the pool is matched against it. */
+        if (!k->procs && slots_procs_snapshot(&k->procs, &e) < 0) {
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "processes not looked at: %s: %s", e.object, e.reason);
                 return;
         }
+        slots_procs_table_find(k->procs, s->pw.uid, gid, free_slot ? SLOTS_FIND_ANY : SLOTS_FIND_BORROWED, &rep);
         if (rep.survivors == 0)
                 return;
         strbuf_sep(d, "; ");
@@ -228,7 +230,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
         }
         add_verdict(&v, d, f);
         if (root)
-                ident_processes(s, d, f, note);
+                ident_processes(k, s, d, f, note);
         else {
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "processes carrying its identity not looked at (needs root)");

@@ -155,9 +155,13 @@ static char *read_long(int fd, const char *first, size_t n)
         return buf;
 }
 
-static int read_status(int procfd, const char *pid, gid_t gid, struct slots_proc *p)
+/*
+ * The text of pid's status: in buf (size bytes) when it fits, else malloc'ed.
+ * *text is buf or the copy (free it when it is not buf).  Returns 0 or -errno.
+ */
+static int status_text(int procfd, const char *pid, char *buf, size_t size, char **text)
 {
-        char path[64], buf[4096], *text = buf;
+        char path[64];
         ssize_t n;
         int fd, r;
 
@@ -165,19 +169,28 @@ static int read_status(int procfd, const char *pid, gid_t gid, struct slots_proc
         fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
+        n = read(fd, buf, size - 1);
         if (n <= 0) {
                 r = n < 0 ? -errno : -ESRCH;
                 close(fd);
                 return r;
         }
         buf[n] = '\0';
+        *text = buf;
         /* A process in many groups: the Groups line does not fit the first read. */
-        if ((size_t) n == sizeof(buf) - 1)
-                text = read_long(fd, buf, (size_t) n);
+        if ((size_t) n == size - 1)
+                *text = read_long(fd, buf, (size_t) n);
         close(fd);
-        if (!text)
-                return -ENOMEM;
+        return *text ? 0 : -ENOMEM;
+}
+
+static int read_status(int procfd, const char *pid, gid_t gid, struct slots_proc *p)
+{
+        char buf[4096], *text;
+        int r = status_text(procfd, pid, buf, sizeof(buf), &text);
+
+        if (r < 0)
+                return r;
         r = slots_proc_parse(text, gid, p);
         if (text != buf)
                 free(text);
@@ -198,30 +211,44 @@ struct ns_seen {
         } ns[NS_SEEN];
 };
 
+/* The kernel nests user namespaces 32 deep at most. */
+#define NS_DEPTH 33
+
 /*
- * Whether the user namespace of fd, or one of its ancestors below this
- * process's own, is owned by uid (NS_GET_OWNER_UID along NS_GET_PARENT, which
- * fails with EPERM past this process's namespace).  fd is closed.
+ * The owners of the user namespace of fd and of its ancestors below this
+ * process's own (NS_GET_OWNER_UID along NS_GET_PARENT, which fails with EPERM
+ * past this process's namespace), into owners.  fd is closed.  Returns how many.
  */
-static bool ns_chain_owned(int fd, uid_t uid, const struct ns_seen *seen)
+static unsigned ns_owners(int fd, const struct ns_seen *seen, uid_t owners[NS_DEPTH])
 {
-        /* The kernel nests user namespaces 32 deep at most. */
-        for (int depth = 0; fd >= 0 && depth < 40; depth++) {
+        unsigned n = 0;
+
+        while (fd >= 0 && n < NS_DEPTH) {
                 struct stat st;
                 uid_t owner;
                 int parent;
 
                 if (fstat(fd, &st) < 0 || (st.st_dev == seen->self_dev && st.st_ino == seen->self_ino))
                         break;
-                if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0 && owner == uid) {
-                        close(fd);
-                        return true;
-                }
+                if (ioctl(fd, NS_GET_OWNER_UID, &owner) == 0)
+                        owners[n++] = owner;
                 parent = ioctl(fd, NS_GET_PARENT);
                 close(fd);
                 fd = parent;
         }
         slots_close(fd);
+        return n;
+}
+
+/* Whether the user namespace of fd, or one of its ancestors below this process's own, is uid's. */
+static bool ns_chain_owned(int fd, uid_t uid, const struct ns_seen *seen)
+{
+        uid_t owners[NS_DEPTH];
+        unsigned n = ns_owners(fd, seen, owners);
+
+        for (unsigned i = 0; i < n; i++)
+                if (owners[i] == uid)
+                        return true;
         return false;
 }
 
@@ -474,14 +501,160 @@ int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs
 int slots_find_processes(uid_t uid, gid_t gid, enum slots_find which, struct slots_procs_report *rep,
                          struct slots_error *e)
 {
+        struct slots_proc_table *t;
+        int r = slots_procs_snapshot(&t, e);
+
+        memset(rep, 0, sizeof(*rep));
+        if (r < 0)
+                return r;
+        slots_procs_table_find(t, uid, gid, which, rep);
+        slots_procs_table_free(t);
+        return 0;
+}
+
+/* ---- every process at once, for check: one pass over /proc, matched against many identities ---- */
+
+struct proc_entry {
+        struct slots_proc p;            /* in_group and userns are set per identity */
+        gid_t *groups;
+        size_t n_groups;
+        uid_t owners[NS_DEPTH];         /* of its user namespace and those above it, below this process's */
+        unsigned n_owners;
+};
+
+struct slots_proc_table {
+        struct proc_entry *v;
+        size_t n;
+};
+
+/* The numbers of the Groups line of a status text, malloc'ed (NULL and 0 without one). */
+static int groups_of(const char *text, gid_t **out, size_t *n)
+{
+        const char *l = strstr(text, "\nGroups:"), *q;
+        size_t max = 0;
+
+        *out = NULL;
+        *n = 0;
+        if (!l)
+                return 0;
+        l += 8;
+        for (q = l; *q && *q != '\n'; q++)
+                max += *q == ' ' || *q == '\t';
+        *out = calloc(max + 1, sizeof(**out));
+        if (!*out)
+                return -ENOMEM;
+        for (;;) {
+                char *end;
+                unsigned long v;
+
+                while (*l == ' ' || *l == '\t')
+                        l++;
+                if (*l < '0' || *l > '9' || *n > max)
+                        return 0;
+                v = strtoul(l, &end, 10);
+                (*out)[(*n)++] = (gid_t) v;
+                l = end;
+        }
+}
+
+/* Appends the process pid to t; a process gone, dead or unreadable is left out. */
+static int snapshot_one(int procfd, const char *pid, const struct ns_seen *seen, struct slots_proc_table *t)
+{
+        char buf[4096], *text, path[64];
+        struct proc_entry en = { 0 };
+        struct stat st;
+        int fd, r;
+
+        if (status_text(procfd, pid, buf, sizeof(buf), &text) < 0)
+                return 0;
+        r = slots_proc_parse(text, (gid_t) -1, &en.p);
+        if (r == 0 && !slots_proc_dead(&en.p))
+                r = groups_of(text, &en.groups, &en.n_groups);
+        else
+                r = 1;
+        if (text != buf)
+                free(text);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        en.p.pid = (pid_t) atol(pid);
+        snprintf(path, sizeof(path), "%s/ns/user", pid);
+        if (fstatat(procfd, path, &st, 0) == 0 && (st.st_dev != seen->self_dev || st.st_ino != seen->self_ino) &&
+            (fd = openat(procfd, path, O_RDONLY | O_CLOEXEC)) >= 0)
+                en.n_owners = ns_owners(fd, seen, en.owners);
+        if (t->n % 64 == 0) {
+                struct proc_entry *v = realloc(t->v, (t->n + 64) * sizeof(*v));
+
+                if (!v) {
+                        free(en.groups);
+                        return -ENOMEM;
+                }
+                t->v = v;
+        }
+        t->v[t->n++] = en;
+        return 0;
+}
+
+int slots_procs_snapshot(struct slots_proc_table **out, struct slots_error *e)
+{
+        struct slots_proc_table *t = calloc(1, sizeof(*t));
+        struct ns_seen seen;
+        struct dirent *de;
+        DIR *d = NULL;
+        int procfd, r;
+
+        *out = NULL;
+        procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = !t ? -ENOMEM : procfd < 0 ? -errno : ns_start(procfd, &seen);
+        if (r == 0 && !(d = fdopendir(procfd)))
+                r = -errno;
+        if (r < 0) {
+                slots_close(procfd);
+                slots_procs_table_free(t);
+                return slots_error_set(e, r, "/proc", "cannot list processes: %s", strerror(-r));
+        }
+        while (r == 0 && (errno = 0, de = readdir(d)))
+                if (isdigit((unsigned char) de->d_name[0]))
+                        r = snapshot_one(procfd, de->d_name, &seen, t);
+        if (r == 0 && errno)
+                r = -errno;
+        closedir(d);
+        if (r < 0) {
+                slots_procs_table_free(t);
+                return slots_error_set(e, r, "/proc", "cannot list processes: %s", strerror(-r));
+        }
+        *out = t;
+        return 0;
+}
+
+void slots_procs_table_find(const struct slots_proc_table *t, uid_t uid, gid_t gid, enum slots_find which,
+                            struct slots_procs_report *rep)
+{
         const struct who w = { uid, gid, which == SLOTS_FIND_BORROWED };
-        struct tally t;
-        int r;
 
         memset(rep, 0, sizeof(*rep));
         rep->rounds = 1;
-        r = pass(&w, SCAN, &t, rep);
-        if (r < 0)
-                return slots_error_set(e, r, "/proc", "cannot list processes: %s", strerror(-r));
-        return 0;
+        for (size_t i = 0; i < t->n; i++) {
+                struct slots_proc p = t->v[i].p;
+
+                p.in_group = p.userns = false;
+                for (size_t g = 0; g < t->v[i].n_groups && !p.in_group; g++)
+                        p.in_group = t->v[i].groups[g] == gid;
+                for (unsigned o = 0; o < t->v[i].n_owners && !p.userns; o++)
+                        p.userns = t->v[i].owners[o] == uid;
+                if (!wanted(&w, &p))
+                        continue;
+                if (rep->survivors < SLOTS_PROCS_SHOWN)
+                        rep->shown[rep->survivors] = p;
+                rep->survivors++;
+        }
+}
+
+void slots_procs_table_free(struct slots_proc_table *t)
+{
+        if (!t)
+                return;
+        for (size_t i = 0; i < t->n; i++)
+                free(t->v[i].groups);
+        free(t->v);
+        free(t);
 }

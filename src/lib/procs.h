@@ -87,3 +87,15 @@ enum slots_find {
  */
 int slots_find_processes(uid_t uid, gid_t gid, enum slots_find which, struct slots_procs_report *rep,
                          struct slots_error *e);
+
+/*
+ * Every live process at once, for a look at many identities in one pass (check's
+ * account rows): slots_procs_snapshot() reads /proc once (no process is
+ * signalled, so no pidfd is needed); slots_procs_table_find() then answers as
+ * slots_find_processes() does, from memory.  Returns 0 or -errno with e set.
+ */
+struct slots_proc_table;
+int slots_procs_snapshot(struct slots_proc_table **t, struct slots_error *e);
+void slots_procs_table_find(const struct slots_proc_table *t, uid_t uid, gid_t gid, enum slots_find which,
+                            struct slots_procs_report *rep);
+void slots_procs_table_free(struct slots_proc_table *t);

@@ -200,6 +200,16 @@ static void test_find(void **state)
         int r_ub = slots_find_processes(u, g, SLOTS_FIND_BORROWED, &uid_borrowed, &e);
         int r_gid = slots_find_processes(3999999, g, SLOTS_FIND_ANY, &by_gid, &e);
         int r_gb = slots_find_processes(3999999, g, SLOTS_FIND_BORROWED, &gid_borrowed, &e);
+        /* The snapshot check takes once answers the same from memory. */
+        struct slots_proc_table *t = NULL;
+        struct slots_procs_report snap_gid = { 0 }, snap_none = { 0 };
+        int r_snap = slots_procs_snapshot(&t, &e);
+
+        if (r_snap == 0) {
+                slots_procs_table_find(t, 3999999, g, SLOTS_FIND_BORROWED, &snap_gid);
+                slots_procs_table_find(t, 3999999, 3999999, SLOTS_FIND_ANY, &snap_none);
+                slots_procs_table_free(t);
+        }
         /* As root, ended by its group alone: it is signalled, and gone. */
         int r_end = geteuid() == 0 ? slots_end_processes(3999999, g, 2000, &ended, &e) : 0;
         pid_t reaped = waitpid(child, NULL, WNOHANG);
@@ -219,7 +229,11 @@ static void test_find(void **state)
         /* Through its group alone: borrowed. */
         assert_int_equal(r_gb, 0);
         assert_true(gid_borrowed.survivors >= 1);
+        assert_int_equal(r_snap, 0);
+        assert_int_equal(snap_gid.survivors, gid_borrowed.survivors);
+        assert_int_equal(snap_none.survivors, 0);
         if (geteuid() == 0) {
+                assert_int_equal(snap_gid.shown[0].pid, child);
                 assert_int_equal(by_gid.survivors, 1);
                 assert_int_equal(by_gid.shown[0].pid, child);
                 assert_int_equal(r_end, 0);
