@@ -233,7 +233,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
                 ident_processes(k, s, d, f, note);
         else {
                 strbuf_sep(note, "; ");
-                strbuf_addf(note, "processes carrying its identity not looked at (needs root)");
+                strbuf_addf(note, "processes carrying its identity not looked at: needs root");
         }
 out:
         slots_identity_verdict_free(&v);
