@@ -287,6 +287,7 @@ static void ctx_free(struct ctx *k)
         if (k->res_mem)
                 probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
+        slots_procs_table_free(k->procs);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
         free(k->svc_groups);
