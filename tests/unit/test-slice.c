@@ -20,6 +20,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "provision-slice.h"
+#include "sdmanager.h"
 #include "slice.h"
 #include "unit.h"
 
@@ -274,6 +275,60 @@ static void test_render(void **state)
         free(text);
 }
 
+/* sdmanager.c: a slice's cgroup folder, each "-" of its name a level, as systemd lays them out. */
+static const struct {
+        const char *unit, *dir;
+} cgroups[] = {
+        { "slots-video.slice", "/sys/fs/cgroup/slots.slice/slots-video.slice" },
+        { "slots-video-slot03.slice", "/sys/fs/cgroup/slots.slice/slots-video.slice/slots-video-slot03.slice" },
+        { "slots-video\\x2dstudio-slot01.slice",
+          "/sys/fs/cgroup/slots.slice/slots-video\\x2dstudio.slice/slots-video\\x2dstudio-slot01.slice" },
+        { "slots.slice", "/sys/fs/cgroup/slots.slice" },
+        { "slots-video.scope", NULL },
+        { ".slice", NULL },
+};
+
+static void test_cgroup(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(cgroups); i++) {
+                char buf[512];
+                int r = slots_slice_cgroup(cgroups[i].unit, buf, sizeof(buf));
+
+                if (!cgroups[i].dir ? r != -EINVAL : r != 0 || strcmp(buf, cgroups[i].dir) != 0)
+                        ROW_FAIL("%s: %d \"%s\"", cgroups[i].unit, r, r ? "" : buf);
+        }
+        assert_int_equal(failures, 0);
+}
+
+/* cgroup.events as the kernel writes it; a folder that is gone is empty. */
+static void test_populated(void **state)
+{
+        char dir[] = "/tmp/test-slice-cg.XXXXXX", path[64];
+        FILE *f;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(slots_cgroup_populated(dir), 0);
+        snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+        f = fopen(path, "w");
+        fputs("populated 1\nfrozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), 1);
+        f = fopen(path, "w");
+        fputs("populated 0\nfrozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), 0);
+        f = fopen(path, "w");
+        fputs("frozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), -EBADMSG);
+        unlink(path);
+        rmdir(dir);
+}
+
 /* ---- provision-slice.c in a scratch image (no systemd is asked: host is false) ---- */
 
 struct lines {
@@ -443,6 +498,8 @@ int main(void)
                 cmocka_unit_test(test_names),
                 cmocka_unit_test(test_overlay),
                 cmocka_unit_test(test_render),
+                cmocka_unit_test(test_cgroup),
+                cmocka_unit_test(test_populated),
                 cmocka_unit_test(test_provision),
         };
 
