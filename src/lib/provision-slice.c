@@ -11,6 +11,7 @@
 
 #include "fsutil.h"
 #include "ids.h"
+#include "provision-int.h"
 #include "provision-slice.h"
 #include "replace.h"
 #include "sdmanager.h"
@@ -278,5 +279,16 @@ int slots_provision_slices(const struct slots_config *c, const struct slots_prov
         if (r == 0 && systemd && x.changes && !o->dry_run)
                 r = reload(&x);
         *changes = x.changes;
+        return r;
+}
+
+int prov_slice_step(struct ctx *x)
+{
+        const struct slots_prov_slice_opts o = { .rootfd = x->rootfd, .host = x->o->host, .dry_run = x->dry,
+                                                 .report = x->o->report, .arg = x->o->arg };
+        unsigned n = 0;
+        int r = slots_provision_slices(x->c, &o, &n, x->e);
+
+        x->changes += n;
         return r;
 }

@@ -28,3 +28,7 @@ struct slots_prov_slice_opts {
  */
 int slots_provision_slices(const struct slots_config *c, const struct slots_prov_slice_opts *o, unsigned *changes,
                            struct slots_error *e);
+
+/* The step of the provision run (provision.c): slots_provision_slices() with the run's tree, mode and report. */
+struct ctx;
+int prov_slice_step(struct ctx *x);
