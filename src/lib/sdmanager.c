@@ -102,7 +102,9 @@ int slots_manager_job(sd_bus *bus, sd_bus_message *m, const char *unit, uint64_t
          * The match first: the job may end before the method's reply is read.  sd_bus_call()
          * queues what comes meanwhile; wait_result() dispatches it once the job's path is known.
          */
-        r = sd_bus_match_signal(bus, &slot, DEST, PATH, IFACE, "JobRemoved", on_job_removed, &w);
+        /* systemd's private socket is a direct connection: its messages carry no sender to match */
+        r = sd_bus_match_signal(bus, &slot, sd_bus_is_bus_client(bus) > 0 ? DEST : NULL, PATH, IFACE, "JobRemoved",
+                                on_job_removed, &w);
         if (r < 0)
                 return slots_error_set(e, r, unit, "cannot watch systemd's jobs: %s", strerror(-r));
         r = sd_bus_call(bus, m, timeout_usec, &err, &reply);
