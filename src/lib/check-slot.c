@@ -75,7 +75,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "the group %s does not exist", shared_name);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !in_group(&s->id, shared.gid)) {
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared.gid)) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "not a member of %s", shared_name);
                 strbuf_sep(&f, " && ");
@@ -125,7 +125,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 if (st.st_uid != s->pw.uid) {
                         char u[64];
                         strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is owned by %s", dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_addf(&d, "home %s is owned by %s", dir, slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, dir);
                 }
@@ -415,7 +415,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
         for (size_t i = 0; i < c->n_private_paths; i++) {
                 const char *p = c->private_paths[i];
                 const struct probe_res *res = &s->res[k->private_first + i];
-                const struct step *end = walk_end(&k->private_walks[i]);
+                const struct slots_perm_step *end = slots_perm_path_end(&k->private_walks[i]);
                 struct slots_perm_verdict v;
 
                 if (k->private_walks[i].err == ENOENT) {
@@ -425,7 +425,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 if (!(res->got & GOT_DONE) || !(res->got & ~GOT_DONE)) {
                         refused++;
                         /* Refused only because a folder above keeps the slot out: fragile, say so. */
-                        if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                        if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                                 strbuf_sep(&notes, "; ");
                                 strbuf_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
                                         s->name);
@@ -436,9 +436,9 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "as %s, %s can be reached (", s->name, p);
                 sb_got(&d, res->got);
                 strbuf_addf(&d, ")");
-                if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                         strbuf_addf(&d, ": ");
-                        sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
+                        slots_perm_sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
                         if (slots_perm_fix_deny(&end->m, &s->id, p, &nm, fix, sizeof(fix)) > 0) {
                                 strbuf_sep(&f, " && ");
                                 strbuf_addf(&f, "%s", fix);
@@ -502,7 +502,7 @@ int plan_tree_probes(struct ctx *k, struct slotinfo *s)
 
                 if (!o->tree)
                         continue;
-                if (j != self && j != sample && walk_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
+                if (j != self && j != sample && slots_perm_path_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
                         continue;
                 if (plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
                         return -ENOMEM;
@@ -514,7 +514,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
-        const struct step *end;
+        const struct slots_perm_step *end;
         unsigned others = 0;
         size_t t = 0;
         char fix[FIX_MAX];
@@ -535,7 +535,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 int st_err = have_st ? 0 : errno;
 
                 slots_close(fd);
-                end = walk_end(&s->tree_walk);
+                end = slots_perm_path_end(&s->tree_walk);
                 if (have_st && S_ISLNK(st.st_mode)) {
                         strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
                         strbuf_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
@@ -555,7 +555,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         if (m->group != s->pw.gid) {
                                 char g[64];
                                 strbuf_addf(&d, "%s is group %s, not %s", shown,
-                                        group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
+                                        slots_perm_group_name(NULL, m->group, g, sizeof(g)), s->name);
                                 strbuf_addf(&f, "chgrp %s %s", s->name, shown);
                         }
                         /* The setgid bit from the fstat: the model keeps permission bits only. */
@@ -574,7 +574,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         if (m->other) {
                                 char p[4];
                                 strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
+                                strbuf_addf(&d, "%s gives others %s", shown, slots_perm_str(m->other, p));
                                 strbuf_sep(&f, " && ");
                                 strbuf_addf(&f, "chmod o-rwx %s", shown);
                         }
@@ -598,7 +598,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         res = &s->res[k->plan.n + t++];
                 if (o == s) {
                         if (res && res->err) {
-                                const struct step *own = walk_end(&s->tree_walk);
+                                const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
                                 strbuf_sep(&d, "; ");
                                 strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
                                         strerror(res->err));
@@ -616,7 +616,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         continue;
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
-                end = walk_end(&o->tree_walk);
+                end = slots_perm_path_end(&o->tree_walk);
                 if (end && slots_perm_fix_deny(&end->m, &s->id, o->tree_shown, &nm, fix, sizeof(fix)) > 0) {
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
