@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "rlimits.h"
+#include "scope.h"
 #include "store.h"
 #include "table.h"
 #include "table-index.h"
@@ -277,7 +278,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 describe_limits(&lim, buf, sizeof(buf));
                 pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
         }
-        ret = PAM_SUCCESS;
+        ret = slots_pam_scope(pamh, cfg, n, o.debug);
 out:
         slots_config_free(cfg);
         return ret;
