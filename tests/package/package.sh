@@ -119,8 +119,9 @@ check "the slots package holds no file of the module" sh -c "! grep -q 'security
 check "/etc/slots is the only thing under /etc (no conffile to overwrite an admin's config)" \
 	test "$(grep -c ' ./etc/.' "$work/slots.list")" = 1
 rm -rf "$work/ctl"
-check "slots has no maintainer script: installing it starts and provisions nothing" \
-	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst|rm'"
+check "slots runs no maintainer script on install or remove: it starts and provisions nothing" \
+	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst|prerm'"
+check "its postrm acts on purge only" sh -c "grep -q '\"\\\$1\" = purge' '$work/ctl/postrm'"
 
 echo "=== a throwaway root: an overlay over /"
 base=/run/slots-pkg
@@ -197,6 +198,12 @@ check "the example config is valid for slots-provision --dry-run --root" sh -c \
 	 chroot $R slots-provision --root /tmp/img --dry-run --json >$base/img.json 2>$base/img.err &&
 	 grep -q '\"changed\": true' $base/img.json"
 rm -rf $R/tmp/img
+# What slots-provision writes that grants something, with no config left to name the service:
+# the purge must find them by the header slots-provision writes.
+for f in sudoers.d/slots-ghost systemd/system/slots-ghost.slice systemd/system/slots-ghost-slot01.slice; do
+	mkdir -p "$R/etc/${f%/*}"
+	printf '# Written by slots-provision from the slots config; changes here are overwritten.\n' >"$R/etc/$f"
+done
 if in_root dpkg --purge libpam-slots slots >$base/purge.log 2>&1; then
 	ok "dpkg --purge libpam-slots slots"
 else
@@ -204,6 +211,8 @@ else
 	sed 's/^/# /' $base/purge.log
 fi
 check "pam_slots left the session stacks" sh -c "! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "the purge took out a drop-in and slice units slots-provision wrote, with no config" sh -c \
+	"test ! -e $R/etc/sudoers.d/slots-ghost && ! ls $R/etc/systemd/system | grep -q '^slots-'"
 check "common-session is byte for byte what it was" cmp -s $base/common-session.before $R/etc/pam.d/common-session
 leftovers >$base/left
 if [ ! -s $base/left ]; then
@@ -295,6 +304,11 @@ check "the demo ran its steps" test "$(grep -c '^ok' $base/demo.out)" -ge 20
 
 echo "=== 3. purge after the demo: the admin's files and the accounts stay"
 in_root sh -c 'ls -A /etc/slots' >$base/etc-slots.before
+check "the drop-in is there before the purge" test -f $R/etc/sudoers.d/slots-video-studio
+check "and lets the service run as slot01" in_root runuser -u video-studio -- sudo -n -u slot01 true
+# A slice unit of the configured service, found by its name (no header).
+mkdir -p $R/etc/systemd/system
+echo '[Slice]' >"$R/etc/systemd/system/slots-video\x2dstudio-slot01.slice"
 if in_root dpkg --purge libpam-slots slots >$base/purge2.log 2>&1; then
 	ok "dpkg --purge after the demo"
 else
@@ -305,6 +319,10 @@ check "the binaries are gone" test ! -e $R/usr/sbin/slots-admin -a ! -e $R/usr/s
 check "the module is gone" test ! -e "$R/usr/lib/$ma/security/pam_slots.so"
 check "the profile is gone and no stack names pam_slots" sh -c \
 	"test ! -e $R/usr/share/pam-configs/slots && ! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "the purge took out the sudoers drop-in of the configured service" test ! -e $R/etc/sudoers.d/slots-video-studio
+check "and its slice unit, found by name" sh -c "! ls $R/etc/systemd/system | grep -q '^slots-'"
+check "the service can no longer run sudo -n -u slot01 true" sh -c \
+	"! chroot $R runuser -u video-studio -- sudo -n -u slot01 true 2>/dev/null"
 check "sudo still works for root after the purge" in_root sudo -n true
 check "/etc/slots keeps the admin's config and table" sh -c \
 	"test -f $R/etc/slots/slots.conf && test -f $R/etc/slots/slots.json && test \"\$(ls -A $R/etc/slots)\" = \"\$(cat $base/etc-slots.before)\""
