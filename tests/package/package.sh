@@ -9,8 +9,10 @@
 #      (provision, assign, status, check, the PAM module through sudo, completion,
 #      release), then purges: the admin's files in /etc/slots and the accounts stay,
 #      everything of the package goes.
+# The build is the README's "dpkg-buildpackage -us -uc -b" as written, with its "make check".
 # Not part of "make check" (the build takes minutes of CPU): scripts/test.sh runs it as
-# its own step.  Run as root on Debian 12:  sh tests/package/package.sh [WORKDIR]
+# its own step.  The .debs stay in WORKDIR, where the guest step (tests/guest/run.sh) boots
+# them.  Run as root on Debian 12:  sh tests/package/package.sh [WORKDIR]
 # The host is not changed: the build happens in WORKDIR (default: a temporary folder),
 # everything else inside the namespaces.  SLOTS_PKG_REUSE=1 takes the packages a run left in
 # WORKDIR instead of building again (for working on this script).
@@ -51,16 +53,29 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 			(cd "$top" && tar --exclude='./build*' --exclude=./autom4te.cache --exclude=./.git -cf - .) |
 				tar -C "$src" -xf - || exit 1
 		fi
-		# "make check" ran in the earlier steps of scripts/test.sh: nocheck keeps the CPU for
-		# this one.  SLOTS_PKG_CHECK=1 runs the tests inside the package build too.
-		opts="parallel=$(nproc 2>/dev/null || echo 2)"
-		[ -n "${SLOTS_PKG_CHECK:-}" ] || opts="$opts nocheck"
-		if ! (cd "$src" && DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+		# The README's command as it is written: no DEB_BUILD_OPTIONS, so dh_auto_test runs
+		# "make check" under Debian's build flags.  SLOTS_PKG_NOCHECK=1 (for working on this
+		# script) builds with nocheck.
+		if [ -n "${SLOTS_PKG_NOCHECK:-}" ]; then
+			export DEB_BUILD_OPTIONS=nocheck
+		else
+			unset DEB_BUILD_OPTIONS
+		fi
+		t0=$(date +%s)
+		if ! (cd "$src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+			grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$work/build.log" | sed 's/^/# /'
+			for log in $(find "$src" -name '*.log' ! -name config.log ! -name test-suite.log 2>/dev/null); do
+				grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null &&
+					{ echo "--- $log"; tail -n 40 "$log"; }
+			done
 			tail -n 60 "$work/build.log"
 			echo "not ok - dpkg-buildpackage failed (log: $work/build.log)"
 			exit 1
 		fi
-		echo "ok - dpkg-buildpackage -us -uc -b"
+		echo "ok - dpkg-buildpackage -us -uc -b ($(($(date +%s) - t0)) s$([ -n "${SLOTS_PKG_NOCHECK:-}" ] && echo ", nocheck"))"
+		grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$work/build.log" | sed 's/^/# make check: /'
+		[ -n "${SLOTS_PKG_NOCHECK:-}" ] || grep -q '^# TOTAL: [1-9]' "$work/build.log" ||
+			{ echo "not ok - the package build ran no make check"; exit 1; }
 		ls "$work"/*.deb | sed 's/^/# /'
 	fi
 
