@@ -1,6 +1,6 @@
 /*
- * check's rows about the executor's sudo chain run for real, per slot, as the service:
- * sudo-preflight, chain, sudo-env, sudo-kill.
+ * check's rows about the executor's sudo chain run for real, per slot, as the service, in a
+ * folder the slotctl config allows: sudo-preflight, chain, sudo-env, sudo-kill.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,12 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accounts.h"
 #include "check-int.h"
 #include "child.h"
-#include "error.h"
 #include "fsutil.h"
-#include "provision.h"
+#include "privdrop.h"
 
 #define SUDO_TIMEOUT_MS 5000
 
@@ -47,11 +45,88 @@ bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char
         return true;
 }
 
+/* ---- where a run starts, and as whom ---- */
+
+/*
+ * Where a run starts: the child changes into fd (open here, before it drops: a folder of the
+ * slot the service cannot enter) or, after the drop, as the service, into dir, else into
+ * fallback (the docs root, for a probe that names {cwd} and changes there itself).
+ */
+struct start {
+        int fd;                 /* -1: none */
+        const char *dir, *fallback;
+};
+
+/* The child's side of a start: -errno through the channel when no folder could be entered. */
+static void enter_start(const struct start *st)
+{
+        if (st->dir && chdir(st->dir) < 0 && (!st->fallback || chdir(st->fallback) < 0))
+                slots_run_fail(errno);
+}
+
+/*
+ * Runs fn as the service, in st->fd when set: dropped from root, or as it is when check runs
+ * as the service.  A stage of the child that fails comes back as -errno (privdrop.h), never as
+ * an exit status, so whatever sudo, slotctl or the launcher exits with is theirs.
+ */
+static int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg,
+                       int timeout_ms)
+{
+        if (geteuid() == 0)
+                return slots_run_in(&k->svc, st->fd, fn, arg, timeout_ms);
+        if (geteuid() != k->svc.uid)
+                return -EPERM;
+        return slots_run_in(NULL, st->fd, fn, arg, timeout_ms);
+}
+
+/* A folder opened to start a run in (no symlink on the way), or -errno. */
+static int open_start(const char *path)
+{
+        const struct slots_chase how = {
+                .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                .open_flags = O_RDONLY | O_DIRECTORY,
+        };
+
+        return slots_chase(AT_FDCWD, path, &how, NULL, NULL);
+}
+
+/* The slot's own state folder (allocated), where the test slot's probe runs; NULL when out of memory. */
+static char *state_dir(const struct ctx *k, const struct slotinfo *s)
+{
+        char *dir = NULL;
+
+        return asprintf(&dir, "%s/state/%s", k->cfg->slots_root, s->name) < 0 ? NULL : dir;
+}
+
+/*
+ * Where the runs that name no folder of their own start (preflight, sudo-env, the kill's run):
+ * the docs root, which the slotctl config allows, else the slot's state folder, which it allows
+ * too (entered before the drop; as the service, which cannot, where check runs).
+ */
+static void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
+{
+        char *dir;
+
+        *st = (struct start){ .fd = -1, .dir = k->cfg->docs_root };
+        if (st->dir || !(dir = state_dir(k, s)))
+                return;
+        st->fd = open_start(dir);
+        free(dir);
+}
+
+static void end_start(struct start *st)
+{
+        if (st->fd >= 0)
+                close(st->fd);
+        st->fd = -1;
+}
+
 /* ---- sudo-preflight ---- */
 
 struct sudo_job {
         const char *sudo;
         const char *slot;
+        const struct start *start;
         int out;                /* write end of the pipe for sudo's messages */
 };
 
@@ -64,22 +139,59 @@ static int sudo_child(void *arg)
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->out, STDERR_FILENO) < 0)
-                return 124;
-        closefrom(3);
-        execve(j->sudo, (char *const *) argv, (char *const *) envp);
-        return 124;
+                slots_run_fail(errno);
+        enter_start(j->start);
+        slots_run_closefrom(3);
+        slots_run_exec(j->sudo, argv, envp);
+}
+
+/* The preflight's row from sudo's result r, ms and its first line out. */
+static void sudo_row(struct ctx *k, const struct slotinfo *s, int r, long ms, int timeout, const char *out)
+{
+        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        char fix[512];
+
+        snprintf(fix, sizeof(fix),
+                 "let %s run /usr/bin/true as %s without a password in /etc/sudoers.d/slots-%s (slots-provision "
+                 "writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
+        if (r == 0)
+                add_rowf(k, SLOTS_CHECK_PASS, "sudo-preflight", s->name, NULL,
+                         "as %s, sudo -n -u %s /usr/bin/true exits 0 (%ld ms)", k->cfg->service, s->name, ms);
+        else if (r == -ETIMEDOUT)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
+                         "find what sudo waits for (PAM modules, LDAP/sssd, DNS for the host name: sudo -n -u slotNN "
+                         "/usr/bin/true as the service account) and make it answer",
+                         "as %s, sudo -n -u %s /usr/bin/true did not finish within %d ms; killed", k->cfg->service,
+                         s->name, timeout);
+        else if (r == -ENOEXEC)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
+                         "as %s, %s cannot be run", k->cfg->service, sudo);
+        else if (r == -ECHILD && snprintf(fix, sizeof(fix), "find the process of %s that ends the slot's processes "
+                                          "(ps -o pid,stat,cmd -u %s) and end it, or release the slot (release "
+                                          "ends every process of it)", s->name, s->name) > 0)
+                /* sudo passes its command's death by a signal on: sudoers let it run, something killed it. */
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                         "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
+                         "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
+                         s->name);
+        else if (r < 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
+                         "as %s, sudo -n -u %s /usr/bin/true: %s", k->cfg->service, s->name, probe_failure(r));
+        else
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                         "as %s, sudo -n -u %s /usr/bin/true exits %d%s%s", k->cfg->service, s->name, r,
+                         out[0] ? ": " : "", out);
 }
 
 void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
         int timeout = k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : SUDO_TIMEOUT_MS;
-        struct sudo_job j = { .sudo = sudo, .slot = s->name };
-        char out[512] = "", fix[512];
+        struct start st;
+        struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
+        char out[512] = "";
         struct timespec t0, t1;
         int pipefd[2], r;
         ssize_t n;
-        long ms;
 
         if (sudo_missing(k, "sudo-preflight", s->name, NULL))
                 return;
@@ -99,63 +211,81 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
                          "cannot make a pipe: %s", strerror(errno));
                 return;
         }
+        default_start(k, s, &st);
         j.out = pipefd[1];
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = svc_run(k, sudo_child, &j, timeout);
+        r = run_started(k, &st, sudo_child, &j, timeout);
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        end_start(&st);
         close(pipefd[1]);
         n = read(pipefd[0], out, sizeof(out) - 1);
         close(pipefd[0]);
         out[n > 0 ? n : 0] = '\0';
         out[strcspn(out, "\n")] = '\0';
-        ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
-        snprintf(fix, sizeof(fix),
-                 "let %s run /usr/bin/true as %s without a password in /etc/sudoers.d/slots-%s (slots-provision "
-                 "writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
-        if (r == 0)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-preflight", s->name, NULL,
-                         "as %s, sudo -n -u %s /usr/bin/true exits 0 (%ld ms)", k->cfg->service, s->name, ms);
-        else if (r == -ETIMEDOUT)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
-                         "find what sudo waits for (PAM modules, LDAP/sssd, DNS for the host name: sudo -n -u slotNN "
-                         "/usr/bin/true as the service account) and make it answer",
-                         "as %s, sudo -n -u %s /usr/bin/true did not finish within %d ms; killed", k->cfg->service,
-                         s->name, timeout);
-        else if (r == 124)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
-                         "as %s, %s cannot be run", k->cfg->service, sudo);
-        else if (r == -ECHILD && snprintf(fix, sizeof(fix), "find the process of %s that ends the slot's processes "
-                                          "(ps -o pid,stat,cmd -u %s) and end it, or release the slot (release "
-                                          "ends every process of it)", s->name, s->name) > 0)
-                /* sudo passes its command's death by a signal on: sudoers let it run, something killed it. */
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
-                         "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
-                         "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
-                         s->name);
-        else if (r < 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix, "as %s, sudo -n -u %s /usr/bin/true: %s",
-                         k->cfg->service, s->name, probe_failure(r));
-        else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
-                         "as %s, sudo -n -u %s /usr/bin/true exits %d%s%s", k->cfg->service, s->name, r,
-                         out[0] ? ": " : "", out);
+        sudo_row(k, s, r, (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L, timeout, out);
 }
 
 /* ---- the real chain: sudo -> [slotctl] -> launcher, as the service, the way the platform runs it ---- */
 
 #define CHAIN_TIMEOUT_MS 20000
-#define CHAIN_ARGV_MAX (PROBE_MAX_ARGS + 16)
-#define PROBE_MAX_ARGS 64
 
-struct chain_job {
-        const char *argv[CHAIN_ARGV_MAX];
-        const char *envp[64];
-        const char *cwd;        /* where sudo starts */
-        bool cwd_in_argv;       /* the probe names {cwd}: it may start in / when the service cannot enter cwd */
-        int out, err;           /* write ends of the pipes */
+/* A NULL-terminated list of strings that grows, with the strings it owns. */
+struct strvec {
+        const char **v;
+        size_t n, cap;
+        char **own;
+        size_t n_own;
+        bool oom;
 };
 
-#define CHAIN_NO_CWD 123        /* the service cannot enter cwd and the probe does not name it */
+static void vec_add(struct strvec *a, const char *s)
+{
+        if (a->oom)
+                return;
+        if (a->n + 2 > a->cap) {
+                size_t cap = a->cap ? a->cap * 2 : 16;
+                const char **v = realloc(a->v, cap * sizeof(*v));
+
+                if (!v) {
+                        a->oom = true;
+                        return;
+                }
+                a->v = v;
+                a->cap = cap;
+        }
+        a->v[a->n++] = s;
+        a->v[a->n] = NULL;
+}
+
+/* Adds s, which the list then owns (NULL: out of memory). */
+static void vec_own(struct strvec *a, char *s)
+{
+        char **own = s ? realloc(a->own, (a->n_own + 1) * sizeof(*own)) : NULL;
+
+        if (!own) {
+                free(s);
+                a->oom = true;
+                return;
+        }
+        a->own = own;
+        a->own[a->n_own++] = s;
+        vec_add(a, s);
+}
+
+static void vec_free(struct strvec *a)
+{
+        for (size_t i = 0; i < a->n_own; i++)
+                free(a->own[i]);
+        free(a->own);
+        free(a->v);
+        memset(a, 0, sizeof(*a));
+}
+
+struct chain_job {
+        struct strvec argv, envp;
+        const struct start *start;
+        int out, err;           /* write ends of the pipes */
+};
 
 static int chain_child(void *arg)
 {
@@ -164,12 +294,10 @@ static int chain_child(void *arg)
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->err, STDERR_FILENO) < 0)
-                return 124;
-        closefrom(3);
-        if (chdir(j->cwd) < 0 && (!j->cwd_in_argv || chdir("/") < 0))
-                return CHAIN_NO_CWD;
-        execve(j->argv[0], (char *const *) j->argv, (char *const *) j->envp);
-        return 124;
+                slots_run_fail(errno);
+        enter_start(j->start);
+        slots_run_closefrom(3);
+        slots_run_exec(j->argv.v[0], j->argv.v, j->envp.v);
 }
 
 /* Reads what is in a pipe (non-blocking) into buf; the first line only when first_line. */
@@ -182,91 +310,116 @@ static void chain_read(int fd, char *buf, size_t size, bool first_line)
                 buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* sudo_env as --preserve-env names (a prefix "X*" gives X_SLOTS_CHECK) and their marker values. */
-static void chain_env(const struct ctx *k, struct chain_job *j, char *list, size_t size, char vals[][160],
-                      size_t *nenv)
+/*
+ * The run's environment: PATH and LANG, and with with_env a marker value for each name of
+ * sudo_env (a prefix "X*" as XSLOTS_CHECK); list gets every one of them for --preserve-env
+ * (PATH last).
+ */
+static void chain_env(const struct ctx *k, bool with_env, struct chain_job *j, struct strbuf *list)
 {
-        size_t o = 0;
+        bool path = false;
 
-        list[0] = '\0';
-        for (size_t i = 0; i < k->cfg->n_sudo_env && *nenv < 60; i++) {
+        vec_add(&j->envp, "PATH=/usr/local/bin:/usr/bin:/bin");
+        vec_add(&j->envp, "LANG=C");
+        if (!with_env)
+                return;
+        for (size_t i = 0; i < k->cfg->n_sudo_env; i++) {
                 const char *n = k->cfg->sudo_env[i];
-                size_t len = strlen(n);
+                int len = (int) strlen(n);
                 bool prefix = n[len - 1] == '*';
+                char *v = NULL;
 
-                if (strcmp(n, "PATH") == 0)
-                        continue;       /* set below, and listed */
-                snprintf(vals[*nenv], 160, "%.*s%s=slots-check", (int) (prefix ? len - 1 : len), n,
-                         prefix ? "SLOTS_CHECK" : "");
-                j->envp[*nenv] = vals[*nenv];
-                (*nenv)++;
-                o += (size_t) snprintf(list + o, o < size ? size - o : 0, "%s%.*s%s", o ? "," : "",
-                                       (int) (prefix ? len - 1 : len), n, prefix ? "SLOTS_CHECK" : "");
+                if (strcmp(n, "PATH") == 0) {
+                        path = true;    /* set above, and listed */
+                        continue;
+                }
+                if (asprintf(&v, "%.*s%s=slots-check", prefix ? len - 1 : len, n, prefix ? "SLOTS_CHECK" : "") < 0)
+                        v = NULL;
+                vec_own(&j->envp, v);
+                strbuf_addf(list, "%s%.*s%s", list->len ? "," : "", prefix ? len - 1 : len, n,
+                            prefix ? "SLOTS_CHECK" : "");
         }
-        for (size_t i = 0; i < k->cfg->n_sudo_env; i++)
-                if (strcmp(k->cfg->sudo_env[i], "PATH") == 0)
-                        o += (size_t) snprintf(list + o, o < size ? size - o : 0, "%sPATH", o ? "," : "");
+        if (path)
+                strbuf_addf(list, "%sPATH", list->len ? "," : "");
+}
+
+/* One argument of the probe with {launcher} and {cwd} replaced (allocated; NULL: out of memory). */
+static char *probe_arg(const char *t, const char *launcher, const char *cwd)
+{
+        struct strbuf b = { 0 };
+
+        for (const char *p = t; *p;) {
+                if (strncmp(p, "{launcher}", 10) == 0) {
+                        strbuf_addf(&b, "%s", launcher);
+                        p += 10;
+                } else if (strncmp(p, "{cwd}", 5) == 0) {
+                        strbuf_addf(&b, "%s", cwd);
+                        p += 5;
+                } else {
+                        strbuf_addf(&b, "%c", *p++);
+                }
+        }
+        if (b.oom || !b.s) {
+                strbuf_free(&b);
+                return NULL;
+        }
+        return b.s;
+}
+
+/* Whether the probe names {cwd}: then it changes into the folder itself and may start elsewhere. */
+static bool probe_names_cwd(const struct ctx *k)
+{
+        for (size_t i = 0; i < k->cfg->n_probe; i++)
+                if (strstr(k->cfg->probe[i], "{cwd}"))
+                        return true;
+        return false;
+}
+
+/* sudo -n -u SLOT [-g GROUP] [--preserve-env=LIST] -- [SLOTCTL] PROBE, and its environment. */
+static void chain_build(const struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+                        bool with_env, struct chain_job *j)
+{
+        struct strbuf list = { 0 };
+        char *pe = NULL;
+
+        chain_env(k, with_env, j, &list);
+        vec_add(&j->argv, k->o->sudo ? k->o->sudo : SUDO_DEFAULT);
+        vec_add(&j->argv, "-n");
+        vec_add(&j->argv, "-u");
+        vec_add(&j->argv, s->name);
+        if (k->cfg->run_as_group) {
+                vec_add(&j->argv, "-g");
+                vec_add(&j->argv, k->cfg->run_as_group);
+        }
+        if (list.oom || (list.len && asprintf(&pe, "--preserve-env=%s", list.s) < 0))
+                j->argv.oom = true;
+        else if (list.len)
+                vec_own(&j->argv, pe);
+        strbuf_free(&list);
+        vec_add(&j->argv, "--");
+        if (k->cfg->slotctl)
+                vec_add(&j->argv, k->cfg->slotctl);
+        for (size_t i = 0; i < k->cfg->n_probe; i++)
+                vec_own(&j->argv, probe_arg(k->cfg->probe[i], launcher, cwd));
 }
 
 /*
- * Runs, as the service, sudo -n -u SLOT [-g GROUP] [--preserve-env=LIST] -- [SLOTCTL] PROBE
- * in cwd.  Returns the status; out gets stdout, err the first stderr line.
+ * Runs, as the service, the chain with the probe for cwd, started at st.  Returns the status
+ * (the program's own, 0..255) or -errno (privdrop.h; -ENOENT, -EACCES...: no folder of st could
+ * be entered); out gets stdout, err the first stderr line.
  */
 static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
-                     bool with_env, char *out, size_t outsize, char *err, size_t errsize)
+                     const struct start *st, bool with_env, char *out, size_t outsize, char *err, size_t errsize)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
-        static char vals[60][160];
-        char list[4096], pe[4200] = "", *subst[PROBE_MAX_ARGS] = { NULL };
-        struct chain_job j = { .cwd = cwd };
+        struct chain_job j = { .start = st };
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
-        size_t a = 0, nenv = 0;
 
-        j.envp[nenv++] = "PATH=/usr/local/bin:/usr/bin:/bin";
-        j.envp[nenv++] = "LANG=C";
-        if (with_env) {
-                chain_env(k, &j, list, sizeof(list), vals, &nenv);
-                snprintf(pe, sizeof(pe), "--preserve-env=%s", list);
+        out[0] = err[0] = '\0';
+        chain_build(k, s, launcher, cwd, with_env, &j);
+        if (j.argv.oom || j.envp.oom) {
+                r = -ENOMEM;
+                goto out;
         }
-        j.envp[nenv] = NULL;
-        j.argv[a++] = sudo;
-        j.argv[a++] = "-n";
-        j.argv[a++] = "-u";
-        j.argv[a++] = s->name;
-        if (k->cfg->run_as_group) {
-                j.argv[a++] = "-g";
-                j.argv[a++] = k->cfg->run_as_group;
-        }
-        if (pe[0])
-                j.argv[a++] = pe;
-        j.argv[a++] = "--";
-        if (k->cfg->slotctl)
-                j.argv[a++] = k->cfg->slotctl;
-        for (size_t i = 0; i < k->cfg->n_probe && i < PROBE_MAX_ARGS; i++) {
-                const char *t = k->cfg->probe[i];
-                struct strbuf b = { 0 };
-
-                for (const char *p = t; *p;) {
-                        if (strncmp(p, "{launcher}", 10) == 0) {
-                                strbuf_addf(&b, "%s", launcher);
-                                p += 10;
-                        } else if (strncmp(p, "{cwd}", 5) == 0) {
-                                strbuf_addf(&b, "%s", cwd);
-                                j.cwd_in_argv = true;
-                                p += 5;
-                        } else {
-                                strbuf_addf(&b, "%c", *p++);
-                        }
-                }
-                if (b.oom || !b.s) {
-                        strbuf_free(&b);
-                        r = -ENOMEM;
-                        goto out;
-                }
-                subst[i] = b.s;
-                j.argv[a++] = subst[i];
-        }
-        j.argv[a] = NULL;
         if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pr, O_CLOEXEC) < 0 || fcntl(po[0], F_SETFL, O_NONBLOCK) < 0 ||
             fcntl(pr[0], F_SETFL, O_NONBLOCK) < 0) {
                 r = -errno;
@@ -274,7 +427,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         }
         j.out = po[1];
         j.err = pr[1];
-        r = svc_run(k, chain_child, &j, CHAIN_TIMEOUT_MS);
+        r = run_started(k, st, chain_child, &j, CHAIN_TIMEOUT_MS);
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;
@@ -287,8 +440,8 @@ out:
                 if (pr[i] >= 0)
                         close(pr[i]);
         }
-        for (size_t i = 0; i < PROBE_MAX_ARGS; i++)
-                free(subst[i]);
+        vec_free(&j.argv);
+        vec_free(&j.envp);
         return r;
 }
 
@@ -339,40 +492,89 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
         out[n] = '\0';
 }
 
-/* One chain row: the probe in cwd (shown as shown) must exit 0 and print cwd. */
-static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
-                      const char *shown)
-{
-        char out[4096], err[1024], esc[4200], fix[600];
-        int r = chain_run(k, s, launcher, cwd, false, out, sizeof(out), err, sizeof(err));
 
+/* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
+static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char *check, int r, const char *shown)
+{
+        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+
+        if (r >= 0)
+                return false;
+        if (r == -ENOMEM)
+                k->err = -ENOMEM;
+        else if (r == -ETIMEDOUT)
+                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "find what sudo or the launcher waits for, as the service",
+                         "in %s: the probe did not finish within %d ms", shown, CHAIN_TIMEOUT_MS);
+        else if (r == -ENOEXEC)
+                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
+                         k->cfg->service, sudo);
+        else if (r == -EPERM || r == -ECHILD)
+                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
+                         probe_failure(r));
+        else
+                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL,
+                         "in %s: %s cannot enter the folder (%s) and the probe does not name {cwd} for the launcher "
+                         "to change into", shown, k->cfg->service, strerror(-r));
+        return true;
+}
+
+/*
+ * One chain row: the probe for cwd (shown as shown) must exit 0 and print cwd.  It starts in
+ * cwd, entered as the service; the slot's own folder (own), which the service cannot enter,
+ * is entered before the drop.  A probe that names {cwd} starts in the docs root when cwd
+ * cannot be entered.
+ */
+static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+                      const char *shown, bool own)
+{
+        struct start st = { .fd = -1, .dir = cwd, .fallback = probe_names_cwd(k) ? k->cfg->docs_root : NULL };
+        char out[4096], err[4200], esc[4200], fix[600], *real;
+        int r;
+
+        if (own) {
+                st.fd = open_start(cwd);
+                st.dir = st.fd < 0 ? st.fallback : NULL;
+                if (st.fd < 0 && !st.dir) {
+                        add_rowf(k, SLOTS_CHECK_SKIP, "chain", s->name, NULL,
+                                 "in %s: check cannot enter the folder as %s (%s) and the probe does not name {cwd}",
+                                 shown, geteuid() == 0 ? "root" : k->cfg->service, strerror(-st.fd));
+                        return;
+                }
+        }
+        r = chain_run(k, s, launcher, cwd, &st, false, out, sizeof(out), err, sizeof(err));
+        end_start(&st);
         snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
                  "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
                  k->cfg->slotctl ? k->cfg->slotctl : "", k->cfg->slotctl ? " " : "", launcher, shown);
-        /* Exact here (JSON keeps it; the command escapes it), but never the path of a user's tree. */
+        /*
+         * Exact here (JSON keeps it; the command escapes it), but never the path of a user's tree,
+         * as given or resolved (a link on the way), nor the user id anywhere else in it.
+         */
         shown_as(esc, sizeof(esc), err, cwd, shown);
-        if (r == -ENOMEM) {
-                k->err = -ENOMEM;
-        } else if (r == -ETIMEDOUT) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the probe did not finish within %d ms",
-                         shown, CHAIN_TIMEOUT_MS);
-        } else if (r == CHAIN_NO_CWD) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "chain", s->name, NULL,
-                         "in %s: %s cannot enter the folder and the probe does not name {cwd} for the launcher to "
-                         "change into", shown, k->cfg->service);
-        } else if (r != 0) {
+        if ((real = realpath(cwd, NULL))) {
+                shown_as(err, sizeof(err), esc, real, shown);
+                free(real);
+                snprintf(esc, sizeof(esc), "%s", err);
+        }
+        if (s->user && s->user[0]) {
+                shown_as(err, sizeof(err), esc, s->user, "<user>");
+                snprintf(esc, sizeof(esc), "%s", err);
+        }
+        if (chain_failed_run(k, s, "chain", r, shown))
+                return;
+        if (r != 0) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the launcher exits %d%s%s", shown, r,
                          esc[0] ? ": " : "", esc);
-        } else {
-                out[strcspn(out, "\n")] = '\0';
-                if (strcmp(out, cwd) != 0)
-                        add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix,
-                                 "in %s: the probe ran but did not print its working folder%s%s", shown,
-                                 esc[0] ? ": " : "", esc);
-                else
-                        add_rowf(k, SLOTS_CHECK_PASS, "chain", s->name, NULL, "in %s: sudo -> %s%s exits 0", shown,
-                                 k->cfg->slotctl ? "slotctl -> " : "", "launcher");
+                return;
         }
+        out[strcspn(out, "\n")] = '\0';
+        if (strcmp(out, cwd) != 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix,
+                         "in %s: the probe ran but did not print its working folder%s%s", shown, esc[0] ? ": " : "",
+                         esc);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "chain", s->name, NULL, "in %s: sudo -> %s%s exits 0", shown,
+                         k->cfg->slotctl ? "slotctl -> " : "", "launcher");
 }
 
 /* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
@@ -388,62 +590,72 @@ void check_chain(struct ctx *k, const struct slotinfo *s)
                 return;
         }
         if (!s->user) {
-                if (asprintf(&dir, "%s/state/%s", k->cfg->slots_root, s->name) >= 0)
-                        chain_one(k, s, launcher, dir, dir);
+                if ((dir = state_dir(k, s)))
+                        chain_one(k, s, launcher, dir, dir, true);
+                else
+                        k->err = -ENOMEM;
                 free(dir);
                 free(launcher);
                 return;
         }
         if (k->cfg->docs_root) {
-                chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root);
+                chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root, false);
                 for (size_t i = 0; i < k->cfg->n_shared_dirs; i++) {
                         if (!(dir = slots_path_join(k->cfg->docs_root, k->cfg->shared_dirs[i])))
                                 break;
-                        chain_one(k, s, launcher, dir, dir);
+                        chain_one(k, s, launcher, dir, dir, false);
                         free(dir);
                 }
                 if (s->tree)
-                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>");
+                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>", false);
         }
         free(launcher);
 }
 
-/* sudo accepts the executor's --preserve-env list for the launcher. */
+/* sudo accepts the executor's --preserve-env list for the launcher, and the run exits 0. */
 void check_sudo_env(struct ctx *k, const struct slotinfo *s)
 {
-        char out[4096], err[1024], esc[4200];
-        char *launcher;
-        const char *cwd = "/";
+        char out[4096], err[1024];
+        char *launcher, *own = NULL;
+        const char *cwd;
+        struct start st;
         int r;
 
         if (!chain_ready(k, s, "sudo-env"))
                 return;
         launcher = chain_launcher(k);
-        if (!launcher) {
+        default_start(k, s, &st);
+        cwd = st.dir ? st.dir : (own = state_dir(k, s));
+        if (!launcher || !cwd) {
                 k->err = -ENOMEM;
-                return;
+                goto out;
         }
-        r = chain_run(k, s, launcher, cwd, true, out, sizeof(out), err, sizeof(err));
-        /* Exact here (JSON keeps it); the command escapes it for the terminal. */
-        snprintf(esc, sizeof(esc), "%s", err);
+        r = chain_run(k, s, launcher, cwd, &st, true, out, sizeof(out), err, sizeof(err));
+        /* err is exact here (JSON keeps it); the command escapes it for the terminal. */
         if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
             strstr(err, "not allowed to preserve"))
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
-                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", esc);
-        else if (r < 0 && r != -ENOMEM)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, "run the check again", "cannot run sudo: %s",
-                         probe_failure(r));
-        else if (r != -ENOMEM)
+                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", err);
+        else if (chain_failed_run(k, s, "sudo-env", r, cwd))
+                ;
+        else if (r != 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                         "run it as the service and read the message: sudo -n -u slotNN --preserve-env=LIST -- ...",
+                         "in %s: with --preserve-env for the %zu names of sudo_env, the run exits %d%s%s", cwd,
+                         k->cfg->n_sudo_env, r, err[0] ? ": " : "", err);
+        else
                 add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
                          "sudo accepts --preserve-env for the %zu names of sudo_env", k->cfg->n_sudo_env);
-        else
-                k->err = -ENOMEM;
+out:
+        end_start(&st);
+        free(own);
         free(launcher);
 }
 
 /* sudo-kill: the service starts a run in its own process group, as the platform does, and ends it. */
 struct kill_job {
-        const char *run[CHAIN_ARGV_MAX];      /* sudo ... -- [slotctl] launcher /bin/sleep 30 */
+        const char *run[16];            /* sudo -n -u SLOT -- [slotctl] launcher /bin/sleep 30 */
+        const struct start *start;
         const char *sudo, *slot;
         uid_t slot_uid;
 };
@@ -502,11 +714,12 @@ static int kill_child(void *arg)
 
         if (null < 0)
                 return KILL_FORK;
+        enter_start(j->start);
         r = slots_child_start(&run, STAGE_MS, SLOTS_CHILD_GROUP);
         if (r < 0)
                 return KILL_FORK;
         if (r == 0) {
-                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 || chdir("/") < 0)
+                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
                         _exit(124);
                 execve(j->run[0], (char *const *) j->run,
                        (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
@@ -550,7 +763,8 @@ static int kill_child(void *arg)
 
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
 {
-        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name };
+        struct start st;
+        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
         char *launcher, fix[512];
         size_t a = 0;
         int r;
@@ -574,7 +788,9 @@ void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
         j.run[a++] = "/bin/sleep";
         j.run[a++] = "30";
         j.run[a] = NULL;
-        r = svc_run(k, kill_child, &j, 20000);
+        default_start(k, s, &st);
+        r = run_started(k, &st, kill_child, &j, 20000);
+        end_start(&st);
         snprintf(fix, sizeof(fix), "let %s run \"kill -s SIGNAL -- -PGID\" as %s in /etc/sudoers.d/slots-%s "
                  "(slots-provision writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
         if (r == KILL_OK)

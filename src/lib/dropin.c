@@ -9,16 +9,28 @@
 #include "ids.h"
 #include "provision.h"
 
+/*
+ * allowed_cwd: the docs root, where the executor runs a user's commands, and the slots' state
+ * folders (<slots_root>/state), where a slot runs on its own, as the test slot's probe does.
+ */
 char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
 {
         json_t *o = json_object(), *cwd = json_array(), *exec = json_array();
-        char *text = NULL, *glob = NULL;
+        char *text = NULL, *glob = NULL, *state = NULL;
 
         if (!o || !cwd || !exec)
                 goto out;
         if (c->docs_root) {
                 if (json_object_set_new(o, "docs_root", json_string(c->docs_root)) < 0 ||
                     json_array_append_new(cwd, json_string(c->docs_root)) < 0)
+                        goto out;
+        }
+        if (c->slots_root) {
+                if (asprintf(&state, "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "") < 0) {
+                        state = NULL;
+                        goto out;
+                }
+                if (json_array_append_new(cwd, json_string(state)) < 0)
                         goto out;
         }
         if (c->app_root && c->launcher) {
@@ -44,6 +56,7 @@ char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
                 *len = strlen(text);
 out:
         free(glob);
+        free(state);
         json_decref(cwd);
         json_decref(exec);
         json_decref(o);

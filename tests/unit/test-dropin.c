@@ -159,17 +159,20 @@ static const struct {
         const char *conf;
         const char *json;               /* the whole file */
 } slotctl[] = {
-        { "neither docs_root nor a launcher: empty lists, no docs_root", CONF(""),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": []\n}\n" },
+        { "neither docs_root nor a launcher: the state folders, no docs_root", CONF(""),
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
         { "app_root without a launcher allows no program", CONF(", \"app_root\": \"/opt/web\""),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": []\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
         { "app_root \"/\": the releases below the root", CONF(ROOT_RUN),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": [\n    \"/releases/*/bin/run\"\n  ]\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [\n    \"/releases/*/bin/run\"\n  ]\n}\n" },
         { "docs_root and a launcher", CONF(RUN ", \"docs_root\": \"/srv/docs\""),
-          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\"\n  ],\n  \"allowed_exec\": [\n    \"/opt/web/releases/*/bin/run\"\n"
-          "  ],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\",\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [\n"
+          "    \"/opt/web/releases/*/bin/run\"\n  ],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
         { "docs_root only",  CONF(", \"docs_root\": \"/srv/docs\""),
-          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\"\n  ],\n  \"allowed_exec\": [],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\",\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [],\n"
+          "  \"docs_root\": \"/srv/docs\"\n}\n" },
+        { "slots_root \"/\": the state folders below the root", CONF(", \"slots_root\": \"/\""),
+          "{\n  \"allowed_cwd\": [\n    \"/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
 };
 
 static void test_slotctl(void **state)
