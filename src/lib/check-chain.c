@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,12 +123,37 @@ static void end_start(struct start *st)
         st->fd = -1;
 }
 
+/*
+ * The child's session: a new one, without a controlling terminal, or with tty one of its own, a
+ * new pseudo-terminal (never the admin's: a command of the slot could type into that one).
+ * The master stays open, without close-on-exec, so the terminal lives as long as what runs on it.
+ */
+static void own_session(bool tty)
+{
+        int m, s;
+
+        if (setsid() < 0)
+                slots_run_fail(errno);
+        if (!tty)
+                return;
+        if (openpty(&m, &s, NULL, NULL, NULL) < 0 || ioctl(s, TIOCSCTTY, 0) < 0)
+                slots_run_fail(errno);
+        close(s);
+}
+
+/* The two ways the executor may run: "without a terminal" or "with a terminal". */
+static const char *tty_said(bool tty)
+{
+        return tty ? "with a controlling terminal" : "without a terminal";
+}
+
 /* ---- sudo-preflight ---- */
 
 struct sudo_job {
         const char *sudo;
         const char *slot;
         const struct start *start;
+        bool tty;               /* on a terminal of its own */
         int out;                /* write end of the pipe for sudo's messages */
 };
 
@@ -142,11 +169,12 @@ static int sudo_child(void *arg)
                 slots_run_fail(errno);
         enter_start(j->start);
         slots_run_closefrom(3);
+        own_session(j->tty);
         slots_run_exec(j->sudo, argv, envp);
 }
 
-/* The preflight's row from sudo's result r, ms and its first line out. */
-static void sudo_row(struct ctx *k, const struct slotinfo *s, int r, long ms, int timeout, const char *out)
+/* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
+static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout, const char *out)
 {
         const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
         char fix[512];
@@ -156,13 +184,14 @@ static void sudo_row(struct ctx *k, const struct slotinfo *s, int r, long ms, in
                  "writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
         if (r == 0)
                 add_rowf(k, SLOTS_CHECK_PASS, "sudo-preflight", s->name, NULL,
-                         "as %s, sudo -n -u %s /usr/bin/true exits 0 (%ld ms)", k->cfg->service, s->name, ms);
+                         "as %s, sudo -n -u %s /usr/bin/true exits 0 with and without a terminal (%ld ms)",
+                         k->cfg->service, s->name, ms);
         else if (r == -ETIMEDOUT)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
                          "find what sudo waits for (PAM modules, LDAP/sssd, DNS for the host name: sudo -n -u slotNN "
                          "/usr/bin/true as the service account) and make it answer",
-                         "as %s, sudo -n -u %s /usr/bin/true did not finish within %d ms; killed", k->cfg->service,
-                         s->name, timeout);
+                         "as %s, sudo -n -u %s /usr/bin/true %s did not finish within %d ms; killed",
+                         k->cfg->service, s->name, tty_said(tty), timeout);
         else if (r == -ENOEXEC)
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
                          "as %s, %s cannot be run", k->cfg->service, sudo);
@@ -174,24 +203,52 @@ static void sudo_row(struct ctx *k, const struct slotinfo *s, int r, long ms, in
                          "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
                          "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
                          s->name);
-        else if (r < 0)
+        else if (r < 0 && (!tty || r == -EPERM || r == -ECHILD))
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
                          "as %s, sudo -n -u %s /usr/bin/true: %s", k->cfg->service, s->name, probe_failure(r));
+        else if (r < 0)
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL,
+                         "passes without a terminal; no terminal of its own for the case with one (%s)",
+                         strerror(-r));
         else
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
-                         "as %s, sudo -n -u %s /usr/bin/true exits %d%s%s", k->cfg->service, s->name, r,
-                         out[0] ? ": " : "", out);
+                         "as %s, sudo -n -u %s /usr/bin/true %s exits %d%s%s", k->cfg->service, s->name,
+                         tty_said(tty), r, out[0] ? ": " : "", out);
 }
 
+/* One preflight run, with or without a terminal: sudo's result, *ms, its first line in out. */
+static int sudo_once(struct ctx *k, struct sudo_job *j, int timeout, long *ms, char *out, size_t size)
+{
+        struct timespec t0, t1;
+        int pipefd[2], r;
+        ssize_t n;
+
+        out[0] = '\0';
+        /* Only the read end is non-blocking: sudo writes to a plain pipe. */
+        if (pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
+                return -errno;
+        j->out = pipefd[1];
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        r = run_started(k, j->start, sudo_child, j, timeout);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        close(pipefd[1]);
+        n = read(pipefd[0], out, size - 1);
+        close(pipefd[0]);
+        out[n > 0 ? n : 0] = '\0';
+        out[strcspn(out, "\n")] = '\0';
+        *ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+        return r;
+}
+
+/* The preflight, without a terminal and then with one of its own, as the executor may run it. */
 void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
         int timeout = k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : SUDO_TIMEOUT_MS;
         struct start st;
         struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
-        char out[512] = "";
-        struct timespec t0, t1;
-        int pipefd[2], r;
-        ssize_t n;
+        char out[512];
+        long ms = 0, ms_tty = 0;
+        int r;
 
         if (sudo_missing(k, "sudo-preflight", s->name, NULL))
                 return;
@@ -205,24 +262,14 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        /* Only the read end is non-blocking: sudo writes to a plain pipe. */
-        if (pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
-                         "cannot make a pipe: %s", strerror(errno));
-                return;
-        }
         default_start(k, s, &st);
-        j.out = pipefd[1];
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = run_started(k, &st, sudo_child, &j, timeout);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
+        r = sudo_once(k, &j, timeout, &ms, out, sizeof(out));
+        if (r == 0) {
+                j.tty = true;
+                r = sudo_once(k, &j, timeout, &ms_tty, out, sizeof(out));
+        }
         end_start(&st);
-        close(pipefd[1]);
-        n = read(pipefd[0], out, sizeof(out) - 1);
-        close(pipefd[0]);
-        out[n > 0 ? n : 0] = '\0';
-        out[strcspn(out, "\n")] = '\0';
-        sudo_row(k, s, r, (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L, timeout, out);
+        sudo_row(k, s, j.tty, r, ms > ms_tty ? ms : ms_tty, timeout, out);
 }
 
 /* ---- the real chain: sudo -> [slotctl] -> launcher, as the service, the way the platform runs it ---- */
@@ -297,6 +344,7 @@ static int chain_child(void *arg)
                 slots_run_fail(errno);
         enter_start(j->start);
         slots_run_closefrom(3);
+        own_session(false);
         slots_run_exec(j->argv.v[0], j->argv.v, j->envp.v);
 }
 
@@ -658,6 +706,7 @@ struct kill_job {
         const struct start *start;
         const char *sudo, *slot;
         uid_t slot_uid;
+        bool tty;                       /* on a terminal of its own */
 };
 
 enum { KILL_OK, KILL_NOT_STARTED = 10, KILL_REFUSED, KILL_SURVIVED, KILL_FORK };
@@ -714,6 +763,7 @@ static int kill_child(void *arg)
 
         if (null < 0)
                 return KILL_FORK;
+        own_session(j->tty);
         enter_start(j->start);
         r = slots_child_start(&run, STAGE_MS, SLOTS_CHILD_GROUP);
         if (r < 0)
@@ -761,11 +811,50 @@ static int kill_child(void *arg)
         return KILL_SURVIVED;
 }
 
+/* The kill's row from kill_child's result r, for the run with tty or without. */
+static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r)
+{
+        char fix[512];
+
+        snprintf(fix, sizeof(fix), "slots-provision (its drop-in lets %s run \"kill -s SIGNAL -- -PGID\" as %s, "
+                 "with !use_pty so that a run stays in the process group the executor ends), then visudo -c",
+                 k->cfg->service, s->name);
+        if (r == KILL_OK)
+                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
+                         "as %s, sudo -n -u %s kill -s TERM -- -PGID ended a run's process group, with and without "
+                         "a terminal", k->cfg->service, s->name);
+        else if (r == KILL_NOT_STARTED && tty)
+                /* It ran without one: on a terminal, sudo's use_pty moved the command to a session of its own. */
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
+                         "as %s with a controlling terminal, the run's command is not in the process group the "
+                         "executor ends (sudo's use_pty runs it in a session of its own), so the kill cannot end it",
+                         k->cfg->service);
+        else if (r == KILL_NOT_STARTED)
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
+                         "%s, the launcher did not keep \"/bin/sleep 30\" running as %s to be ended", tty_said(tty),
+                         s->name);
+        else if (r == KILL_REFUSED)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
+                         "as %s %s, sudo -n -u %s kill -s TERM -- -PGID is refused or does not finish within 5 s%s",
+                         k->cfg->service, tty_said(tty), s->name,
+                         tty ? " (with sudo's use_pty a run leaves the group for a session of its own)" : "");
+        else if (r == KILL_SURVIVED)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "find what keeps the slot's processes alive",
+                         "%s, the run's process group of %s outlived the kill by 5 s", tty_said(tty), s->name);
+        else if (r < 0 && tty && r != -EPERM && r != -ECHILD && r != -ETIMEDOUT)
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
+                         "passes without a terminal; no terminal of its own for the case with one (%s)",
+                         strerror(-r));
+        else
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
+                         r < 0 ? probe_failure(r) : "fork failed");
+}
+
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
 {
         struct start st;
         struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
-        char *launcher, fix[512];
+        char *launcher;
         size_t a = 0;
         int r;
 
@@ -790,26 +879,12 @@ void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
         j.run[a] = NULL;
         default_start(k, s, &st);
         r = run_started(k, &st, kill_child, &j, 20000);
+        if (r == KILL_OK) {
+                j.tty = true;
+                r = run_started(k, &st, kill_child, &j, 20000);
+        }
         end_start(&st);
-        snprintf(fix, sizeof(fix), "let %s run \"kill -s SIGNAL -- -PGID\" as %s in /etc/sudoers.d/slots-%s "
-                 "(slots-provision writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
-        if (r == KILL_OK)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
-                         "as %s, sudo -n -u %s kill -s TERM -- -PGID ended a run's process group", k->cfg->service,
-                         s->name);
-        else if (r == KILL_NOT_STARTED)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "the launcher did not keep \"/bin/sleep 30\" running as %s to be ended", s->name);
-        else if (r == KILL_REFUSED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s, sudo -n -u %s kill -s TERM -- -PGID is refused or does not finish within 5 s",
-                         k->cfg->service, s->name);
-        else if (r == KILL_SURVIVED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "find what keeps the slot's processes alive",
-                         "the run's process group of %s outlived the kill by 5 s", s->name);
-        else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
-                         r < 0 ? probe_failure(r) : "fork failed");
+        kill_row(k, s, j.tty, r);
         free(launcher);
 }
 

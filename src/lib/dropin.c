@@ -165,7 +165,13 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
         for (size_t i = 0; i < 2; i++)
                 fprintf(f, "%s/true \"\", %s/kill ^-s [A-Z0-9]+ -- -([2-9]|[1-9][0-9]+)$%s", bins[i], bins[i],
                         i ? "\n" : ", \\\n\t");
-        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty\n", alias);
+        /*
+         * !use_pty: with use_pty (Debian's default) and a terminal, sudo runs the command in a
+         * session of its own on a new pty, so the run's process group holds only root's sudo and
+         * the executor's "kill -- -PGID" as the slot gets EPERM while the command lives on.
+         */
+        fprintf(f, "# !use_pty: on a terminal, use_pty moves the command out of the process group the kill ends.\n");
+        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty, !use_pty\n", alias);
         if (run) {
                 fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
                 if (c->slotctl) {
@@ -180,7 +186,8 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                 }
                 /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
                 fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !env_check, ", alias);
+                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, !env_check, ",
+                        alias);
                 if (c->n_sudo_env == 0) {
                         fprintf(f, "!env_keep");
                 } else {

@@ -66,6 +66,21 @@ run_check private
 layer private private-unreachable slot01 "chmod o-rwx $APP/state"
 chmod 0700 "$APP/state"
 
+# The kill and the preflight are tried with a terminal of check's own too: under Debian's
+# "Defaults use_pty", a drop-in without !use_pty lets the run leave the group the kill ends.
+grep -q '^Defaults[[:space:]]*use_pty' /etc/sudoers || echo 'Defaults use_pty' >>/etc/sudoers
+cp -p "$SUDOERS" "$OUT/dropin.good"
+sed 's/, !use_pty//' "$OUT/dropin.good" >"$SUDOERS"
+run_check use-pty
+check_rc "use_pty: check exits 1" 1 use-pty
+check "use_pty: sudo-kill FAILs with a controlling terminal and says why" grep -q \
+	'^FAIL sudo-kill slot01: as vstudio with a controlling terminal, the run.s command is not in the process group' \
+	"$OUT/use-pty.out"
+check "use_pty: the fix is slots-provision's drop-in with !use_pty" \
+	sh -c 'grep "^FAIL sudo-kill slot01: " "$1" | grep -q "fix: slots-provision (its drop-in .* with !use_pty"' - \
+	"$OUT/use-pty.out"
+cat "$OUT/dropin.good" >"$SUDOERS"
+
 run_check back
 check_rc "put back, check exits 0" 0 back
 slots_done
