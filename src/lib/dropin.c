@@ -186,8 +186,14 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                 }
                 /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
                 fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, !env_check, ",
-                        alias);
+                /*
+                 * always_set_home: HOME is the slot's own unless the caller lists it in
+                 * --preserve-env (sudo adds those after it resets the environment); a HOME
+                 * the caller merely has, kept by env_keep, is replaced.
+                 */
+                fprintf(f, "# always_set_home: HOME is the slot's home unless --preserve-env lists it.\n");
+                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
+                        "!env_check, ", alias);
                 if (c->n_sudo_env == 0) {
                         fprintf(f, "!env_keep");
                 } else {

@@ -139,6 +139,16 @@ check_fails "run: a name outside the list does not arrive" grep -q "NOT_LISTED\|
 # set-user-ID program before sudo runs, so sudo never sees it: the name is accepted
 # in --preserve-env but passes nothing.  The launcher sets TMPDIR itself.
 check_fails "run: TMPDIR cannot arrive (glibc drops it for set-user-ID sudo)" grep -q "^env TMPDIR=" "$OUT/run.out"
+# HOME: the slot's own unless the caller lists it.  The executor's process has its own HOME;
+# a run whose --preserve-env leaves HOME out must not get it (always_set_home).
+NOHOME=$(echo "$LIST" | tr ',' '\n' | grep -vx HOME | paste -sd, -)
+runuser -u "$SVC" -- env -i PATH=/usr/bin:/bin HOME=/var/lib/daemon-home LANG=C.UTF-8 \
+	sudo -n -u slot01 --preserve-env=$NOHOME -- "$LAUNCH" >"$OUT/nohome.out" 2>&1
+check "HOME not listed: the slot gets its own home, not the caller's" \
+	grep -qx "env HOME=/var/lib/slots/$SVC/home/slot01" "$OUT/nohome.out"
+runuser -u "$SVC" -- env -i PATH=/usr/bin:/bin HOME=/var/lib/daemon-home LANG=C.UTF-8 \
+	sudo -n -u slot01 --preserve-env=$LIST -- "$LAUNCH" >"$OUT/home.out" 2>&1
+check "HOME listed: the caller's HOME arrives" grep -qx "env HOME=/var/lib/daemon-home" "$OUT/home.out"
 as_svc sudo -n -u slot01 --preserve-env=$LIST -- "$CURRENT" >"$OUT/cur.out" 2>&1
 check "run: the launcher through current is accepted" grep -qx "id slot01 slot01" "$OUT/cur.out"
 

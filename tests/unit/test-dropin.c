@@ -40,7 +40,8 @@ static const struct {
           { "_RUN", NULL } },
         { "a launcher: releases and current by name, no env kept", CONF(RUN ", \"sudo_env\": []"),
           { "Cmnd_Alias SLOTS_WEB_APP_RUN = /opt/web/releases/*/bin/run, /opt/web/current/bin/run\n",
-            "Defaults!SLOTS_WEB_APP_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, !env_check, !env_keep\n",
+            "Defaults!SLOTS_WEB_APP_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
+            "!env_check, !env_keep\n",
             "!SLOTS_WEB_APP_CTL, !SLOTS_WEB_APP_RUN\n" },
           { "NOPASSWD: SETENV", NULL } },
         { "sudo_env kept exactly; PATH turns secure_path off", CONF(RUN ", \"sudo_env\": [\"LANG\", \"PATH\"]"),
