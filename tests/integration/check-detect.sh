@@ -152,7 +152,7 @@ mv "$OUT/current.keep" "$APP/current"
 rm -r "$APP/releases/2026.09.3"
 repaired no-current
 
-# app_root reached through a symlink: refused, as slots-provision refuses it (issue 13); the
+# app_root reached through a symlink: refused, as slots-provision refuses it; the
 # row names the link.  (tests/integration/check-roots.sh has the service's own swaps.)
 ln -s srv "$SLOTS_SCRATCH/srv-link"
 sed -i "s|\"app_root\": \"$APP\"|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|" "$CONF"
