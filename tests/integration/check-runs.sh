@@ -2,7 +2,7 @@
 # slots-admin check under a slotctl that enforces allowed_cwd as the platform's does (126
 # "outside the allowed folders"): a good host passes as root and as the service on 8 runs in a
 # row each, and each of the three production layers (the table root:root, releases/ 0700, a
-# private path reachable) is still a FAIL with its precise fix.
+# private path reachable) is still a FAIL with its precise fix (releases/ as the service too).
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 slots_enter_namespace "$@"
@@ -58,7 +58,14 @@ chgrp "$SERVICE" "$TABLE"
 chmod 0700 "$APP/releases"
 run_check releases
 layer releases runner-reachable slot01 "chmod o+x $APP/releases"
+# As the service (the deploy self-test): answered from the modes, with the same precise fix.
+run_svc releases-svc
+layer releases-svc runner-reachable slot01 "chmod o+x $APP/releases"
 chmod 0711 "$APP/releases"
+run_svc releases-svc-back
+check "as the service, releases/ 0711: runner-reachable passes from the modes" \
+	grep -q '^PASS  *runner-reachable  *slot01  *reaches .* by the modes and ACLs vstudio reads' \
+	"$OUT/releases-svc-back.out"
 
 # The third: a private path others can reach.
 chmod 0755 "$APP/state"
