@@ -88,6 +88,16 @@ check "use_pty: the fix is slots-provision's drop-in with !use_pty" \
 	"$OUT/use-pty.out"
 cat "$OUT/dropin.good" >"$SUDOERS"
 
+# 70 names in sudo_env (the run's environment has no cap): every one is passed and accepted.
+cp -p "$CONF" "$OUT/conf.good"
+edit_config 'c["sudo_env"] = ["LANG", "HOME"] + ["SLOTS_T%02d" % i for i in range(70)]'
+"$SLOTS_PROVISION" --config "$CONF" >"$OUT/prov70.out" 2>&1 || cat "$OUT/prov70.out"
+run_check env70
+check "72 names in sudo_env: sudo-env passes" \
+	grep -q '^PASS  *sudo-env  *slot01  *sudo accepts --preserve-env for the 72 names of sudo_env' "$OUT/env70.out"
+rm -f "$CONF" && cp -p "$OUT/conf.good" "$CONF"
+"$SLOTS_PROVISION" --config "$CONF" >"$OUT/prov-back.out" 2>&1 || cat "$OUT/prov-back.out"
+
 run_check back
 check_rc "put back, check exits 0" 0 back
 slots_done
