@@ -22,6 +22,7 @@
 #include "rlimits.h"
 #include "store.h"
 #include "table.h"
+#include "table-index.h"
 
 struct options {
         const char *config;     /* points into argv, or the built-in default */
@@ -63,13 +64,53 @@ static unsigned session_slot(pam_handle_t *pamh, const char **user)
         return slots_slot_parse(*user);
 }
 
-/* 0 when slot n holds a user in the config's table; otherwise logs why not and returns -1. */
-static int check_assigned(pam_handle_t *pamh, const struct slots_config *cfg, unsigned n,
-                          const char *slot)
+/* Whoever can write the table decides who gets a session. */
+static int table_writable(pam_handle_t *pamh, const struct stat *st, const char *table, const char *slot)
+{
+        if (!(st->st_mode & S_IWOTH))
+                return 0;
+        pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: writable by others (mode %04o); "
+                   "refused; fix: chmod 0640 %s", slot, table, (unsigned) (st->st_mode & 07777), table);
+        return -1;
+}
+
+/*
+ * Slot n's state from the table's index (table-index.h), when the index can be
+ * trusted for the table file as it is now; 1 when it cannot (read the table),
+ * -1 when the table refuses the session.
+ */
+static int state_from_index(pam_handle_t *pamh, const struct options *o, const struct slots_config *cfg,
+                            unsigned n, const char *slot, enum slots_slot_state *state)
+{
+        struct stat st;
+        const char *name, *why = "the table cannot be opened";
+        int dirfd, fd, r = 1;
+
+        dirfd = slots_open_parent_in(AT_FDCWD, cfg->table, &name);
+        if (dirfd < 0)
+                goto out;
+        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+                if (table_writable(pamh, &st, cfg->table, slot) < 0)
+                        r = -1;
+                else if (slots_tindex_lookup(dirfd, name, &st, cfg->slots, n, state, &why) == 0)
+                        r = 0;
+        }
+        slots_close(fd);
+        slots_close(dirfd);
+out:
+        if (r > 0 && o->debug)
+                pam_syslog(pamh, LOG_DEBUG, "%s: require_assigned: index of %s not used (%s); reading the table",
+                           slot, cfg->table, why);
+        return r;
+}
+
+/* Slot n's state from the whole table; -1 when it cannot be read or refuses the session. */
+static int state_from_table(pam_handle_t *pamh, const struct slots_config *cfg, unsigned n, const char *slot,
+                            enum slots_slot_state *state)
 {
         struct slots_store s;
         struct slots_error e;
-        const char *user, *since, *released;
         char buf[2 * SLOTS_ERR_TEXT + 64];
         int r;
 
@@ -81,31 +122,36 @@ static int check_assigned(pam_handle_t *pamh, const struct slots_config *cfg, un
                            slots_error_format(&e, buf, sizeof(buf)));
                 return -1;
         }
-        /* Whoever can write the table decides who gets a session. */
-        if (s.exists && (s.st.st_mode & S_IWOTH)) {
-                pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: writable by others (mode %04o); "
-                           "refused; fix: chmod 0640 %s", slot, cfg->table,
-                           (unsigned) (s.st.st_mode & 07777), cfg->table);
-                slots_store_close(&s);
+        r = s.exists ? table_writable(pamh, &s.st, cfg->table, slot) : 0;
+        if (r == 0)
+                *state = slots_table_get(s.table, n, NULL, NULL, NULL);
+        slots_store_close(&s);
+        return r;
+}
+
+/* 0 when slot n holds a user in the config's table; otherwise logs why not and returns -1. */
+static int check_assigned(pam_handle_t *pamh, const struct options *o, const struct slots_config *cfg,
+                          unsigned n, const char *slot)
+{
+        enum slots_slot_state state;
+        int r = state_from_index(pamh, o, cfg, n, slot, &state);
+
+        if (r > 0)
+                r = state_from_table(pamh, cfg, n, slot, &state);
+        if (r < 0)
                 return -1;
-        }
-        switch (slots_table_get(s.table, n, &user, &since, &released)) {
+        switch (state) {
         case SLOTS_SLOT_ASSIGNED:
-                r = 0;
-                break;
+                return 0;
         case SLOTS_SLOT_PENDING:
                 pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: slot's release is not finished "
                            "(cleanup pending); refused", slot, cfg->table);
-                r = -1;
-                break;
+                return -1;
         default:
                 pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: slot is not assigned; refused",
                            slot, cfg->table);
-                r = -1;
-                break;
+                return -1;
         }
-        slots_store_close(&s);
-        return r;
 }
 
 static const char *rlim_str(rlim_t v, char buf[static 24])
@@ -185,7 +231,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 ret = PAM_IGNORE;
                 goto out;
         }
-        if (o.require_assigned && check_assigned(pamh, cfg, n, slot) < 0) {
+        if (o.require_assigned && check_assigned(pamh, &o, cfg, n, slot) < 0) {
                 ret = PAM_PERM_DENIED;
                 goto out;
         }

@@ -242,8 +242,8 @@ static void warn_unreadable_table(const struct ctx *x)
         struct slots_perm_model m;
         struct slots_ident id;
         gid_t *groups = NULL;
+        struct slots_acl acl;
         struct stat st;
-        acl_t acl;
         int fd;
 
         fd = openat(x->store.dirfd, x->store.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -262,10 +262,10 @@ static void warn_unreadable_table(const struct ctx *x)
                 return;
         }
         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-                acl = acl_get_fd(fd);
-                slots_perm_from_stat(&m, &st, acl);
-                if (acl)
-                        acl_free(acl);
+                int got = slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
+
+                slots_perm_from_stat(&m, &st, got > 0 ? &acl : NULL);
+                slots_acl_free(&acl);
                 if (!slots_perm_eval(&m, &id, SLOTS_PERM_R).allowed) {
                         fprintf(stderr, "%s: warning: %s is %s:%s %04o: the service account %s cannot read it, so "
                                 "the service refuses every user's command\n", cmd_name, x->cfg->table,

@@ -1,4 +1,4 @@
-/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision.c. */
+/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision*.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +21,9 @@
 
 struct run {
         bool dry_run;
+        bool json_wanted;               /* --json */
+        int changed_exit;               /* --changed-exit N, else EXIT_DONE */
+        const char *config;             /* --config FILE, else NULL */
         const char *root;
         const char *ldif;               /* --ldif DN: print the pool's LDIF, change nothing */
         unsigned problems;
@@ -123,7 +126,7 @@ static void log_change(const struct run *run, const char *text)
                 cmd_log("%s", text);
 }
 
-/* Logs the changes kept for each slot, one line per slot (issue 18: a line per change cost a third of the run). */
+/* Logs the changes kept for each slot, one line per slot (a line per change cost a third of the run). */
 static void slot_log_flush(struct run *run)
 {
         for (unsigned i = 0; run->slot_log && i < run->slots; i++) {
@@ -135,38 +138,10 @@ static void slot_log_flush(struct run *run)
         }
 }
 
-/*
- * The slot a change line is about: the first word of it (split at spaces, '/',
- * '(', ')', ':', ',') that is a slot of the pool; 0 for none (the shared group,
- * parents, files).
- */
-static unsigned change_slot(const struct run *run, const char *text)
-{
-        char word[16];
-
-        while (*text) {
-                size_t n = strcspn(text, " /():,");
-
-                if (n > 0 && n < sizeof(word)) {
-                        unsigned k;
-
-                        memcpy(word, text, n);
-                        word[n] = '\0';
-                        k = slots_slot_parse(word);
-                        if (k >= 1 && k <= run->slots)
-                                return k;
-                }
-                text += n;
-                if (*text)
-                        text++;
-        }
-        return 0;
-}
-
 /* Keeps a slot's change for its line; logs it at once when it is about no slot or memory is short. */
-static void log_slot_change(struct run *run, const char *text)
+static void log_slot_change(struct run *run, unsigned slot, const char *text)
 {
-        unsigned k = run->slot_log ? change_slot(run, text) : 0;
+        unsigned k = run->slot_log && slot <= run->slots ? slot : 0;
         size_t n = strlen(text), have;
         char *p;
 
@@ -215,12 +190,12 @@ static void report(void *arg, const struct slots_prov_msg *m)
                 if (!run->json) {
                         char *text = slots_escape(m->text);
 
-                        /* Not flushed line by line (issue 18: a write per change); cmd_err() flushes. */
+                        /* Not flushed line by line (a write per change); cmd_err() flushes. */
                         printf("%s\n", text ? text : "(out of memory)");
                         free(text);
                 }
                 if (!run->dry_run)
-                        log_slot_change(run, m->text);
+                        log_slot_change(run, m->slot, m->text);
                 break;
         }
         case SLOTS_PROV_WARNING:
@@ -292,7 +267,29 @@ static char *absolute(const char *path)
         return n < 0 ? NULL : s;
 }
 
-int main(int argc, char **argv)
+/* --changed-exit N: 1 and 2 mean refused and invalid; above 125 the shell's own statuses begin. */
+static bool parse_changed_exit(struct run *run, const char *arg)
+{
+        char *end;
+        long n;
+
+        errno = 0;
+        n = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || n < 3 || n > 125) {
+                /* The argument may hold control bytes: escaped before it reaches the terminal. */
+                char *shown = slots_escape(arg);
+
+                fprintf(cmd_err(), "%s: --changed-exit needs a number from 3 to 125, not '%s'\n", cmd_name,
+                        shown ? shown : "?");
+                free(shown);
+                return false;
+        }
+        run->changed_exit = (int) n;
+        return true;
+}
+
+/* The options into run; -1 to go on, else the exit status (--help, --version, a usage error). */
+static int parse_args(struct run *run, int argc, char **argv)
 {
         static const struct option opts[] = {
                 { "root", required_argument, NULL, 'r' },
@@ -305,50 +302,28 @@ int main(int argc, char **argv)
                 { "version", no_argument, NULL, 'V' },
                 { 0 },
         };
-        struct run run = { 0 };
-        struct slots_config *c = NULL;
-        struct slots_prov_opts po = { 0 };
-        struct slots_error e = { 0 };
-        const char *config = NULL;
-        char *config_abs = NULL;
-        unsigned changes = 0;
-        int rootfd = -1, opt, r, status, changed_exit = EXIT_DONE;
-        bool json = false;
-        char *end;
-        long n;
+        int opt;
 
-        cmd_name = "slots-provision";
         while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
                 switch (opt) {
                 case 'r':
-                        run.root = optarg;
+                        run->root = optarg;
                         break;
                 case 'n':
-                        run.dry_run = true;
+                        run->dry_run = true;
                         break;
                 case 'l':
-                        run.ldif = optarg;
+                        run->ldif = optarg;
                         break;
                 case 'c':
-                        config = optarg;
+                        run->config = optarg;
                         break;
                 case 'j':
-                        json = true;
+                        run->json_wanted = true;
                         break;
                 case 'x':
-                        /* 1 and 2 mean refused and invalid; above 125 the shell's own statuses begin. */
-                        errno = 0;
-                        n = strtol(optarg, &end, 10);
-                        if (errno || end == optarg || *end || n < 3 || n > 125) {
-                                /* The argument may hold control bytes: escaped before it reaches the terminal. */
-                                char *shown = slots_escape(optarg);
-
-                                fprintf(cmd_err(), "%s: --changed-exit needs a number from 3 to 125, not '%s'\n",
-                                        cmd_name, shown ? shown : "?");
-                                free(shown);
+                        if (!parse_changed_exit(run, optarg))
                                 return EXIT_USAGE;
-                        }
-                        changed_exit = (int) n;
                         break;
                 case 'h':
                         usage(stdout);
@@ -366,135 +341,189 @@ int main(int argc, char **argv)
                 usage(cmd_err());
                 return EXIT_USAGE;
         }
-        if (run.ldif && (run.root || run.dry_run || json || changed_exit)) {
+        if (run->ldif && (run->root || run->dry_run || run->json_wanted || run->changed_exit)) {
                 fprintf(cmd_err(), "%s: --ldif changes nothing and prints LDIF: it takes only --config\n", cmd_name);
                 usage(cmd_err());
                 return EXIT_USAGE;
         }
-        if (run.root && !run.root[0]) {
+        if (run->root && !run->root[0]) {
                 fprintf(cmd_err(), "%s: --root needs a folder\n", cmd_name);
                 return EXIT_USAGE;
         }
-        if (json) {
-                run.json = json_pack("{s:b, s:o, s:b, s:i, s:[], s:[], s:[], s:n}", "dry_run", run.dry_run, "root",
-                                     run.root ? json_string(run.root) : json_null(), "changed", false, "count", 0,
-                                     "changes", "warnings", "conflicts", "error");
-                if (!run.json) {
-                        fprintf(cmd_err(), "%s: out of memory\n", cmd_name);
-                        return EXIT_REFUSED;
-                }
+        return -1;
+}
+
+/* --json: the report's skeleton, filled as the run goes; false when out of memory. */
+static bool json_start(struct run *run)
+{
+        if (!run->json_wanted)
+                return true;
+        run->json = json_pack("{s:b, s:o, s:b, s:i, s:[], s:[], s:[], s:n}", "dry_run", run->dry_run, "root",
+                              run->root ? json_string(run->root) : json_null(), "changed", false, "count", 0,
+                              "changes", "warnings", "conflicts", "error");
+        if (!run->json)
+                fprintf(cmd_err(), "%s: out of memory\n", cmd_name);
+        return run->json != NULL;
+}
+
+/* The tree to work on: the host is AT_FDCWD, as slots-admin has it; an image root is resolved in itself. */
+static int open_tree(struct run *run, int *rootfd)
+{
+        struct slots_error e = { 0 };
+        int fd;
+
+        *rootfd = AT_FDCWD;
+        if (!run->root)
+                return -1;
+        fd = slots_root_open(run->root);
+        if (fd >= 0) {
+                *rootfd = fd;
+                return -1;
         }
+        *rootfd = -1;
+        slots_error_set(&e, fd, run->root, "%s", strerror(-fd));
+        fail(run, "cannot open the root", &e);
+        /* A root that is not there is a usage error; one that fails to open, a failure. */
+        return fd == -ENOENT || fd == -ENOTDIR ? EXIT_USAGE : EXIT_FAILURE;
+}
+
+/* --config and SLOTS_CONFIG name a file of the invoking host; the default lives in the tree.  -1: loaded. */
+static int load_config(struct run *run, int rootfd, struct slots_config **c)
+{
+        const char *config = run->config;
+        struct slots_error e = { 0 };
+        char *path = NULL;
+        int r;
+
+        if (!config && getenv("SLOTS_CONFIG") && getenv("SLOTS_CONFIG")[0])
+                config = slots_config_default_path();
+        if (config) {
+                path = absolute(config);
+                if (!path) {
+                        slots_error_set(&e, -errno, config, "%s", strerror(errno));
+                        fail(run, "cannot read the config", &e);
+                        return EXIT_USAGE;
+                }
+                r = slots_config_load(AT_FDCWD, path, c, &e);
+        } else {
+                r = slots_config_load(run->root ? rootfd : AT_FDCWD, SLOTS_DEFAULT_CONFIG, c, &e);
+        }
+        free(path);
+        if (r < 0) {
+                fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e);
+                return EXIT_USAGE;
+        }
+        return -1;
+}
+
+/* One run of slots_provision(), its changes logged per slot; the exit status. */
+static int provision(struct run *run, int rootfd, const struct slots_config *c, unsigned *changes)
+{
+        struct slots_prov_opts po = { .dry_run = run->dry_run, .host = !run->root, .lastchg = shadow_today(),
+                                      .report = report, .arg = run };
+        struct slots_error e;
+        int r;
+
+        run->slots = c->slots;
+        run->slot_log = calloc(c->slots ? c->slots : 1, sizeof(*run->slot_log));
+        run->slot_log_len = calloc(c->slots ? c->slots : 1, sizeof(*run->slot_log_len));
+        if (!run->slot_log || !run->slot_log_len) {
+                free(run->slot_log);
+                free(run->slot_log_len);
+                run->slot_log = NULL;   /* every change gets its own line */
+                run->slot_log_len = NULL;
+        }
+        slots_error_clear(&e);
+        r = slots_provision(rootfd, c, &po, changes, &e);
+        slot_log_flush(run);
+        free(run->slot_log);
+        free(run->slot_log_len);
+        if (r == -EEXIST) {
+                fprintf(cmd_err(), "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run->problems,
+                        run->problems == 1 ? "" : "s");
+                slots_error_set(&e, r, "", "%u conflict%s found; nothing was changed", run->problems,
+                                run->problems == 1 ? "" : "s");
+                json_error(run, "refused", &e);
+                return EXIT_REFUSED;
+        }
+        if (r < 0) {
+                fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
+                          e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);
+                if (*changes)
+                        fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
+                                cmd_name, *changes, *changes == 1 ? " was" : "s were");
+                return cmd_exit_for(r, &e);
+        }
+        if (!run->json)
+                printf("%u changes\n", *changes);
+        if (run->dry_run)
+                fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
+        return *changes ? run->changed_exit : EXIT_DONE;
+}
+
+/* --json: the report, with the count; a report that could not be whole or written is a failure. */
+static int json_finish(struct run *run, unsigned changes, int status)
+{
+        bool ok = status == EXIT_DONE || status == run->changed_exit;
+
+        if (!run->json)
+                return status;
+        json_object_set_new(run->json, "changed", json_boolean(changes > 0));
+        json_object_set_new(run->json, "count", json_integer(changes));
+        if (run->json_lost) {
+                /* A report that leaves something out would read as a clean run. */
+                fprintf(cmd_err(), "%s: out of memory: %u entries are missing from the JSON report\n", cmd_name,
+                        run->json_lost);
+                if (ok)
+                        status = EXIT_REFUSED;
+        }
+        if (json_dumpf(run->json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || putchar('\n') == EOF ||
+            fflush(stdout) == EOF) {
+                fprintf(cmd_err(), "%s: cannot write the JSON report: %s\n", cmd_name, strerror(errno));
+                if (ok)
+                        status = EXIT_REFUSED;
+        }
+        json_decref(run->json);
+        return status;
+}
+
+int main(int argc, char **argv)
+{
+        struct run run = { .changed_exit = EXIT_DONE };
+        struct slots_config *c = NULL;
+        unsigned changes = 0;
+        int rootfd = -1, status;
+
+        cmd_name = "slots-provision";
+        status = parse_args(&run, argc, argv);
+        if (status >= 0)
+                return status;
+        if (!json_start(&run))
+                return EXIT_REFUSED;
+
         if (!run.dry_run && !run.ldif && geteuid() != 0) {
+                struct slots_error e = { 0 };
+
                 slots_error_set(&e, -EPERM, "", "must be run as root");
                 slots_error_fix(&e, "run it as root, or with --dry-run to see the plan");
                 fail(&run, "cannot provision", &e);
                 status = EXIT_REFUSED;
                 goto out;
         }
-
-        /* The host is AT_FDCWD, as slots-admin has it; an image root is resolved with RESOLVE_IN_ROOT. */
-        if (run.root) {
-                rootfd = slots_root_open(run.root);
-                if (rootfd < 0) {
-                        slots_error_set(&e, rootfd, run.root, "%s", strerror(-rootfd));
-                        fail(&run, "cannot open the root", &e);
-                        /* A root that is not there is a usage error; one that fails to open, a failure. */
-                        status = rootfd == -ENOENT || rootfd == -ENOTDIR ? EXIT_USAGE : EXIT_FAILURE;
-                        rootfd = -1;
-                        goto out;
-                }
-        } else {
-                rootfd = AT_FDCWD;
-        }
-
-        /* --config and SLOTS_CONFIG name a file of the invoking host; the default lives in the tree. */
-        if (!config && getenv("SLOTS_CONFIG") && getenv("SLOTS_CONFIG")[0])
-                config = slots_config_default_path();
-        if (config) {
-                config_abs = absolute(config);
-                if (!config_abs) {
-                        slots_error_set(&e, -errno, config, "%s", strerror(errno));
-                        fail(&run, "cannot read the config", &e);
-                        status = EXIT_USAGE;
-                        goto out;
-                }
-                r = slots_config_load(AT_FDCWD, config_abs, &c, &e);
-        } else {
-                r = slots_config_load(run.root ? rootfd : AT_FDCWD, SLOTS_DEFAULT_CONFIG, &c, &e);
-        }
-        if (r < 0) {
-                fail(&run, e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e);
-                status = EXIT_USAGE;
+        status = open_tree(&run, &rootfd);
+        if (status >= 0)
                 goto out;
-        }
+        status = load_config(&run, rootfd, &c);
+        if (status >= 0)
+                goto out;
 
-        if (run.ldif) {
+        if (run.ldif)
                 status = print_ldif(c, run.ldif);
-                goto out;
-        }
-        po.dry_run = run.dry_run;
-        po.host = !run.root;
-        po.lastchg = shadow_today();
-        po.report = report;
-        po.arg = &run;
-        run.slots = c->slots;
-        run.slot_log = calloc(c->slots ? c->slots : 1, sizeof(*run.slot_log));
-        run.slot_log_len = calloc(c->slots ? c->slots : 1, sizeof(*run.slot_log_len));
-        if (!run.slot_log || !run.slot_log_len) {
-                free(run.slot_log);
-                free(run.slot_log_len);
-                run.slot_log = NULL;    /* every change gets its own line */
-                run.slot_log_len = NULL;
-        }
-        slots_error_clear(&e);
-        r = slots_provision(rootfd, c, &po, &changes, &e);
-        slot_log_flush(&run);
-        free(run.slot_log);
-        free(run.slot_log_len);
-        if (r == -EEXIST) {
-                fprintf(cmd_err(), "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run.problems,
-                        run.problems == 1 ? "" : "s");
-                slots_error_set(&e, r, "", "%u conflict%s found; nothing was changed", run.problems,
-                                run.problems == 1 ? "" : "s");
-                json_error(&run, "refused", &e);
-                status = EXIT_REFUSED;
-                goto out;
-        }
-        if (r < 0) {
-                fail(&run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
-                           e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);
-                if (changes)
-                        fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
-                                cmd_name, changes, changes == 1 ? " was" : "s were");
-                status = cmd_exit_for(r, &e);
-                goto out;
-        }
-        if (!run.json)
-                printf("%u changes\n", changes);
-        if (run.dry_run)
-                fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
-        status = changes ? changed_exit : EXIT_DONE;
+        else
+                status = provision(&run, rootfd, c, &changes);
 out:
-        if (run.json) {
-                json_object_set_new(run.json, "changed", json_boolean(changes > 0));
-                json_object_set_new(run.json, "count", json_integer(changes));
-                if (run.json_lost) {
-                        /* A report that leaves something out would read as a clean run. */
-                        fprintf(cmd_err(), "%s: out of memory: %u entries are missing from the JSON report\n",
-                                cmd_name, run.json_lost);
-                        if (status == EXIT_DONE || status == changed_exit)
-                                status = EXIT_REFUSED;
-                }
-                if (json_dumpf(run.json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || putchar('\n') == EOF ||
-                    fflush(stdout) == EOF) {
-                        fprintf(cmd_err(), "%s: cannot write the JSON report: %s\n", cmd_name, strerror(errno));
-                        if (status == EXIT_DONE || status == changed_exit)
-                                status = EXIT_REFUSED;
-                }
-                json_decref(run.json);
-        }
+        status = json_finish(&run, changes, status);
         slots_config_free(c);
-        free(config_abs);
         slots_close(rootfd);
         return status;
 }

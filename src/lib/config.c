@@ -29,6 +29,7 @@ enum kind {
         K_RELPATHS,     /* array of relative paths */
         K_ABSPATHS,     /* array of absolute paths */
         K_LIMITS,
+        K_SLICE,
         K_ENVNAMES,     /* array of environment names, "X*" a prefix */
         K_ARGV,         /* non-empty array of strings */
 };
@@ -68,12 +69,13 @@ static const struct key {
         { "run_as_group", K_NAME, offsetof(struct slots_config, run_as_group) },
         { "sudo_env", K_ENVNAMES, 0 },
         { "probe", K_ARGV, 0 },
+        { "slice", K_SLICE, 0 },
 };
 
 static const char known_keys[] =
         "service, service_group, prefix, slots, uid_min, uid_max, uid_base, shell, app_root, launcher, docs_root, "
         "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits, slotctl, run_as_group, "
-        "sudo_env, probe";
+        "sudo_env, probe, slice";
 
 const char *slots_config_default_path(void)
 {
@@ -88,7 +90,7 @@ void slots_config_free(struct slots_config *c)
                 return;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
                 if (keys[i].kind == K_RELPATHS || keys[i].kind == K_ABSPATHS || keys[i].kind == K_POOL ||
-                    keys[i].kind == K_ID || keys[i].kind == K_LIMITS || keys[i].kind == K_ENVNAMES ||
+                    keys[i].kind == K_ID || keys[i].kind == K_LIMITS || keys[i].kind == K_SLICE || keys[i].kind == K_ENVNAMES ||
                     keys[i].kind == K_ARGV)
                         continue;
                 free(*(char **) ((char *) c + keys[i].offset));
@@ -106,6 +108,7 @@ void slots_config_free(struct slots_config *c)
                 free(c->probe[i]);
         free(c->probe);
         free(c->slot_limits);
+        free(c->slot_slice);
         free(c->path);
         free(c);
 }
@@ -279,6 +282,43 @@ static int parse_limits(const struct slots_jsrc *src, json_t *v, struct slots_co
         return 0;
 }
 
+static int parse_slice(const struct slots_jsrc *src, json_t *v, struct slots_config *c, struct slots_error *e)
+{
+        struct slots_jpath p[2] = { { .key = "slice" }, { 0 } };
+        const char *key;
+        json_t *sub;
+        int r;
+
+        if (!json_is_object(v))
+                return slots_json_fail(e, src, p, 1, false,
+                            "\"slice\" must be an object: {\"pool\": {...}, \"default\": {...}, \"slot03\": {...}}");
+        c->has_slice = true;
+        c->slot_slice = calloc(json_object_size(v) + 1, sizeof(*c->slot_slice));
+        if (!c->slot_slice)
+                return -ENOMEM;
+        json_object_foreach(v, key, sub) {
+                unsigned n = 0;
+
+                p[1].key = key;
+                if (strcmp(key, "pool") == 0) {
+                        r = slots_slice_props_parse(sub, src, p, 2, &c->slice_pool, e);
+                } else if (strcmp(key, "default") == 0) {
+                        r = slots_slice_props_parse(sub, src, p, 2, &c->slice_default, e);
+                } else if ((n = slots_slot_parse(key)) != 0) {
+                        struct slots_slot_slice *ss = &c->slot_slice[c->n_slot_slice++];
+                        ss->slot = n;
+                        r = slots_slice_props_parse(sub, src, p, 2, &ss->props, e);
+                } else {
+                        return slots_json_fail(e, src, p, 2, true,
+                                    "\"slice\" has key \"%s\"; only \"pool\", \"default\" and slot names "
+                                    "(slot01, ...) are allowed", key);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *v, struct slots_config *c,
                      struct slots_error *e)
 {
@@ -335,6 +375,8 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
                 return parse_paths(src, p, v, true, &c->private_paths, &c->n_private_paths, e);
         case K_LIMITS:
                 return parse_limits(src, v, c, e);
+        case K_SLICE:
+                return parse_slice(src, v, c, e);
         case K_ENVNAMES:
                 return parse_strings(src, p, v, true, &c->sudo_env, &c->n_sudo_env, e);
         case K_ARGV:
@@ -521,6 +563,16 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                         return slots_json_fail(e, src, p, 2, true, "\"limits\" names %s, outside the pool of %u slots",
                                     name, c->slots);
                 }
+        for (size_t i = 0; i < c->n_slot_slice; i++)
+                if (c->slot_slice[i].slot > c->slots) {
+                        char name[SLOTS_NAME_MAX];
+                        const struct slots_jpath p[2] = {
+                                { .key = "slice" },
+                                { .key = slots_slot_name(c->slot_slice[i].slot, name) },
+                        };
+                        return slots_json_fail(e, src, p, 2, true, "\"slice\" names %s, outside the pool of %u slots",
+                                    name, c->slots);
+                }
         if (c->n_shared_dirs && !c->docs_root) {
                 const struct slots_jpath p = { .key = "shared_dirs" };
                 return slots_json_fail(e, src, &p, 1, true, "\"shared_dirs\" needs \"docs_root\"");
@@ -701,6 +753,14 @@ void slots_config_limits_for(const struct slots_config *c, unsigned n, struct sl
         for (size_t i = 0; i < c->n_slot_limits; i++)
                 if (c->slot_limits[i].slot == n)
                         slots_limits_overlay(out, &c->slot_limits[i].limits);
+}
+
+void slots_config_slice_for(const struct slots_config *c, unsigned n, struct slots_slice_props *out)
+{
+        *out = c->slice_default;
+        for (size_t i = 0; i < c->n_slot_slice; i++)
+                if (c->slot_slice[i].slot == n)
+                        slots_slice_overlay(out, &c->slot_slice[i].props);
 }
 
 char *slots_config_user_tree(const struct slots_config *c, const char *user)

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "rlimits.h"
+#include "slice.h"
 
 #define SLOTS_DEFAULT_CONFIG "/etc/slots/slots.conf"
 #define SLOTS_DEFAULT_TABLE "/etc/slots/slots.json"
@@ -15,6 +16,11 @@
 struct slots_slot_limits {
         unsigned slot;
         struct slots_limits limits;
+};
+
+struct slots_slot_slice {
+        unsigned slot;
+        struct slots_slice_props props;
 };
 
 struct slots_config {
@@ -48,6 +54,10 @@ struct slots_config {
         struct slots_limits limits_default;
         struct slots_slot_limits *slot_limits;
         size_t n_slot_limits;
+        bool has_slice;                 /* false: no slice units, sessions stay where they are */
+        struct slots_slice_props slice_pool, slice_default;
+        struct slots_slot_slice *slot_slice;
+        size_t n_slot_slice;
 };
 
 /* The config path: SLOTS_CONFIG from the environment, else the built-in default. */
@@ -84,6 +94,9 @@ extern const char *const slots_config_default_sudo_env[];
 
 /* The limits of slot n: limits.default overlaid with limits.slotNN. */
 void slots_config_limits_for(const struct slots_config *c, unsigned n, struct slots_limits *out);
+
+/* The properties of slot n's slice: slice.default overlaid with slice.slotNN. */
+void slots_config_slice_for(const struct slots_config *c, unsigned n, struct slots_slice_props *out);
 
 /* The user's tree relative to docs_root ("{user}" replaced); malloc'ed, NULL on ENOMEM. */
 char *slots_config_user_tree(const struct slots_config *c, const char *user);

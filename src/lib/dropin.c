@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
 #include "ids.h"
 #include "provision.h"
 
@@ -232,4 +233,23 @@ oom:
         free(cur);
         slots_error_set(e, -ENOMEM, c->path, "out of memory");
         return NULL;
+}
+
+/* ---- the drop-in's check: visudo on the very bytes that are installed ---- */
+
+int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e)
+{
+        const char *const argv[] = { SLOTS_VISUDO, "-c", "-f", "-", NULL };
+        char out[1024];
+        int r = slots_run_program(argv, fd, 30000, out, sizeof(out));
+
+        if (r == 0)
+                return 0;
+        if (r < 0)
+                return slots_error_set(e, r, display, "cannot run %s to check the drop-in: %s", SLOTS_VISUDO,
+                                       strerror(-r));
+        for (char *p = out; *p; p++)
+                if (*p == '\n')
+                        *p = *(p + 1) ? ' ' : '\0';
+        return slots_error_refuse(e, -EBADMSG, display, "visudo rejects the drop-in, not installed: %s", out);
 }

@@ -2,14 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "fsutil.h"
 
 void slots_close(int fd)
@@ -94,46 +93,7 @@ static const char *trusted_who(const struct chase_state *c)
 }
 
 /*
- * The kernel's POSIX ACL attribute (system.posix_acl_access): a 4-byte version,
- * then 8-byte entries of tag, permission and id, little-endian.  Read raw, so
- * the core library (and pam_slots.so) needs no libacl.
- */
-#define ACL_XATTR_VERSION 2
-enum { ACLX_USER = 0x02, ACLX_GROUP = 0x08, ACLX_MASK = 0x10 };
-#define ACLX_WRITE 0x02
-
-/* The access ACL of an O_PATH fd: fgetxattr refuses O_PATH, its /proc link does not. */
-static ssize_t acl_read(int fd, const struct stat *st, unsigned char *buf, size_t size)
-{
-        char proc[64];
-        ssize_t n;
-        int rfd;
-
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-        n = getxattr(proc, "system.posix_acl_access", buf, size);
-        if (n >= 0 || errno == ENODATA || errno == EOPNOTSUPP || errno == ERANGE || !S_ISDIR(st->st_mode))
-                return n;
-        /* No /proc: a folder can be opened again for reading through ".". */
-        rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rfd < 0)
-                return -1;
-        n = fgetxattr(rfd, "system.posix_acl_access", buf, size);
-        slots_close(rfd);
-        return n;
-}
-
-static unsigned le16(const unsigned char *p)
-{
-        return (unsigned) p[0] | (unsigned) p[1] << 8;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-/*
- * The ACL's named entries: an ACL_USER or ACL_GROUP entry that grants write,
+ * The ACL's named writers: an ACL_USER or ACL_GROUP entry that grants write,
  * and that the mask lets through, to anyone but root or the trusted account
  * is a writer the mode bits do not show.  Only read when the mode's group
  * bits (the mask, when there is an ACL) allow write at all.
@@ -141,54 +101,41 @@ static uint32_t le32(const unsigned char *p)
 static int check_acl(struct chase_state *c, int fd, const struct stat *st)
 {
         const struct slots_chase *h = c->how;
-        unsigned char buf[4 + 8 * 64], *big = NULL, *a = buf;
-        unsigned mask = 07;
+        struct slots_acl acl;
         char w[256];
-        ssize_t n;
-        int r = 0;
+        int r;
 
-        n = acl_read(fd, st, buf, sizeof(buf));
-        if (n < 0 && errno == ERANGE) {
-                n = acl_read(fd, st, NULL, 0);
-                if (n > 0 && (big = malloc((size_t) n)))
-                        n = acl_read(fd, st, a = big, (size_t) n);
-                else if (n > 0)
-                        errno = ENOMEM;
-        }
-        if (n < 0 && (errno == ENODATA || errno == EOPNOTSUPP))
-                goto out;
-        if (n < 0 || n < 4 || (n - 4) % 8 != 0 || le32(a) != ACL_XATTR_VERSION) {
+        r = slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
                 /* Fail closed: a writer may hide in an ACL that cannot be read. */
-                r = slots_error_set(c->e, n < 0 ? -errno : -EBADMSG, shown(c),
-                                    "%sgroup-writable (mode %04o) and its ACL cannot be read: %s",
+                r = slots_error_set(c->e, r, shown(c), "%sgroup-writable (mode %04o) and its ACL cannot be read: %s",
                                     what_colon(c, w, sizeof(w)), (unsigned) (st->st_mode & 07777),
-                                    n < 0 ? strerror(errno) : "unknown format");
+                                    r == -EBADMSG ? "unknown format" : strerror(-r));
                 slots_error_fix(c->e, "chmod g-w %s, or mount /proc so the ACL can be read", shown(c));
-                goto out;
+                return r;
         }
-        for (ssize_t i = 4; i < n; i += 8)
-                if (le16(a + i) == ACLX_MASK)
-                        mask = le16(a + i + 2);
-        for (ssize_t i = 4; i < n && r == 0; i += 8) {
-                unsigned tag = le16(a + i), perm = le16(a + i + 2);
-                uint32_t id = le32(a + i + 4);
-                bool user = tag == ACLX_USER, group = tag == ACLX_GROUP;
+        r = 0;
+        for (size_t i = 0; i < acl.n && r == 0; i++) {
+                const struct slots_acl_entry *a = &acl.entries[i];
+                bool user = a->tag == SLOTS_ACL_USER;
 
-                if ((!user && !group) || !(perm & mask & ACLX_WRITE) || id == 0)
+                if (!slots_acl_named_writer(&acl, i) || a->id == 0)
                         continue;
-                if (user && h->trusted_uid != (uid_t) -1 && id == h->trusted_uid)
+                if (user && h->trusted_uid != (uid_t) -1 && a->id == h->trusted_uid)
                         continue;
-                if (group && h->trusted_gid != (gid_t) -1 && id == h->trusted_gid)
+                if (!user && h->trusted_gid != (gid_t) -1 && a->id == h->trusted_gid)
                         continue;
                 r = slots_error_set(c->e, -EPERM, shown(c),
                                     "%sits ACL lets %s %u write (%s:%u:%s%s%s), not %s: whoever can write a "
                                     "folder on the way can swap what is below it", what_colon(c, w, sizeof(w)),
-                                    user ? "user" : "group", (unsigned) id, user ? "user" : "group", (unsigned) id,
-                                    perm & 04 ? "r" : "-", "w", perm & 01 ? "x" : "-", trusted_who(c));
-                slots_error_fix(c->e, "setfacl -x %s:%u %s", user ? "u" : "g", (unsigned) id, shown(c));
+                                    user ? "user" : "group", (unsigned) a->id, user ? "user" : "group",
+                                    (unsigned) a->id, a->perm & 04 ? "r" : "-", "w", a->perm & 01 ? "x" : "-",
+                                    trusted_who(c));
+                slots_error_fix(c->e, "setfacl -x %s:%u %s", user ? "u" : "g", (unsigned) a->id, shown(c));
         }
-out:
-        free(big);
+        slots_acl_free(&acl);
         return r;
 }
 

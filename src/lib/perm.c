@@ -10,34 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
-#include <acl/libacl.h>
-#include <sys/acl.h>
-
+#include "acl.h"
 #include "error.h"
 #include "fsutil.h"
 #include "nss.h"
 #include "perm.h"
 #include "strbuf.h"
 
-static unsigned permset_bits(acl_permset_t ps)
+void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, const struct slots_acl *acl)
 {
-        unsigned p = 0;
-
-        if (acl_get_perm(ps, ACL_READ) == 1)
-                p |= SLOTS_PERM_R;
-        if (acl_get_perm(ps, ACL_WRITE) == 1)
-                p |= SLOTS_PERM_W;
-        if (acl_get_perm(ps, ACL_EXECUTE) == 1)
-                p |= SLOTS_PERM_X;
-        return p;
-}
-
-void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, acl_t acl)
-{
-        acl_entry_t e;
-        int r;
-
         memset(m, 0, sizeof(*m));
         m->owner = st->st_uid;
         m->group = st->st_gid;
@@ -45,49 +26,32 @@ void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, acl
         m->user_obj = (st->st_mode >> 6) & 7;
         m->group_obj = (st->st_mode >> 3) & 7;
         m->other = st->st_mode & 7;
-        if (!acl)
-                return;
-        for (r = acl_get_entry(acl, ACL_FIRST_ENTRY, &e); r == 1; r = acl_get_entry(acl, ACL_NEXT_ENTRY, &e)) {
-                struct slots_perm_entry *list;
-                acl_permset_t ps;
-                acl_tag_t tag;
-                size_t *n;
-                unsigned p;
-                void *q;
+        for (size_t i = 0; acl && i < acl->n; i++) {
+                const struct slots_acl_entry *e = &acl->entries[i];
+                struct slots_perm_entry *list = e->tag == SLOTS_ACL_USER ? m->users : m->groups;
+                size_t *n = e->tag == SLOTS_ACL_USER ? &m->n_users : &m->n_groups;
 
-                if (acl_get_tag_type(e, &tag) < 0 || acl_get_permset(e, &ps) < 0)
-                        continue;
-                p = permset_bits(ps);
-                switch (tag) {
-                case ACL_USER_OBJ:
-                        m->user_obj = p;
+                switch (e->tag) {
+                case SLOTS_ACL_USER_OBJ:
+                        m->user_obj = e->perm;
                         break;
-                case ACL_GROUP_OBJ:
-                        m->group_obj = p;
+                case SLOTS_ACL_GROUP_OBJ:
+                        m->group_obj = e->perm;
                         break;
-                case ACL_OTHER:
-                        m->other = p;
+                case SLOTS_ACL_OTHER:
+                        m->other = e->perm;
                         break;
-                case ACL_MASK:
-                        m->mask = p;
+                case SLOTS_ACL_MASK:
+                        m->mask = e->perm;
                         m->has_mask = m->extended = true;
                         break;
-                case ACL_USER:
-                case ACL_GROUP:
-                        q = acl_get_qualifier(e);
-                        if (!q)
-                                break;
-                        list = tag == ACL_USER ? m->users : m->groups;
-                        n = tag == ACL_USER ? &m->n_users : &m->n_groups;
+                case SLOTS_ACL_USER:
+                case SLOTS_ACL_GROUP:
                         m->extended = true;
                         if (*n == SLOTS_PERM_ENTRIES)
                                 m->truncated = true;
                         else
-                                list[(*n)++] = (struct slots_perm_entry){
-                                        .id = tag == ACL_USER ? (unsigned) *(uid_t *) q : (unsigned) *(gid_t *) q,
-                                        .perm = p,
-                                };
-                        acl_free(q);
+                                list[(*n)++] = (struct slots_perm_entry){ .id = e->id, .perm = e->perm };
                         break;
                 default:
                         break;
@@ -449,18 +413,16 @@ void walk_free(struct walk *w)
 
 static int model_of_fd(int fd, struct slots_perm_model *m)
 {
-        char proc[64];
+        struct slots_acl acl = { 0 };
         struct stat st;
-        acl_t acl;
+        int r;
 
         if (fstat(fd, &st) < 0)
                 return -errno;
-        /* An O_PATH fd carries no xattrs; its /proc link reaches the same inode without a path lookup. */
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-        acl = S_ISLNK(st.st_mode) ? NULL : acl_get_file(proc, ACL_TYPE_ACCESS);
-        slots_perm_from_stat(m, &st, acl);
-        if (acl)
-                acl_free(acl);
+        /* A symlink has no ACL; one that cannot be read leaves the mode bits (the kernel's too, without ACLs). */
+        r = S_ISLNK(st.st_mode) ? 0 : slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
+        slots_perm_from_stat(m, &st, r > 0 ? &acl : NULL);
+        slots_acl_free(&acl);
         return 0;
 }
 

@@ -3,10 +3,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/acl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "acl.h"
 #include "privdrop.h"
 #include "strbuf.h"
 
@@ -52,8 +52,8 @@ struct slots_perm_verdict {
         bool masked;                    /* the entry grants it but the mask takes it away */
 };
 
-/* Fills m from a stat and the access ACL of the file (acl may be NULL: mode bits only). */
-void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, acl_t acl);
+/* Fills m from a stat and the access ACL of the file (acl from slots_acl_get(); NULL: mode bits only). */
+void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, const struct slots_acl *acl);
 
 /* Whether the account id (uid, primary gid, groups) gets all of `want` (SLOTS_PERM_* bits). */
 struct slots_perm_verdict slots_perm_eval(const struct slots_perm_model *m, const struct slots_ident *id,

@@ -14,6 +14,7 @@ enum slots_prov_kind {
 
 struct slots_prov_msg {
         enum slots_prov_kind kind;
+        unsigned slot;                  /* the slot of the pool it is about (1-based), 0 for none */
         const char *object;             /* the account, group or path it is about ("" for a change) */
         const char *text;               /* a change: the whole line; otherwise the reason */
         const char *fix;                /* "" when there is none */
@@ -57,3 +58,12 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
 
 /* The drop-in's file name under SLOTS_SUDOERS_DIR ("slots-<service>"). */
 const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size);
+
+/* sudo's own checker, in the tree and on the host that runs slots-provision. */
+#define SLOTS_VISUDO "/usr/sbin/visudo"
+
+/*
+ * Runs visudo -c on the drop-in open at fd (display names it in e); 0 when visudo
+ * accepts it, else a refusal (-EBADMSG) with visudo's words, or a failure to run it.
+ */
+int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e);

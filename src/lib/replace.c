@@ -92,7 +92,7 @@ static int write_bytes(int fd, void *arg)
 
 /* Writes one temp file with the given owner, mode and ACL; on failure it is gone again. */
 static int write_temp(int dirfd, const char *name, const char *display, slots_writer_fn *write, void *arg,
-                      uid_t uid, gid_t gid, mode_t mode, acl_t acl, char *tmp, size_t tmpsize,
+                      uid_t uid, gid_t gid, mode_t mode, acl_t acl, bool sync, char *tmp, size_t tmpsize,
                       struct slots_error *e)
 {
         struct stat st;
@@ -122,7 +122,7 @@ static int write_temp(int dirfd, const char *name, const char *display, slots_wr
                 goto fail_errno;
         }
         step = "fsync";
-        if (fsync(fd) < 0)
+        if (sync && fsync(fd) < 0)
                 goto fail_errno;
         step = "fstat";
         if (fstat(fd, &st) < 0)
@@ -220,11 +220,13 @@ int slots_replace_stage_with(int dirfd, const char *name, const char *display, s
                 snprintf(bname, sizeof(bname), "%s-", name);
                 ob = (struct bytes) { old, oldlen };
                 r = write_temp(dirfd, bname, display, write_bytes, &ob, ost.st_uid, ost.st_gid,
-                               ost.st_mode & 07777, acl, st->backup_tmp, sizeof(st->backup_tmp), e);
+                               ost.st_mode & 07777, acl, true, st->backup_tmp, sizeof(st->backup_tmp), e);
                 if (r < 0)
                         goto out;
         }
-        r = write_temp(dirfd, name, display, write, arg, uid, gid, mode, acl, st->tmp, sizeof(st->tmp), e);
+        st->sync = !(flags & SLOTS_REPLACE_NO_SYNC);
+        r = write_temp(dirfd, name, display, write, arg, uid, gid, mode, acl, st->sync, st->tmp,
+                       sizeof(st->tmp), e);
         if (r < 0)
                 slots_replace_abort(st);
 out:
@@ -258,6 +260,8 @@ int slots_replace_commit(struct slots_staged *st, struct slots_error *e)
                 return r;
         }
         st->tmp[0] = '\0';
+        if (!st->sync)
+                return 0;
         r = slots_fsync_dir(st->dirfd);
         if (r < 0)
                 return slots_error_set(e, r, st->display,

@@ -17,6 +17,11 @@ struct slots_file_mode {
 enum {
         SLOTS_REPLACE_BACKUP = 1 << 0,  /* keep the old content as "<name>-", same owner and mode */
         SLOTS_REPLACE_FORCE_MODE = 1 << 1, /* apply def even when the file exists (repair) */
+        /*
+         * No fsync of the file or its folder: for a file whose readers detect a torn or
+         * lost copy themselves and fall back (the table's index).
+         */
+        SLOTS_REPLACE_NO_SYNC = 1 << 2,
 };
 
 /* A replacement written and synced but not yet renamed into place. */
@@ -25,6 +30,7 @@ struct slots_staged {
         char name[256];
         char tmp[300];
         char backup_tmp[300];           /* empty without a backup */
+        bool sync;                      /* fsync the file and the folder (not SLOTS_REPLACE_NO_SYNC) */
         char display[4096];             /* path for errors */
 };
 

@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "replace.h"
 #include "store.h"
+#include "table-index.h"
 
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
 {
@@ -193,6 +194,22 @@ static int write_table(int fd, void *arg)
         return r;
 }
 
+/*
+ * The index pam_slots reads instead of the table (table-index.h), made from what
+ * was just saved.  The table is saved whatever happens here: an index that is
+ * missing or names an older table file is never trusted, so a failure only costs
+ * the next sessions a read of the whole table.
+ */
+static void save_index(struct slots_store *s)
+{
+        struct slots_error ie;
+        struct stat st;
+
+        slots_error_clear(&ie);
+        if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
+}
+
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
@@ -200,8 +217,10 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
 
         /* Straight into the temp file: the text is never all in memory next to the tree (issue 18). */
         r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
-        if (r == 0)
+        if (r == 0) {
                 s->exists = true;
+                save_index(s);
+        }
         return r;
 }
 

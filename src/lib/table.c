@@ -476,6 +476,21 @@ void slots_table_count(const struct slots_table *t, unsigned *assigned, unsigned
                 *pending = p;
 }
 
+void slots_table_states(const struct slots_table *t, unsigned pool, unsigned char *states)
+{
+        const char *slot;
+        json_t *entry;
+
+        memset(states, SLOTS_SLOT_FREE, pool);
+        json_object_foreach(t->slots, slot, entry) {
+                unsigned n = slots_slot_parse(slot);
+
+                if (n >= 1 && n <= pool)
+                        states[n - 1] = json_string_value(json_object_get(entry, "user")) ?
+                                SLOTS_SLOT_ASSIGNED : SLOTS_SLOT_PENDING;
+        }
+}
+
 /*
  * Adds an empty entry `name` to the slots object in key order.  jansson appends a
  * new key; when it does not sort last, a new object built in one pass with it in

@@ -67,6 +67,9 @@ unsigned slots_table_test_slot(const struct slots_table *t, unsigned pool);
 /* Counts assigned and pending entries. */
 void slots_table_count(const struct slots_table *t, unsigned *assigned, unsigned *pending);
 
+/* The state of slots 1..pool into states[0..pool-1] (enum slots_slot_state values). */
+void slots_table_states(const struct slots_table *t, unsigned pool, unsigned char *states);
+
 /* Sets slot n to user since `since` (RFC 3339 UTC); unknown keys of the entry are kept. */
 int slots_table_assign(struct slots_table *t, unsigned n, const char *user, const char *since);
 

@@ -160,6 +160,26 @@ static int prep_table_writable(void)
         return chmod(path, 0646) < 0 ? 1 : 0;
 }
 
+/*
+ * An index beside the table that says every slot of the pool of 4 is assigned, in the
+ * index's own format and size, but made for another table file (device and inode 0):
+ * what a save that died between the table's rename and the index's leaves, seen from a
+ * later table.  The module must read the table instead.
+ */
+static int prep_stale_index(void)
+{
+        char path[4096];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/table.json.index", case_dir);
+        f = fopen(path, "w");
+        if (!f)
+                return 1;
+        fprintf(f, "slots-index 1 dev %016x ino %016x size %016x ctime %016x.%09d pool %04u\naaaa"
+                "\nfnv1a %016x\n", 0, 0, 0, 0, 0, 4u, 0);
+        return fclose(f) == 0 && chmod(path, 0640) == 0 ? 0 : 1;
+}
+
 /* "nofile": "unlimited" means fs.nr_open; from 64 only CAP_SYS_RESOURCE gets there. */
 static int prep_nofile_64(void)
 {
@@ -261,6 +281,9 @@ static const struct tcase cases[] = {
         { "require_assigned refuses a table writable by others", "slots_req", "slot02", CONFIG(LIMITS_A), 0,
           TABLE, prep_table_writable, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1,
           { "slot02", "writable by others", "chmod 0640" } },
+        { "require_assigned does not believe an index made for another table", "slots_req", "slot01",
+          CONFIG(LIMITS_A), 0, TABLE, prep_stale_index, PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1,
+          { "slot01", "not assigned" } },
         { "require_assigned without a table", "slots_req", "slot02", CONFIG(LIMITS_A), 0, NULL, NULL,
           PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot02", "not assigned" } },
         { "require_assigned with a broken table", "slots_req", "slot02", CONFIG(LIMITS_A), 0,

@@ -31,6 +31,8 @@
 #define ONE(k, v) HEAD "  \"" k "\": " v "\n}\n"
 /* limits: lines 1-4 as above ("limits": {), the entries from line 5, at column 5. */
 #define LIM(body) HEAD "  \"limits\": {\n" body "  }\n}\n"
+/* slice: the same layout as limits ("slice": { on line 4, the entries from line 5, at column 5). */
+#define SLC(body) HEAD "  \"slice\": {\n" body "  }\n}\n"
 /* docs_root on line 4, private_paths on line 5, shared_dirs on line 6 ('[' at column 18). */
 #define SHARED(priv, shared) \
         HEAD "  \"docs_root\": \"/srv/docs\",\n  \"private_paths\": " priv ",\n  \"shared_dirs\": " shared "\n}\n"
@@ -194,6 +196,36 @@ static const struct bad {
         { "limits key slot1", LIM("    \"slot1\": {\"nofile\": 10}\n"), 5, 5, "\"slot1\"" },
         { "limits key slot00", LIM("    \"slot00\": {\"nofile\": 10}\n"), 5, 5, "\"slot00\"" },
         { "limits key defaults", LIM("    \"defaults\": {\"nofile\": 10}\n"), 5, 5, "\"defaults\"" },
+        /* slice: systemd's syntax, each value at its own column */
+        { "slice array", ONE("slice", "[]"), 4, 12, "slice" },
+        { "slice.pool array", ONE("slice", "{\"pool\": []}"), 4, 21, "pool" },
+        { "slice key Pool", SLC("    \"Pool\": {}\n"), 5, 5, "\"Pool\"" },
+        { "slice key slot1", SLC("    \"slot1\": {}\n"), 5, 5, "\"slot1\"" },
+        { "slice slot09 outside 8", SLC("    \"slot09\": {\"TasksMax\": 10}\n"), 5, 5, "slot09" },
+        { "slice unknown property", SLC("    \"default\": {\"MemoryLimit\": 1}\n"), 5, 17, "MemoryLimit" },
+        { "slice property case", SLC("    \"default\": {\"memorymax\": 1}\n"), 5, 17, "memorymax" },
+        { "MemoryMax 2GB", SLC("    \"default\": {\"MemoryMax\": \"2GB\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax 1.5G", SLC("    \"default\": {\"MemoryMax\": \"1.5G\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax negative", SLC("    \"default\": {\"MemoryMax\": -1}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax space", SLC("    \"default\": {\"MemoryMax\": \" 2G\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax lower k", SLC("    \"default\": {\"MemoryMax\": \"2k\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax max", SLC("    \"default\": {\"MemoryMax\": \"max\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax 0%", SLC("    \"default\": {\"MemoryMax\": \"0%\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax overflow", SLC("    \"default\": {\"MemoryMax\": \"16777216T\"}\n"), 5, 30, "MemoryMax" },
+        { "MemoryMax bool", SLC("    \"default\": {\"MemoryMax\": true}\n"), 5, 30, "MemoryMax" },
+        { "MemoryHigh 101%", SLC("    \"default\": {\"MemoryHigh\": \"101%\"}\n"), 5, 31, "MemoryHigh" },
+        { "MemorySwapMax 50%", SLC("    \"default\": {\"MemorySwapMax\": \"50%\"}\n"), 5, 34, "MemorySwapMax" },
+        { "TasksMax 0", SLC("    \"default\": {\"TasksMax\": 0}\n"), 5, 29, "TasksMax" },
+        { "TasksMax 1K", SLC("    \"default\": {\"TasksMax\": \"1K\"}\n"), 5, 29, "TasksMax" },
+        { "CPUQuota a number", SLC("    \"pool\": {\"CPUQuota\": 50}\n"), 5, 26, "CPUQuota" },
+        { "CPUQuota 0%", SLC("    \"default\": {\"CPUQuota\": \"0%\"}\n"), 5, 29, "CPUQuota" },
+        { "CPUQuota 1.5%", SLC("    \"default\": {\"CPUQuota\": \"1.5%\"}\n"), 5, 29, "CPUQuota" },
+        { "CPUQuota infinity", SLC("    \"default\": {\"CPUQuota\": \"infinity\"}\n"), 5, 29, "CPUQuota" },
+        { "CPUWeight 0", SLC("    \"default\": {\"CPUWeight\": 0}\n"), 5, 30, "CPUWeight" },
+        { "CPUWeight 10001", SLC("    \"default\": {\"CPUWeight\": 10001}\n"), 5, 30, "CPUWeight" },
+        { "IOWeight a string", SLC("    \"default\": {\"IOWeight\": \"100\"}\n"), 5, 29, "IOWeight" },
+        { "slot slice second line", SLC("    \"slot02\": {},\n    \"slot03\": {\"TasksMax\": \"-5\"}\n"), 6, 28,
+          "TasksMax" },
         /* the executor keys: the service is never a slot, -g never a slot's or the table's group */
         { "service slot03", "{\n  \"service\": \"slot03\",\n  \"slots\": 8\n}\n", 2, 14, "slot name" },
         { "service slot09 beyond the pool", "{\n  \"service\": \"slot09\",\n  \"slots\": 8\n}\n", 2, 14,
@@ -276,6 +308,12 @@ static const struct good {
         { "private path next to the user trees", TREEP("\"_users/{user}\"", "[\"/srv/docs/_users.env\"]") },
         { "private_paths empty", ONE("private_paths", "[]") },
         { "limits empty", ONE("limits", "{}") },
+        { "slice empty", ONE("slice", "{}") },
+        { "slice every property at its edge",
+          SLC("    \"pool\": {\"MemoryMax\": \"100%\", \"MemoryHigh\": \"1%\", \"MemorySwapMax\": 0, "
+              "\"TasksMax\": \"infinity\", \"CPUQuota\": \"100000%\", \"CPUWeight\": 10000, "
+              "\"IOWeight\": 1},\n    \"slot08\": {\"MemoryMax\": \"4T\", \"TasksMax\": 1, \"CPUQuota\": \"1%\", "
+              "\"CPUWeight\": 1, \"IOWeight\": 10000}\n") },
         { "limits slot08 in the pool of 8", LIM("    \"slot08\": {\"nofile\": 10}\n") },
         { "limits nice -20", LIM("    \"default\": {\"nice\": -20}\n") },
         { "limits nice 19", LIM("    \"default\": {\"nice\": 19}\n") },
@@ -338,6 +376,8 @@ static void test_minimal_defaults(void **state)
         assert_false(c->has_limits);
         for (int i = 0; i < SLOTS_LIMIT_MAX_ITEM; i++)
                 assert_false(c->limits_default.item[i].set);
+        assert_false(c->has_slice);
+        assert_int_equal(c->n_slot_slice, 0);
         assert_null(c->slotctl);
         assert_null(c->run_as_group);
         assert_int_equal(c->n_sudo_env, 18);
@@ -373,6 +413,12 @@ static const char full_text[] =
         "    \"default\": {\"nproc\": 200, \"nofile\": 1024, \"as\": \"2G\", \"cpu\": \"unlimited\"},\n"
         "    \"slot03\": {\"nofile\": {\"soft\": 2048, \"hard\": 4096}, \"nice\": 5},\n"
         "    \"slot12\": {\"core\": 0}\n"
+        "  },\n"
+        "  \"slice\": {\n"
+        "    \"pool\": {\"MemoryMax\": \"8G\", \"CPUQuota\": \"400%\"},\n"
+        "    \"default\": {\"MemoryMax\": \"2G\", \"TasksMax\": 256, \"CPUWeight\": 100},\n"
+        "    \"slot03\": {\"MemoryMax\": \"infinity\", \"IOWeight\": 50},\n"
+        "    \"slot12\": {\"TasksMax\": \"10%\"}\n"
         "  }\n"
         "}\n";
 
@@ -408,7 +454,60 @@ static void test_full(void **state)
         assert_string_equal(c->slotctl_config, "/etc/vs/slotctl.json");
         assert_true(c->has_limits);
         assert_int_equal(c->n_slot_limits, 2);
+        assert_true(c->has_slice);
+        assert_int_equal(c->n_slot_slice, 2);
         slots_config_free(c);
+}
+
+/* slice_for: default overlaid by the slot's own entry, property by property; the pool apart. */
+static const struct {
+        unsigned slot;          /* 0: the pool's own */
+        enum slots_slice_key key;
+        bool set;
+        enum slots_slice_kind kind;
+        uint64_t n;
+} slice_for[] = {
+        { 0, SLOTS_SLICE_MEMORY_MAX, true, SLOTS_SLICE_NUMBER, UINT64_C(8) << 30 },
+        { 0, SLOTS_SLICE_CPU_QUOTA, true, SLOTS_SLICE_PERCENT, 400 },
+        { 0, SLOTS_SLICE_TASKS_MAX, false, 0, 0 },
+        { 1, SLOTS_SLICE_MEMORY_MAX, true, SLOTS_SLICE_NUMBER, UINT64_C(2) << 30 },
+        { 1, SLOTS_SLICE_TASKS_MAX, true, SLOTS_SLICE_NUMBER, 256 },
+        { 1, SLOTS_SLICE_CPU_WEIGHT, true, SLOTS_SLICE_NUMBER, 100 },
+        { 1, SLOTS_SLICE_CPU_QUOTA, false, 0, 0 },
+        { 1, SLOTS_SLICE_IO_WEIGHT, false, 0, 0 },
+        { 3, SLOTS_SLICE_MEMORY_MAX, true, SLOTS_SLICE_INFINITY, 0 },
+        { 3, SLOTS_SLICE_TASKS_MAX, true, SLOTS_SLICE_NUMBER, 256 },
+        { 3, SLOTS_SLICE_IO_WEIGHT, true, SLOTS_SLICE_NUMBER, 50 },
+        { 12, SLOTS_SLICE_TASKS_MAX, true, SLOTS_SLICE_PERCENT, 10 },
+        { 12, SLOTS_SLICE_MEMORY_MAX, true, SLOTS_SLICE_NUMBER, UINT64_C(2) << 30 },
+        { 12, SLOTS_SLICE_IO_WEIGHT, false, 0, 0 },
+};
+
+static void test_slice_for(void **state)
+{
+        struct slots_config *c = NULL;
+        struct slots_error e;
+        int failures = 0;
+
+        (void) state;
+        assert_int_equal(slots_config_parse(full_text, strlen(full_text), FILE_NAME, &c, &e), 0);
+        for (size_t i = 0; i < N_ELEM(slice_for); i++) {
+                struct slots_slice_props p;
+                const struct slots_slice_value *v;
+
+                if (slice_for[i].slot == 0)
+                        p = c->slice_pool;
+                else
+                        slots_config_slice_for(c, slice_for[i].slot, &p);
+                v = &p.v[slice_for[i].key];
+                if (v->set != slice_for[i].set || (v->set && (v->kind != slice_for[i].kind || v->n != slice_for[i].n)))
+                        ROW_FAIL("slot %u %s: set=%d kind=%d n=%llu, expected set=%d kind=%d n=%llu",
+                                 slice_for[i].slot, slots_slice_key_name(slice_for[i].key), v->set, v->kind,
+                                 (unsigned long long) v->n, slice_for[i].set, slice_for[i].kind,
+                                 (unsigned long long) slice_for[i].n);
+        }
+        slots_config_free(c);
+        assert_int_equal(failures, 0);
 }
 
 /* limits_for: default overlaid by the slot's own entry, item by item. */
@@ -782,6 +881,7 @@ int main(void)
                 cmocka_unit_test(test_minimal_defaults),
                 cmocka_unit_test(test_full),
                 cmocka_unit_test(test_limits_for),
+                cmocka_unit_test(test_slice_for),
                 cmocka_unit_test(test_limits_for_none),
                 cmocka_unit_test(test_user_tree),
                 cmocka_unit_test(test_is_private),

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <acl/libacl.h>
 #include <sys/acl.h>
 #include <sys/stat.h>
 
@@ -46,16 +48,50 @@ struct file {
         const char *acl;
 };
 
+/* setfacl's text form as the decoded attribute (libacl parses the text; acl.c is the reader under test). */
+static void acl_of_text(const char *text, struct slots_acl *out)
+{
+        acl_t acl = acl_from_text(text);
+        acl_entry_t e;
+        size_t n = 0;
+
+        assert_non_null(acl);
+        out->entries = calloc(64, sizeof(*out->entries));
+        assert_non_null(out->entries);
+        for (int r = acl_get_entry(acl, ACL_FIRST_ENTRY, &e); r == 1 && n < 64;
+             r = acl_get_entry(acl, ACL_NEXT_ENTRY, &e)) {
+                acl_permset_t ps;
+                acl_tag_t tag;
+                void *q;
+
+                assert_int_equal(acl_get_tag_type(e, &tag), 0);
+                assert_int_equal(acl_get_permset(e, &ps), 0);
+                out->entries[n] = (struct slots_acl_entry){
+                        .tag = (unsigned) tag,
+                        .perm = (acl_get_perm(ps, ACL_READ) == 1 ? 4u : 0) | (acl_get_perm(ps, ACL_WRITE) == 1 ? 2u : 0) |
+                                (acl_get_perm(ps, ACL_EXECUTE) == 1 ? 1u : 0),
+                };
+                if (tag == ACL_USER || tag == ACL_GROUP) {
+                        q = acl_get_qualifier(e);
+                        assert_non_null(q);
+                        out->entries[n].id = tag == ACL_USER ? (uint32_t) *(uid_t *) q : (uint32_t) *(gid_t *) q;
+                        acl_free(q);
+                }
+                n++;
+        }
+        out->n = n;
+        acl_free(acl);
+}
+
 static void model(const struct file *f, struct slots_perm_model *m)
 {
         struct stat st = { .st_uid = f->uid, .st_gid = f->gid, .st_mode = f->mode };
-        acl_t acl = f->acl ? acl_from_text(f->acl) : NULL;
+        struct slots_acl acl = { 0 };
 
         if (f->acl)
-                assert_non_null(acl);
-        slots_perm_from_stat(m, &st, acl);
-        if (acl)
-                acl_free(acl);
+                acl_of_text(f->acl, &acl);
+        slots_perm_from_stat(m, &st, f->acl ? &acl : NULL);
+        slots_acl_free(&acl);
 }
 
 #define DIR_(m) (S_IFDIR | (m))

@@ -60,7 +60,7 @@ static void test_store_round_trip(void **state)
                     "      \"user\": \"alice\"\n    },\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
                     "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
                     owner_uid(), owner_gid(), 0640);
-        assert_dir("slots.json,slots.json.lock");
+        assert_dir("slots.json,slots.json.index,slots.json.lock");
 }
 
 /* A foreign owner and other modes survive a save (root: chown). */
@@ -386,6 +386,30 @@ static void test_store_save_fault(void **state)
         }
 }
 
+/*
+ * The index is written after the table's rename: when that write fails the table is saved all
+ * the same, and the index left is the older table's, which no reader believes (table-index.h).
+ */
+static void test_store_index_fault(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
+        assert_int_equal(slots_table_remove(s.table, 2), 0);
+        inj_arm("renameat", 2, ENOSPC);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        assert_int_equal(inj.fired, 1);
+        inj_reset();
+        slots_store_close(&s);
+        assert_file("slots.json", "{\n  \"slots\": {},\n  \"version\": 1\n}\n", owner_uid(), owner_gid(), 0640);
+        assert_dir("slots.json,slots.json.lock");
+}
+
 static void test_store_bad_path(void **state)
 {
         struct slots_store s;
@@ -424,6 +448,7 @@ int main(void)
                 TEST(test_store_malformed),
                 TEST(test_store_not_text),
                 TEST(test_store_save_fault),
+                TEST(test_store_index_fault),
                 TEST(test_store_bad_path),
         };
 

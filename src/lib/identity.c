@@ -1,0 +1,251 @@
+/* A slot account's identity verdict: subordinate ids, groups, password and shell, each with its fix. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "identity.h"
+#include "strbuf.h"
+
+#define SUBID_MAX ((size_t) 16 << 20)
+
+static bool field_number(const char *s, size_t len, unsigned long *out)
+{
+        unsigned long v = 0;
+
+        if (len == 0 || len > 10)
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+                v = v * 10 + (unsigned long) (s[i] - '0');
+        }
+        if (v > UINT32_MAX)
+                return false;
+        *out = v;
+        return true;
+}
+
+/* The owner field names the account: its name, or its uid in decimal (as libsubid matches). */
+static bool owner_is(const char *s, size_t len, const char *name, uid_t uid)
+{
+        unsigned long n;
+
+        if (strlen(name) == len && memcmp(s, name, len) == 0)
+                return true;
+        return field_number(s, len, &n) && n == (unsigned long) uid;
+}
+
+int slots_subid_parse(const char *text, const char *name, uid_t uid, struct slots_subids *out)
+{
+        const char *p = text;
+
+        out->r = NULL;
+        out->n = 0;
+        while (p && *p) {
+                const char *eol = strchr(p, '\n'), *c1, *c2;
+                size_t len = eol ? (size_t) (eol - p) : strlen(p);
+                struct slots_subid one;
+
+                c1 = memchr(p, ':', len);
+                c2 = c1 ? memchr(c1 + 1, ':', len - (size_t) (c1 + 1 - p)) : NULL;
+                if (c2 && owner_is(p, (size_t) (c1 - p), name, uid) &&
+                    field_number(c1 + 1, (size_t) (c2 - c1 - 1), &one.start) &&
+                    field_number(c2 + 1, len - (size_t) (c2 + 1 - p), &one.count) && one.count > 0) {
+                        struct slots_subid *r = realloc(out->r, (out->n + 1) * sizeof(*r));
+
+                        if (!r) {
+                                slots_subids_free(out);
+                                return -ENOMEM;
+                        }
+                        r[out->n++] = one;
+                        out->r = r;
+                }
+                p = eol ? eol + 1 : NULL;
+        }
+        return 0;
+}
+
+int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, struct slots_subids *out,
+                     struct slots_error *e)
+{
+        const struct slots_read how = { .path = path, .max = SUBID_MAX, .content_fails = true };
+        char *text = NULL;
+        size_t len = 0;
+        int fd, r;
+
+        out->r = NULL;
+        out->n = 0;
+        fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return slots_error_set(e, fd, path, "cannot open: %s", strerror(-fd));
+        r = slots_read_text_fd(fd, &how, NULL, &text, &len, e);
+        slots_close(fd);
+        if (r == 0) {
+                r = slots_subid_parse(text, name, uid, out);
+                if (r < 0)
+                        r = slots_error_set(e, r, path, "cannot parse: %s", strerror(-r));
+        }
+        free(text);
+        return r;
+}
+
+void slots_subids_free(struct slots_subids *s)
+{
+        free(s->r);
+        s->r = NULL;
+        s->n = 0;
+}
+
+bool slots_identity_password_usable(const char *hash)
+{
+        return hash[0] != '!' && hash[0] != '*';
+}
+
+static void add_ranges(struct strbuf *b, const char *opt, const struct slots_subids *s)
+{
+        for (size_t i = 0; i < s->n; i++) {
+                strbuf_sep(b, " ");
+                strbuf_addf(b, "%s%lu-%lu", opt, s->r[i].start, s->r[i].start + s->r[i].count - 1);
+        }
+}
+
+static void judge_subids(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        size_t nu = id->subuid ? id->subuid->n : 0, ng = id->subgid ? id->subgid->n : 0;
+
+        if (nu + ng == 0)
+                return;
+        strbuf_addf(d, "%s has subordinate ", id->name);
+        if (nu) {
+                strbuf_addf(d, "uids");
+                add_ranges(d, "", id->subuid);
+                strbuf_addf(d, " (/etc/subuid)");
+        }
+        if (nu && ng)
+                strbuf_addf(d, " and ");
+        if (ng) {
+                strbuf_addf(d, "gids");
+                add_ranges(d, "", id->subgid);
+                strbuf_addf(d, " (/etc/subgid)");
+        }
+        strbuf_addf(d, ": in a user namespace of its own it runs processes under other ids");
+        strbuf_addf(f, "usermod");
+        if (nu)
+                add_ranges(f, "--del-subuids ", id->subuid);
+        if (ng)
+                add_ranges(f, "--del-subgids ", id->subgid);
+        strbuf_addf(f, " %s", id->name);
+}
+
+static void judge_groups(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        struct strbuf members = { 0 };
+
+        for (size_t i = 0; i < id->n_groups; i++) {
+                const struct slots_identity_group *g = &id->groups[i];
+
+                if (g->primary) {
+                        if (strcmp(g->name, id->name) == 0)
+                                continue;
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "primary group is %s, not %s", g->name, id->name);
+                        strbuf_sep(f, " && ");
+                        if (id->directory)
+                                strbuf_addf(f, "set gidNumber of %s to the gid of the group %s in the directory",
+                                            id->name, id->name);
+                        else
+                                strbuf_addf(f, "usermod -g %s %s", id->name, id->name);
+                        continue;
+                }
+                if (strcmp(g->name, id->name) == 0 || (id->shared && strcmp(g->name, id->shared) == 0))
+                        continue;
+                strbuf_sep(&members, ", ");
+                strbuf_addf(&members, "%s", g->name);
+                strbuf_sep(f, " && ");
+                if (id->directory)
+                        strbuf_addf(f, "remove %s from the members of %s in the directory", id->name, g->name);
+                else
+                        strbuf_addf(f, "gpasswd -d %s %s", id->name, g->name);
+        }
+        if (members.len) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s is a member of %s: a slot belongs to no group but its own and %s", id->name,
+                            strbuf_str(&members), id->shared ? id->shared : "the shared group");
+        }
+        if (members.oom)
+                d->oom = true;
+        strbuf_free(&members);
+}
+
+static void judge_password(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        if (!id->hash || !slots_identity_password_usable(id->hash))
+                return;
+        if (id->hash[0] == '\0')
+                strbuf_addf(d, "%s has an empty password field: it needs no password at all", id->name);
+        else
+                strbuf_addf(d, "%s has a usable password (its shadow field starts with neither ! nor *)",
+                            id->name);
+        if (id->directory)
+                strbuf_addf(f, "lock the password of %s in the directory", id->name);
+        else
+                strbuf_addf(f, "usermod -L %s", id->name);
+}
+
+static void judge_shell(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        if (!id->shell || !id->want_shell || strcmp(id->shell, id->want_shell) == 0)
+                return;
+        strbuf_addf(d, "%s has shell %s, configured %s", id->name, id->shell, id->want_shell);
+        if (id->directory)
+                strbuf_addf(f, "set loginShell %s on %s in the directory, or set \"shell\" in the config",
+                            id->want_shell, id->name);
+        else
+                strbuf_addf(f, "usermod -s %s %s", id->want_shell, id->name);
+}
+
+int slots_identity_judge(const struct slots_identity *id, struct slots_identity_verdict *v)
+{
+        static void (*const judge[SLOTS_IDENT_N])(const struct slots_identity *, struct strbuf *, struct strbuf *) = {
+                [SLOTS_IDENT_SUBIDS] = judge_subids,
+                [SLOTS_IDENT_GROUPS] = judge_groups,
+                [SLOTS_IDENT_PASSWORD] = judge_password,
+                [SLOTS_IDENT_SHELL] = judge_shell,
+        };
+
+        memset(v, 0, sizeof(*v));
+        for (int k = 0; k < SLOTS_IDENT_N; k++) {
+                struct strbuf d = { 0 }, f = { 0 };
+
+                judge[k](id, &d, &f);
+                if (d.oom || f.oom) {
+                        strbuf_free(&d);
+                        strbuf_free(&f);
+                        slots_identity_verdict_free(v);
+                        return -ENOMEM;
+                }
+                if (d.len == 0) {
+                        strbuf_free(&f);
+                        continue;
+                }
+                v->p[k].detail = d.s;
+                v->p[k].fix = f.s;
+                v->n++;
+        }
+        return 0;
+}
+
+void slots_identity_verdict_free(struct slots_identity_verdict *v)
+{
+        for (int k = 0; k < SLOTS_IDENT_N; k++) {
+                free(v->p[k].detail);
+                free(v->p[k].fix);
+        }
+        memset(v, 0, sizeof(*v));
+}

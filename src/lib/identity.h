@@ -1,0 +1,90 @@
+/* A slot account's identity verdict: what of it another account could borrow or use, each with its fix. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* One subordinate id range of /etc/subuid or /etc/subgid: start .. start + count - 1. */
+struct slots_subid {
+        unsigned long start, count;
+};
+
+struct slots_subids {
+        struct slots_subid *r;
+        size_t n;
+};
+
+/*
+ * The ranges text (the subuid(5) or subgid(5) format, "owner:start:count" a line)
+ * gives the account name or its uid, in the file's order, into out (free with
+ * slots_subids_free).  Blank lines, comments, lines of other owners and lines whose
+ * numbers do not parse, as newuidmap skips them, are skipped; a count of 0 is no range.
+ * Returns 0 or -ENOMEM.
+ */
+int slots_subid_parse(const char *text, const char *name, uid_t uid, struct slots_subids *out);
+
+/*
+ * Reads path ("/etc/subuid", "/etc/subgid") inside rootfd (AT_FDCWD or an image
+ * root) through slots_read_text_fd() and parses it as slots_subid_parse() does.  A
+ * missing file holds no range.  Returns 0 or -errno with e set (a failure).
+ */
+int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, struct slots_subids *out,
+                     struct slots_error *e);
+
+void slots_subids_free(struct slots_subids *s);
+
+/* A group that names the account: as a member, or as its primary group (its gid). */
+struct slots_identity_group {
+        const char *name;
+        bool primary;
+};
+
+/* What is known of a slot account. */
+struct slots_identity {
+        const char *name;               /* slotNN; its own group has the same name */
+        const char *shell;              /* its login shell; NULL: not known */
+        const char *want_shell;         /* the configured shell */
+        const char *hash;               /* its shadow password field; NULL: not known (not root) */
+        const struct slots_identity_group *groups;
+        size_t n_groups;
+        const char *shared;             /* <prefix>shared */
+        const struct slots_subids *subuid, *subgid;     /* NULL: not known */
+        bool directory;                 /* the account lives in a directory (LDAP), not the local files */
+};
+
+enum slots_identity_what {
+        SLOTS_IDENT_SUBIDS,             /* a subordinate uid or gid range: a user namespace under other ids */
+        SLOTS_IDENT_GROUPS,             /* a group but its own and <prefix>shared, or a foreign primary group */
+        SLOTS_IDENT_PASSWORD,           /* a usable password, or none needed */
+        SLOTS_IDENT_SHELL,              /* a shell but the configured one */
+        SLOTS_IDENT_N
+};
+
+/* One problem: what is wrong, and the command that mends it; both NULL when there is none. */
+struct slots_identity_problem {
+        char *detail;
+        char *fix;
+};
+
+struct slots_identity_verdict {
+        struct slots_identity_problem p[SLOTS_IDENT_N];
+        size_t n;                       /* how many of p hold a problem */
+};
+
+/*
+ * The password field is usable (a login with a password, or without one) unless
+ * it starts with '!' or '*': an empty field is usable too, since it asks for none.
+ */
+bool slots_identity_password_usable(const char *hash);
+
+/*
+ * Judges id, without any I/O: each kind of problem in v->p[kind] (a fact that is
+ * not known gives no problem: the caller says it could not look).  Returns 0, or
+ * -ENOMEM (v then holds nothing).  Free with slots_identity_verdict_free().
+ */
+int slots_identity_judge(const struct slots_identity *id, struct slots_identity_verdict *v);
+
+void slots_identity_verdict_free(struct slots_identity_verdict *v);
