@@ -313,7 +313,8 @@ static const struct slot_check {
         { "account", check_account, 0, NULL },
         { "slot-folders", check_folders, 0, NULL },
         { "password-locked", check_password, NEEDS_ROOT, "needs root: reads /etc/shadow" },
-        { "runner-reachable", check_runner, NEEDS_ROOT | NEEDS_PROBE | NEEDS_RELEASE, "needs root: probes as the slot" },
+        /* As the service: from the modes and ACLs it can read (check_runner), no probe. */
+        { "runner-reachable", check_runner, NEEDS_PROBE | NEEDS_RELEASE, NULL },
         { "private-unreachable", check_private, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "user-tree", check_tree, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "sudo-preflight", check_sudo, NEEDS_SUDO, NULL },
