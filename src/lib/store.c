@@ -90,6 +90,7 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 s->lockfd = r;
                 /* A writer killed before its rename leaves its temp; under the lock it is ours to remove. */
                 (void) slots_replace_clean_stale(s->dirfd, s->name);
+                (void) slots_tindex_clean_stale(s->dirfd, s->name);
         }
 
         r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,

@@ -82,12 +82,20 @@ int slots_tindex_write(int dirfd, const char *table_name, const char *display, c
         for (size_t i = HEAD_LEN; i < HEAD_LEN + pool; i++)
                 buf[i] = state_byte((enum slots_slot_state) (unsigned char) buf[i]);
         trail_of(buf + HEAD_LEN, pool, buf + HEAD_LEN + pool);
-        (void) slots_replace_clean_stale(dirfd, name);
         r = slots_replace(dirfd, name, shown, buf, len, &def, SLOTS_REPLACE_FORCE_MODE | SLOTS_REPLACE_NO_SYNC, e);
 out:
         free(buf);
         free(name);
         free(shown);
+        return r;
+}
+
+int slots_tindex_clean_stale(int dirfd, const char *table_name)
+{
+        char *name = index_name(table_name);
+        int r = name ? slots_replace_clean_stale(dirfd, name) : -ENOMEM;
+
+        free(name);
         return r;
 }
 

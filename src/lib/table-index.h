@@ -22,6 +22,9 @@
 int slots_tindex_write(int dirfd, const char *table_name, const char *display, const struct stat *table_st,
                        const struct slots_table *t, unsigned pool, struct slots_error *e);
 
+/* Removes the temps a writer of the index killed before its rename left (table lock held). */
+int slots_tindex_clean_stale(int dirfd, const char *table_name);
+
 /*
  * The state of slot n as the index of dirfd/table_name says it, when the index
  * can be trusted for the table whose fstat is table_st: a regular file with one

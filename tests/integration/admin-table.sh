@@ -65,7 +65,7 @@ check "release bob from a table with an ACL" prints "slot02 released" admin rele
 check "assign and release keep the POSIX ACL" [ "$(getfacl -cn "$TABLE" 2>/dev/null)" = "$acl_before" ]
 setfacl -b "$TABLE"
 check "no temp or backup file is left next to the table" \
-	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' | wc -l)" = 0 ]
+	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' -e '^slots.json.index$' | wc -l)" = 0 ]
 
 # --- 2. a malformed table: exit 2, file:line:column named, file byte-for-byte unchanged ---
 bad_table() {
