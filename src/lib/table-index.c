@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -187,5 +190,54 @@ int slots_tindex_lookup(int dirfd, const char *table_name, const struct stat *ta
 out:
         free(buf);
         close(fd);
+        return r;
+}
+
+/* The folder of absolute path, no symlink on the way; *name points at the last component. */
+static int open_folder(const char *path, const char **name)
+{
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_MAX];
+        size_t len;
+        long fd;
+
+        if (path[0] != '/' || !slash || slash[1] == '\0')
+                return -EINVAL;
+        len = slash == path ? 1 : (size_t) (slash - path);
+        if (len >= sizeof(dir))
+                return -ENAMETOOLONG;
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+        if (fd < 0)
+                return -errno;
+        *name = slash + 1;
+        return (int) fd;
+}
+
+int slots_tindex_ask(const char *table, unsigned pool, unsigned n, struct slots_tindex_answer *a)
+{
+        const char *name;
+        int dirfd, fd, r = -ESTALE;
+
+        a->have_table = false;
+        a->why = "its folder cannot be opened without a symlink";
+        dirfd = open_folder(table, &name);
+        if (dirfd < 0)
+                return -ESTALE;
+        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &a->table) < 0 || !S_ISREG(a->table.st_mode)) {
+                a->why = "the table cannot be opened as a regular file";
+        } else {
+                a->have_table = true;
+                r = slots_tindex_lookup(dirfd, name, &a->table, pool, n, &a->state, &a->why) == 0 ? 0 : -ESTALE;
+        }
+        if (fd >= 0)
+                close(fd);
+        close(dirfd);
         return r;
 }

@@ -36,3 +36,22 @@ int slots_tindex_clean_stale(int dirfd, const char *table_name);
  */
 int slots_tindex_lookup(int dirfd, const char *table_name, const struct stat *table_st, unsigned pool,
                         unsigned n, enum slots_slot_state *state, const char **why);
+
+/* What slots_tindex_ask found. */
+struct slots_tindex_answer {
+        bool have_table;                /* the table was opened: table holds its fstat */
+        struct stat table;
+        enum slots_slot_state state;    /* when believed */
+        const char *why;                /* when not: a short reason */
+};
+
+/*
+ * slots_tindex_lookup for the table at absolute path table, in as few system
+ * calls as a session can afford: its folder opened with openat2() and
+ * RESOLVE_NO_SYMLINKS (a symlink anywhere on the way, or a kernel without
+ * openat2, is "not believed": the caller's full read resolves the path its own
+ * way), the table opened without following and fstat'ed (a->table, for the
+ * caller's own checks of its mode), then the index.  Returns 0 when believed,
+ * -ESTALE when not.
+ */
+int slots_tindex_ask(const char *table, unsigned pool, unsigned n, struct slots_tindex_answer *a);
