@@ -14,7 +14,8 @@
 /*
  * Writes the index of table t, saved in dirfd as table_name, whose stat after
  * the rename is table_st: the table's device, inode, size and change time, the
- * pool, then one byte per slot ('-' free, 'a' assigned, 'p' pending).  Replaced
+ * pool, then one byte per slot ('-' free, 'a' assigned, 'p' pending), then
+ * a hash of those bytes.  Replaced
  * atomically, with the table's group and mode 0640 less any write bit for
  * others.  Call it with the table's lock held, after the table's rename.
  * Returns 0 or -errno (e says why).
