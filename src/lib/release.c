@@ -103,7 +103,7 @@ static int step_accounts(struct slots_release_job *j, struct slots_error *e)
 
 static int step_processes(struct slots_release_job *j, struct slots_error *e)
 {
-        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &j->procs, e);
+        int r = slots_end_processes(j->slot.uid, j->slot_gid, j->kill_timeout_ms, &j->procs, e);
 
         /* Nothing of the holder runs any more: the cleanup needs no head start. */
         if (r == 0 && j->lower_after_processes)
@@ -111,9 +111,9 @@ static int step_processes(struct slots_release_job *j, struct slots_error *e)
         if (r == -EBUSY) {
                 const struct slots_proc *p = &j->procs.shown[0];
 
-                slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,suid,cmd -p %d: a process "
-                                "in uninterruptible sleep, or one that acts as %s but whose real and saved uid are "
-                                "another's) and end it", (int) p->pid, j->name);
+                slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,suid,egid,supgid,cmd -p %d: "
+                                "a process in uninterruptible sleep, or one that acts as %s or carries its group but "
+                                "whose real and saved uid are another's or root's) and end it", (int) p->pid, j->name);
         }
         return r;
 }
@@ -167,7 +167,7 @@ static int step_keys(struct slots_release_job *j, struct slots_error *e)
 static int step_verify(struct slots_release_job *j, struct slots_error *e)
 {
         struct slots_procs_report again;
-        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &again, e);
+        int r = slots_end_processes(j->slot.uid, j->slot_gid, j->kill_timeout_ms, &again, e);
 
         if (r < 0)
                 return r;
