@@ -59,6 +59,7 @@ void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
+void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c */
 
 /*
  * Which of n assigned slots (in slot order) get the sudo rows: every one when n <= max,

@@ -321,6 +321,7 @@ static const struct slot_check {
         { "sudo-env", check_sudo_env, NEEDS_SUDO, NULL },
         { "sudo-kill", check_sudo_kill, NEEDS_SUDO, NULL },
         { "chain", check_chain, NEEDS_SUDO, NULL },
+        { "slice", check_slice, 0, NULL },
 };
 
 /*
