@@ -128,16 +128,20 @@ EOF
 }
 
 # Assigns users to slots in the table (written directly, as slots.json(5) gives its format) and
-# prepares their trees as assign does: group slotNN, 2770.  Arguments: SLOT USER pairs.
+# prepares their trees as assign does (slots-admin(8)): the service's, 0700, granted to the
+# slot's uid by an ACL entry u:slotNN:rwX (folders with the same default), nothing for the
+# owning group or others.  Arguments: SLOT USER pairs.
 check_assign() {
 	entries=
 	while [ $# -ge 2 ]; do
 		entries="$entries${entries:+,}
     \"$1\": {\"since\": \"2026-10-01T09:12:00Z\", \"user\": \"$2\"}"
-		install -d -m 2770 -o $SERVICE -g "$1" "$DOCS/_users/$2"
+		install -d -m 0700 -o $SERVICE -g $SERVICE "$DOCS/_users/$2"
 		echo "work of $2" >"$DOCS/_users/$2/notes.txt"
-		chown $SERVICE:"$1" "$DOCS/_users/$2/notes.txt"
-		chmod 0660 "$DOCS/_users/$2/notes.txt"
+		chown $SERVICE:$SERVICE "$DOCS/_users/$2/notes.txt"
+		chmod 0600 "$DOCS/_users/$2/notes.txt"
+		setfacl -m "u:$1:rwx,m::rwx,g::-,o::-" -m "d:u:$1:rwx,d:g::-,d:o::-" "$DOCS/_users/$2"
+		setfacl -m "u:$1:rw-,m::rw-,g::-,o::-" "$DOCS/_users/$2/notes.txt"
 		shift 2
 	done
 	printf '{\n  "slots": {%s\n  },\n  "version": 1\n}\n' "$entries" >"$TABLE.new"

@@ -63,7 +63,7 @@ chmod 0660 "$DOCS/shared/plan.txt"
 case_ tree-link hard-links - "<docs>/_users/<user>/plan-link (slot03's user)" \
 	"runuser -u slot03 -- ln $DOCS/shared/plan.txt $DOCS/_users/$USER_B/plan-link" \
 	"rm $DOCS/_users/$USER_B/plan-link"
-check "tree-link: the fix says what to do with the link" sh -c "echo '$FIX' | grep -qF 'cp -p'"
+check "tree-link: the fix says what to do with the link" sh -c 'printf "%s\n" "$1" | grep -qF "cp FILE FILE.copy"' - "$FIX"
 case_ shared-link hard-links - "$DOCS/shared/notes-link" \
 	"runuser -u slot03 -- ln $DOCS/_users/$USER_B/notes.txt $DOCS/shared/notes-link" \
 	"rm $DOCS/shared/notes-link"

@@ -76,7 +76,7 @@ case_row private-open-below-closed 0 PASS private-unreachable slot08 \
 case_ tree-symlink user-tree slot01 "the tree <docs>/_users/<user> of slot01's user is a symlink; assign never follows one" \
 	"mv $TREE_A $OUT/tree.a.moved && ln -s $OUT/tree.a.moved $TREE_A" "rm $TREE_A && mv $OUT/tree.a.moved $TREE_A"
 check "tree-symlink: the fix makes the folder" \
-	grep -q "fix: move the link away, then install -d -m 2770 -g slot01 <docs>/_users/<user> (<user>: slots-admin status slot01)" \
+	grep -qF "fix: move the link away, then slots-admin assign <user> slot01 makes the tree (<user>: slots-admin status slot01)" \
 	"$OUT/tree-symlink.out"
 case_ tree-file user-tree slot01 "the tree <docs>/_users/<user> of slot01's user is not a folder" \
 	"rm -rf $TREE_A && echo x >$TREE_A && chown $SERVICE:slot01 $TREE_A" \

@@ -7,6 +7,7 @@
 import fnmatch
 import json
 import os
+import stat
 import sys
 
 REFUSED = 126
@@ -25,7 +26,11 @@ def at_or_below(path, folder):
 def main():
     path = "/etc/slots/slotctl.json"
     try:
-        with open(path) as f:
+        # Never blocks: a FIFO or a device there is refused, not waited on.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        with os.fdopen(fd) as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                refuse("its config %s is not a regular file" % path)
             conf = json.load(f)
     except (OSError, ValueError) as e:
         refuse("cannot read its config %s: %s" % (path, e))
