@@ -217,7 +217,7 @@ static int prepare(const struct slots_config *c, gid_t service_gid, const char *
         if (r == 0)
                 r = slots_service_user(c, &svc, e);
         if (r == 0)
-                r = slots_tree_prepare(AT_FDCWD, c, user, slot_gid, svc.uid, service_gid, &rep->tree, e);
+                r = slots_tree_prepare(AT_FDCWD, c, user, slot.uid, slot_gid, svc.uid, service_gid, &rep->tree, e);
         rep->tree_prepared = r == 0;
         if (r < 0)
                 rep->step = "preparing the user's tree";

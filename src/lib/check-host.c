@@ -1,4 +1,7 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
+/*
+ * check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links,
+ * app-private.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +19,10 @@
 #include "jsonpos.h"
 #include "nss.h"
 #include "path.h"
+#include "provision.h"
 #include "service.h"
 #include "store.h"
+#include "walk.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
@@ -210,7 +215,7 @@ static int table_reach(struct ctx *k, struct strbuf *d, struct strbuf *f)
         struct probe_plan plan = { 0 };
         struct probe_res *res = NULL;
         struct slots_perm_model after;
-        struct walk w = { 0 };
+        struct slots_perm_path w = { 0 };
         struct reach rr;
         int r = 0;
 
@@ -222,7 +227,7 @@ static int table_reach(struct ctx *k, struct strbuf *d, struct strbuf *f)
                         k->cfg->path);
                 return 0;
         }
-        if (walk_path(path, &w) < 0)
+        if (slots_perm_path_read(path, &w) < 0)
                 return -1;
         if (w.err)
                 goto out;
@@ -259,7 +264,7 @@ static int table_reach(struct ctx *k, struct strbuf *d, struct strbuf *f)
         }
         reach_free(&rr);
 out:
-        walk_free(&w);
+        slots_perm_path_free(&w);
         free(res);
         free(plan.paths);
         free(plan.ops);
@@ -546,6 +551,20 @@ void check_slotctl(struct ctx *k)
                                 c->docs_root);
                 }
         }
+        if (c->slots_root) {
+                char state[4096];
+
+                /* The test slot's probe runs in its state folder (check_chain in check-chain.c). */
+                snprintf(state, sizeof(state), "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "");
+                if (!json_any(json_object_get(root, "allowed_cwd"), cwd_covers, state)) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_cwd does not cover the slots' state folders %s, where the test "
+                                "slot's probe runs", state);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there",
+                                path, state);
+                }
+        }
         if (c->app_root && c->launcher) {
                 v = json_object_get(root, "allowed_exec");
                 snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
@@ -712,86 +731,57 @@ void check_roots(struct ctx *k)
 
 /* ---- hard-links: no file with more than one link in a user's tree or a shared folder ---- */
 
-#define LINKS_DEPTH_MAX 64      /* folders open at once in the walk below */
 #define LINKS_SHOWN 5
 
 struct links {
         struct strbuf found;    /* the first LINKS_SHOWN files, as shown */
         unsigned long n;        /* files with more than one link */
-        unsigned long deep;     /* folders below LINKS_DEPTH_MAX, not read */
-        unsigned long unread;   /* folders that could not be opened or read to the end */
+        unsigned long unread;   /* trees whose walk stopped short of their end */
         struct strbuf why;      /* the first of them and its reason */
+        const char *note;       /* after each file found: whose tree it is */
 };
 
-/* Counts a folder or entry that could not be read; the first one is named with its reason. */
-static void links_unread(struct links *l, const char *shown, const char *name, int err)
+/* Counts a tree that could not be read to its end; the first one is named with its reason. */
+static void links_unread(struct links *l, const char *shown, const char *reason)
 {
         if (l->unread++ == 0)
-                strbuf_addf(&l->why, "%s%s%s: %s", shown, name ? "/" : "", name ? name : "", strerror(err));
+                strbuf_addf(&l->why, "%s: %s", shown, reason);
 }
 
-/*
- * Reads the folder fd (consumed), shown as `shown`, never following a symlink
- * and never leaving the file system dev; files with more than one link are
- * counted.  Only reads.
- */
-static void links_walk(int fd, const char *shown, const char *note, dev_t dev, int depth, struct links *l)
+/* The walker's visitor: files with more than one link are counted.  Only reads. */
+static int links_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en, struct slots_error *e)
 {
-        DIR *dir = fdopendir(fd);
-        struct dirent *de;
+        struct links *l = data;
 
-        if (!dir) {
-                links_unread(l, shown, NULL, errno);
-                close(fd);
-                return;
+        (void) e;
+        if (ev != SLOTS_WALK_ENTRY || en->other_fs || S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1)
+                return 0;
+        if (++l->n <= LINKS_SHOWN) {
+                strbuf_sep(&l->found, ", ");
+                strbuf_addf(&l->found, "%s%s", en->path, l->note);
         }
-        while ((errno = 0, de = readdir(dir))) {
-                struct stat st;
+        return 0;
+}
 
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        if (errno != ENOENT)
-                                links_unread(l, shown, de->d_name, errno);
-                        continue;
-                }
-                if (S_ISDIR(st.st_mode)) {
-                        char *sub = NULL;
-                        int subfd;
+/* Walks the folder fd (consumed), shown as `shown`, on its own file system, at any depth. */
+static void links_walk(int fd, const char *shown, struct links *l)
+{
+        struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = links_visit, .data = l };
+        struct slots_error e;
 
-                        if (st.st_dev != dev)
-                                continue;
-                        if (depth >= LINKS_DEPTH_MAX) {
-                                l->deep++;
-                                continue;
-                        }
-                        subfd = openat(dirfd(dir), de->d_name,
-                                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                        if (subfd < 0 || !(sub = slots_path_join(shown, de->d_name))) {
-                                links_unread(l, shown, de->d_name, subfd < 0 ? errno : ENOMEM);
-                                slots_close(subfd);
-                                continue;
-                        }
-                        links_walk(subfd, sub, note, dev, depth + 1, l);
-                        free(sub);
-                } else if (st.st_nlink > 1 && ++l->n <= LINKS_SHOWN) {
-                        strbuf_sep(&l->found, ", ");
-                        strbuf_addf(&l->found, "%s/%s%s", shown, de->d_name, note);
-                }
-        }
-        if (errno)
-                links_unread(l, shown, NULL, errno);
-        closedir(dir);
+        slots_error_clear(&e);
+        if (slots_walk(fd, &how, &e) < 0)
+                links_unread(l, e.object, e.reason);
+        close(fd);
 }
 
 /* Opens rel (a path below docs_root) with no symlink on the way and walks it. */
-static void links_of(int docs, const char *rel, const char *shown, const char *note, struct links *l)
+static void links_of(int docs, const char *rel, const char *shown, struct links *l)
 {
         struct slots_chase how = {
                 .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
                 .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK,
         };
-        struct stat st;
         char *abs = NULL;
         int fd;
 
@@ -803,12 +793,37 @@ static void links_of(int docs, const char *rel, const char *shown, const char *n
         free(abs);
         if (fd == -ENOENT)
                 return;         /* user-tree says so */
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                links_unread(l, shown, NULL, fd < 0 ? -fd : errno);
-                slots_close(fd);
+        if (fd < 0) {
+                links_unread(l, shown, strerror(-fd));
                 return;
         }
-        links_walk(fd, shown, note, st.st_dev, 1, l);
+        links_walk(fd, shown, l);
+}
+
+/*
+ * The FAIL: files with more than one link, or a tree not read to its end (what
+ * was not read may hold one).  The fix never keeps a slot's owner or set-id
+ * bits: the copy is root's new file, handed to the service, without them.
+ */
+static void links_fail(struct ctx *k, const struct links *l, struct strbuf *d, struct strbuf *f)
+{
+        const struct slots_config *c = k->cfg;
+
+        if (l->n)
+                strbuf_addf(d, "%lu file%s with more than one link: %s%s", l->n, l->n == 1 ? "" : "s",
+                            strbuf_str(&l->found), l->n > LINKS_SHOWN ? ", ..." : "");
+        if (l->unread)
+                strbuf_addf(d, "%s%lu tree%s not read to the end, so not known to hold none: %s", l->n ? "; " : "",
+                            l->unread, l->unread == 1 ? "" : "s", strbuf_str(&l->why));
+        if (l->n)
+                strbuf_addf(f, "remove the extra name, or give the file a copy of its own, the service's and without "
+                            "set-id bits (cp FILE FILE.copy && chmod ug-s FILE.copy && chown %s:%s FILE.copy && "
+                            "mv FILE.copy FILE); assign and release never widen a file with more than one link, since "
+                            "its other name may be a shared or private file (find %s -xdev -type f -links +1 lists "
+                            "them)", c->service, k->group_name ? k->group_name : c->service, c->docs_root);
+        else
+                strbuf_addf(f, "make the folder readable by root (or remove it), then run check again");
+        add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, d, f);
 }
 
 /*
@@ -844,7 +859,8 @@ void check_hard_links(struct ctx *k)
                         k->err = -ENOMEM;
                         break;
                 }
-                links_of(docs, c->shared_dirs[i], shown, "", &l);
+                l.note = "";
+                links_of(docs, c->shared_dirs[i], shown, &l);
                 free(shown);
         }
         for (size_t i = 0; i < k->n_slots; i++) {
@@ -855,28 +871,127 @@ void check_hard_links(struct ctx *k)
                 if (!s->tree || strncmp(s->tree, c->docs_root, dl) != 0)
                         continue;
                 snprintf(note, sizeof(note), " (%s's user)", s->name);
-                links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, note, &l);
+                l.note = note;
+                links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, &l);
         }
         close(docs);
-        if (l.n) {
-                strbuf_addf(&d, "%lu file%s with more than one link: %s%s", l.n, l.n == 1 ? "" : "s",
-                        strbuf_str(&l.found), l.n > LINKS_SHOWN ? ", ..." : "");
-                strbuf_addf(&f, "replace each with a copy of its own (cp -p FILE FILE.copy && mv FILE.copy FILE) or "
-                        "remove it; assign and release never change a file with more than one link, since its "
-                        "other name may be a shared or private file (find %s -xdev -type f -links +1 lists them)",
-                        c->docs_root);
-                add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, &d, &f);
+        if (l.n || l.unread) {
+                links_fail(k, &l, &d, &f);
         } else {
                 strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
-                if (l.deep || l.unread)
-                        strbuf_addf(&d, " (%lu folder%s deeper than %d and %lu unreadable not read%s%s)", l.deep,
-                                l.deep == 1 ? "" : "s", LINKS_DEPTH_MAX, l.unread, l.unread ? ": " : "", strbuf_str(&l.why));
                 add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
         }
         if (l.found.oom || l.why.oom)
                 k->err = -ENOMEM;
         strbuf_free(&l.found);
         strbuf_free(&l.why);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/* ---- app-private: no browser profile or socket folder inside a shared folder ---- */
+
+#define APP_PRIVATE_SHOWN 5
+
+struct app_private {
+        const struct slots_config *c;
+        struct strbuf found;    /* the first APP_PRIVATE_SHOWN, as "path (name)" */
+        unsigned long n;
+};
+
+static int app_private_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
+                             struct slots_error *e)
+{
+        struct app_private *a = data;
+        const char *hit;
+
+        (void) e;
+        if (ev == SLOTS_WALK_LEAVE || en->depth == 0 || en->other_fs)
+                return ev == SLOTS_WALK_ENTER && en->other_fs ? SLOTS_WALK_SKIP : 0;
+        if (slots_config_is_private(a->c, en->path))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        hit = slots_shared_app_private(a->c, en->path);
+        if (!hit)
+                return 0;
+        if (++a->n <= APP_PRIVATE_SHOWN) {
+                strbuf_sep(&a->found, ", ");
+                strbuf_addf(&a->found, "%s (%s)", en->path, hit);
+        }
+        return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+}
+
+/*
+ * Every shared folder, to its end: one of the platform's app-private names in it
+ * (slots_shared_app_private(), the verdict slots-provision warns with) is a FAIL;
+ * a folder the walk cannot read to its end is a FAIL too, never a PASS.
+ */
+void check_app_private(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        struct app_private a = { .c = c };
+        struct strbuf d = { 0 }, f = { 0 }, why = { 0 };
+        struct slots_error e;
+        int docs;
+
+        if (!c->docs_root || c->n_shared_dirs == 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
+                return;
+        }
+        slots_error_clear(&e);
+        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
+                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
+                                   &e);
+        if (docs < 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s cannot be walked: %s", c->docs_root,
+                         docs == -ENOENT ? "it does not exist" : "see the roots row");
+                return;
+        }
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                                           .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK };
+                char *shown = slots_path_join(c->docs_root, c->shared_dirs[i]), *rel = NULL;
+                struct slots_walk walk = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = app_private_visit,
+                                           .data = &a };
+                int fd = -1, r;
+
+                if (!shown || asprintf(&rel, "/%s", c->shared_dirs[i]) < 0) {
+                        free(shown);
+                        k->err = -ENOMEM;
+                        break;
+                }
+                fd = slots_chase(docs, rel, &how, NULL, NULL);
+                if (fd >= 0) {
+                        slots_error_clear(&e);
+                        r = slots_walk(fd, &walk, &e);
+                        if (r < 0 && !why.len)
+                                strbuf_addf(&why, "%s: %s", e.object[0] ? e.object : shown, e.reason);
+                } else if (fd != -ENOENT && !why.len) {
+                        strbuf_addf(&why, "%s: %s", shown, strerror(-fd));
+                }
+                slots_close(fd);
+                free(rel);
+                free(shown);
+        }
+        close(docs);
+        if (a.n) {
+                strbuf_addf(&d, "%lu app-private name%s inside a shared folder: %s%s", a.n, a.n == 1 ? "" : "s",
+                            strbuf_str(&a.found), a.n > APP_PRIVATE_SHOWN ? ", ..." : "");
+                strbuf_addf(&f, "move each out of the shared folder (a browser profile or socket folder is one "
+                                "program's own state), or name it in shared_dirs to share it on purpose; "
+                                "slots-provision leaves it alone meanwhile");
+                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+        } else if (why.len) {
+                strbuf_addf(&d, "a shared folder could not be read to its end: %s", strbuf_str(&why));
+                strbuf_addf(&f, "make it readable by root (a mount, a FUSE folder?), then run check again");
+                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+        } else {
+                strbuf_addf(&d, "no app-private name (browser profile or socket folder) in the shared folders");
+                add_row(k, SLOTS_CHECK_PASS, "app-private", NULL, &d, NULL);
+        }
+        if (a.found.oom || why.oom || d.oom || f.oom)
+                k->err = -ENOMEM;
+        strbuf_free(&a.found);
+        strbuf_free(&why);
         strbuf_free(&d);
         strbuf_free(&f);
 }

@@ -875,8 +875,13 @@ static void test_load_root_only(void **state)
                 int r;
 
                 assert_int_equal(chmod(path, rows[i].mode), 0);
-                if (rows[i].uid != (uid_t) -1 && (geteuid() != 0 || chown(path, rows[i].uid, (gid_t) -1) != 0))
-                        continue;       /* only root can hand the file to another owner */
+                if (rows[i].uid != (uid_t) -1 && geteuid() != 0) {
+                        /* Only root can hand the file to another owner: the row is not run, and says so. */
+                        print_message("skipped: the row owned by uid %u (needs root)\n", (unsigned) rows[i].uid);
+                        continue;
+                }
+                if (rows[i].uid != (uid_t) -1)
+                        assert_int_equal(chown(path, rows[i].uid, (gid_t) -1), 0);
                 slots_error_clear(&e);
                 r = slots_config_load_flags(AT_FDCWD, path, SLOTS_CONFIG_ROOT_ONLY, &c, &e);
                 assert_int_equal(r, rows[i].want);
