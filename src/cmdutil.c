@@ -111,7 +111,7 @@ int cmd_load_config_flags(const char *path, unsigned flags, struct slots_config 
 
         slots_error_clear(&e);
         r = slots_config_load_flags(AT_FDCWD, path ? path : slots_config_default_path(), flags, c, &e);
-        if (r < 0 && e.kind == SLOTS_ERR_REFUSED) {
+        if (r == -EPERM && e.kind == SLOTS_ERR_REFUSED && (flags & SLOTS_CONFIG_ROOT_OWNED)) {
                 /* A config someone but root can change decides what root does: nothing is done. */
                 cmd_report("refusing the config", &e, NULL);
                 return EXIT_REFUSED;

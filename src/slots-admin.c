@@ -2,9 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <grp.h>
 #include <jansson.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +11,6 @@
 
 #include "arena.h"
 #include "assign.h"
-#include "cleanup.h"
 #include "check.h"
 #include "status.h"
 #include "cmdutil.h"
@@ -21,8 +18,6 @@
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
-#include "privdrop.h"
-#include "selfcheck.h"
 #include "release.h"
 #include "service.h"
 #include "store.h"

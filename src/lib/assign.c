@@ -171,36 +171,24 @@ static int give(const struct slots_config *c, struct slots_store *s, const char 
 }
 
 /*
- * Step 2 after a wait: another holder had the slot's lock (a release, or an
- * assign of the same user preparing the tree), so it is taken without the
- * table lock, and the table read again: the user must still hold the slot.
+ * Step 2 found the slot's lock held (a release of the slot ending, or an assign
+ * of its user walking the tree): waits for it without the table lock, then lets
+ * it go; the caller starts again from the table.
  */
-static int wait_for_slot(const struct slots_config *c, const char *user, unsigned n, int *lockfd,
-                         struct slots_error *e)
+static int wait_for_slot(const struct slots_config *c, unsigned n, struct slots_error *e)
 {
-        struct slots_store s;
         const char *name;
-        int dfd, r;
+        int dfd, lk;
 
         dfd = slots_open_parent_in(AT_FDCWD, c->table, &name);
         if (dfd < 0)
                 return slots_error_set(e, dfd, c->table, "cannot open its folder: %s", strerror(-dfd));
-        *lockfd = slots_release_lock(dfd, name, n, true, e);
+        lk = slots_release_lock(dfd, name, n, true, e);
         slots_close(dfd);
-        if (*lockfd < 0)
-                return *lockfd;
-        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, (gid_t) -1, 0, e);
-        if (r < 0)
-                return r;
-        if (slots_table_find_user(s.table, user) != n) {
-                char slot[SLOTS_NAME_MAX];
-
-                r = slots_error_refuse(e, -EAGAIN, c->table, "%s changed hands while assign waited for its lock",
-                                       slots_slot_name(n, slot));
-                slots_error_fix(e, "run the same assign again");
-        }
-        slots_store_close(&s);
-        return r;
+        if (lk < 0)
+                return lk;
+        slots_close(lk);
+        return 0;
 }
 
 /* Step 3: the user's tree for the slot, when docs_root is set. */
@@ -239,8 +227,9 @@ static int prepare(const struct slots_config *c, gid_t service_gid, const char *
         return r;
 }
 
-int slots_assign(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
-                 unsigned want, struct slots_assign_report *rep, struct slots_error *e)
+/* One pass of steps 1 to 3; -EWOULDBLOCK, nothing changed, after a wait for the slot's lock. */
+static int assign_once(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
+                       unsigned want, struct slots_assign_report *rep, struct slots_error *e)
 {
         struct slots_tree_stats keep = rep->tree;
         struct slots_store s;
@@ -260,13 +249,6 @@ int slots_assign(const struct slots_config *c, const struct slots_table_policy *
                 lockfd = slots_release_lock(s.dirfd, s.name, rep->slot, false, e);
                 r = lockfd < 0 ? lockfd : 0;
         }
-        if (r == -EWOULDBLOCK && rep->verdict == SLOTS_ASSIGN_GIVE) {
-                char name[SLOTS_NAME_MAX];
-
-                r = slots_error_set(e, -EAGAIN, c->table, "another command holds the lock of the free slot %s",
-                                    slots_slot_name(rep->slot, name));
-                slots_error_fix(e, "run the same assign again");
-        }
         if (r == 0 && rep->verdict == SLOTS_ASSIGN_GIVE)
                 r = give(c, &s, user, rep, e);
         if (r == 0)
@@ -275,10 +257,27 @@ int slots_assign(const struct slots_config *c, const struct slots_table_policy *
         slots_store_close(&s);
         if (r == -EWOULDBLOCK) {
                 slots_error_clear(e);
-                r = wait_for_slot(c, user, rep->slot, &lockfd, e);
+                r = wait_for_slot(c, rep->slot, e);
+                return r < 0 ? r : -EWOULDBLOCK;
         }
         if (r == 0)
                 r = prepare(c, policy->group, user, rep, e);
         slots_close(lockfd);
         return r;
+}
+
+int slots_assign(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
+                 unsigned want, struct slots_assign_report *rep, struct slots_error *e)
+{
+        int r;
+
+        /* The slot's lock was held: after the wait, the table may say otherwise; look again, as release does. */
+        for (int attempt = 0;; attempt++) {
+                r = assign_once(c, policy, user, want, rep, e);
+                if (r != -EWOULDBLOCK)
+                        return r;
+                if (attempt >= 100)
+                        return slots_error_set(e, -EAGAIN, c->table, "the slot's lock keeps being taken under "
+                                               "the assign");
+        }
 }
