@@ -176,7 +176,7 @@ static int prep_stale_index(void)
         if (!f)
                 return 1;
         fprintf(f, "slots-index 1 dev %016x ino %016x size %016x ctime %016x.%09d pool %04u\naaaa"
-                "\nfnv1a %016x\n", 0, 0, 0, 0, 0, 4u, 0);
+                "\nhash %016x\n", 0, 0, 0, 0, 0, 4u, 0);
         return fclose(f) == 0 && chmod(path, 0640) == 0 ? 0 : 1;
 }
 
