@@ -61,8 +61,9 @@ got=$("$SLOTS_ADMIN" --config /etc/slots/slots.conf assign "$U" 2>"$S/err")
 st=$?
 check "assign gives the directory's slot01 (exit $st, got: $got)" test "$st" = 0 -a "$got" = slot01
 cat "$S/err"
-check "the user's tree has the directory group slot01 (60001), setgid 2770" \
-	test "$(stat -c %g:%a "$S/docs/_users/$U")" = "60001:2770"
+check "the user's tree is granted to the directory's slot01 by uid (u:60001:rwx, its default too)" \
+	sh -c "getfacl -acn -- '$S/docs/_users/$U' 2>/dev/null | grep -qx 'user:60001:rwx' &&
+		getfacl -dcn -- '$S/docs/_users/$U' 2>/dev/null | grep -qx 'user:60001:rwx'"
 "$SLOTS_ADMIN" --config /etc/slots/slots.conf status --json >"$S/status.json" 2>"$S/err"
 check "status --json exits 0" test $? = 0
 check "status --json shows slot01 with uid 60001, present and assigned" \
