@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "check-int.h"
 #include "cleanup.h"
 #include "error.h"
@@ -75,7 +76,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "the group %s does not exist", shared_name);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !in_group(&s->id, shared.gid)) {
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared.gid)) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "not a member of %s", shared_name);
                 strbuf_sep(&f, " && ");
@@ -125,7 +126,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 if (st.st_uid != s->pw.uid) {
                         char u[64];
                         strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is owned by %s", dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_addf(&d, "home %s is owned by %s", dir, slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, dir);
                 }
@@ -415,7 +416,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
         for (size_t i = 0; i < c->n_private_paths; i++) {
                 const char *p = c->private_paths[i];
                 const struct probe_res *res = &s->res[k->private_first + i];
-                const struct step *end = walk_end(&k->private_walks[i]);
+                const struct slots_perm_step *end = slots_perm_path_end(&k->private_walks[i]);
                 struct slots_perm_verdict v;
 
                 if (k->private_walks[i].err == ENOENT) {
@@ -425,7 +426,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 if (!(res->got & GOT_DONE) || !(res->got & ~GOT_DONE)) {
                         refused++;
                         /* Refused only because a folder above keeps the slot out: fragile, say so. */
-                        if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                        if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                                 strbuf_sep(&notes, "; ");
                                 strbuf_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
                                         s->name);
@@ -436,9 +437,9 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "as %s, %s can be reached (", s->name, p);
                 sb_got(&d, res->got);
                 strbuf_addf(&d, ")");
-                if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                         strbuf_addf(&d, ": ");
-                        sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
+                        slots_perm_sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
                         if (slots_perm_fix_deny(&end->m, &s->id, p, &nm, fix, sizeof(fix)) > 0) {
                                 strbuf_sep(&f, " && ");
                                 strbuf_addf(&f, "%s", fix);
@@ -502,7 +503,7 @@ int plan_tree_probes(struct ctx *k, struct slotinfo *s)
 
                 if (!o->tree)
                         continue;
-                if (j != self && j != sample && walk_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
+                if (j != self && j != sample && slots_perm_path_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
                         continue;
                 if (plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
                         return -ENOMEM;
@@ -510,11 +511,75 @@ int plan_tree_probes(struct ctx *k, struct slotinfo *s)
         return 0;
 }
 
+/* Whether acl gives uid rwx through a named entry that its mask lets through. */
+static bool acl_grants_rwx(const struct slots_acl *acl, uid_t uid)
+{
+        unsigned mask = slots_acl_mask(acl);
+
+        for (size_t i = 0; i < acl->n; i++)
+                if (acl->entries[i].tag == SLOTS_ACL_USER && acl->entries[i].id == uid)
+                        return (acl->entries[i].perm & mask & 7) == 7;
+        return false;
+}
+
+/* What the owning group gets through acl (group:: under the mask). */
+static unsigned acl_group_obj(const struct slots_acl *acl)
+{
+        for (size_t i = 0; i < acl->n; i++)
+                if (acl->entries[i].tag == SLOTS_ACL_GROUP_OBJ)
+                        return acl->entries[i].perm & slots_acl_mask(acl);
+        return 0;
+}
+
+/*
+ * What is wrong with the grant of an assigned slot's tree, into d and f: it
+ * rests on the slot's uid (an ACL entry u:slotNN:rwx, in the default ACL
+ * too), never on a group another account could borrow; its owning group and
+ * others get nothing.
+ */
+static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, int fd, const struct stat *st,
+                                struct strbuf *d, struct strbuf *f)
+{
+        const char *shown = s->tree_shown;
+        struct slots_acl acc = { 0 }, def = { 0 };
+        char p[4];
+
+        (void) k;
+        if (slots_acl_get(fd, SLOTS_ACL_ACCESS, &acc) < 0 || !acl_grants_rwx(&acc, s->pw.uid)) {
+                strbuf_addf(d, "%s does not give %s rwx by its uid (an ACL entry)", shown, s->name);
+                strbuf_addf(f, "setfacl -m u:%s:rwx,m::rwx %s", s->name, shown);
+        }
+        if (slots_acl_get(fd, SLOTS_ACL_DEFAULT, &def) < 0 || !acl_grants_rwx(&def, s->pw.uid)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s has no default ACL entry for %s: new files would not be granted to it", shown,
+                            s->name);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "setfacl -d -m u:%s:rwx,g::-,o::- %s", s->name, shown);
+        }
+        /* The owning group: group:: of the ACL, or the group bits without one. */
+        if (acc.n ? acl_group_obj(&acc) != 0 : (st->st_mode & 0070) != 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s gives its owning group access (a group another account can hold)", shown);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "setfacl -m g::- %s", shown);
+        }
+        if (st->st_mode & 0007) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s gives others %s", shown, slots_perm_str(st->st_mode & 7, p));
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "chmod o-rwx %s", shown);
+        }
+        if (d->len)
+                strbuf_addf(f, " (<user>: slots-admin status %s)", s->name);
+        slots_acl_free(&acc);
+        slots_acl_free(&def);
+}
+
 void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
-        const struct step *end;
+        const struct slots_perm_step *end;
         unsigned others = 0;
         size_t t = 0;
         char fix[FIX_MAX];
@@ -534,53 +599,24 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 bool have_st = fd >= 0 && fstat(fd, &st) == 0;
                 int st_err = have_st ? 0 : errno;
 
-                slots_close(fd);
-                end = walk_end(&s->tree_walk);
+                end = slots_perm_path_end(&s->tree_walk);
                 if (have_st && S_ISLNK(st.st_mode)) {
                         strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
-                        strbuf_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
-                                "%s)", s->name, shown, s->name);
+                        strbuf_addf(&f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
+                                "slots-admin status %s)", s->name, s->name);
                 } else if (!end || !have_st) {
                         strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
                                 strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
-                        strbuf_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
-                                s->name);
+                        strbuf_addf(&f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
+                                s->name, s->name);
                 } else if (!S_ISDIR(st.st_mode)) {
                         strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
-                        strbuf_addf(&f, "move it away, then install -d -m 2770 -g %s %s (<user>: slots-admin status %s)",
-                                s->name, shown, s->name);
+                        strbuf_addf(&f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
+                                "slots-admin status %s)", s->name, s->name);
                 } else {
-                        const struct slots_perm_model *m = &end->m;
-
-                        if (m->group != s->pw.gid) {
-                                char g[64];
-                                strbuf_addf(&d, "%s is group %s, not %s", shown,
-                                        group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
-                                strbuf_addf(&f, "chgrp %s %s", s->name, shown);
-                        }
-                        /* The setgid bit from the fstat: the model keeps permission bits only. */
-                        if (!(st.st_mode & S_ISGID)) {
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s is not setgid: new files would not get group %s", shown, s->name);
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod g+s %s", shown);
-                        }
-                        if ((m->group_obj & 7) != 7 || (m->has_mask && (m->mask & 7) != 7)) {
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s does not give its group rwx", shown);
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod g+rwx %s", shown);
-                        }
-                        if (m->other) {
-                                char p[4];
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod o-rwx %s", shown);
-                        }
-                        if (d.len)
-                                strbuf_addf(&f, " (<user>: slots-admin status %s)", s->name);
+                        tree_grant_problems(k, s, fd, &st, &d, &f);
                 }
+                slots_close(fd);
         }
         if (s->probe_r < 0) {
                 strbuf_sep(&d, "; ");
@@ -598,7 +634,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         res = &s->res[k->plan.n + t++];
                 if (o == s) {
                         if (res && res->err) {
-                                const struct step *own = walk_end(&s->tree_walk);
+                                const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
                                 strbuf_sep(&d, "; ");
                                 strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
                                         strerror(res->err));
@@ -616,7 +652,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         continue;
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
-                end = walk_end(&o->tree_walk);
+                end = slots_perm_path_end(&o->tree_walk);
                 if (end && slots_perm_fix_deny(&end->m, &s->id, o->tree_shown, &nm, fix, sizeof(fix)) > 0) {
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
@@ -632,7 +668,8 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                          "no user is assigned: no tree to keep out of");
         } else {
                 if (s->user)
-                        strbuf_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
+                        strbuf_addf(&d, "%s: %s's uid by an ACL entry (and its default), nothing for its group or "
+                                "others; ", s->tree_shown, s->name);
                 strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
                 add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
         }
