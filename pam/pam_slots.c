@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "rlimits.h"
+#include "scope.h"
 #include "store.h"
 #include "table.h"
 #include "table-index.h"
@@ -94,27 +95,21 @@ static int table_writable(pam_handle_t *pamh, int fd, const struct stat *st, con
 static int state_from_index(pam_handle_t *pamh, const struct options *o, const struct slots_config *cfg,
                             unsigned n, const char *slot, enum slots_slot_state *state)
 {
-        struct stat st;
-        const char *name, *why = "the table cannot be opened";
-        int dirfd, fd, r = 1;
+        struct slots_tindex_answer a;
+        bool believed = slots_tindex_ask(cfg->table, cfg->slots, n, &a) == 0;
+        bool refused = a.table_fd >= 0 && table_writable(pamh, a.table_fd, &a.table, NULL, cfg->table, slot) < 0;
 
-        dirfd = slots_open_parent_in(AT_FDCWD, cfg->table, &name);
-        if (dirfd < 0)
-                goto out;
-        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-                if (table_writable(pamh, fd, &st, NULL, cfg->table, slot) < 0)
-                        r = -1;
-                else if (slots_tindex_lookup(dirfd, name, &st, cfg->slots, n, state, &why) == 0)
-                        r = 0;
+        slots_close(a.table_fd);
+        if (refused)
+                return -1;
+        if (believed) {
+                *state = a.state;
+                return 0;
         }
-        slots_close(fd);
-        slots_close(dirfd);
-out:
-        if (r > 0 && o->debug)
+        if (o->debug)
                 pam_syslog(pamh, LOG_DEBUG, "%s: require_assigned: index of %s not used (%s); reading the table",
-                           slot, cfg->table, why);
-        return r;
+                           slot, cfg->table, a.why);
+        return 1;
 }
 
 /* Slot n's state from the whole table; -1 when it cannot be read or refuses the session. */
@@ -277,7 +272,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 describe_limits(&lim, buf, sizeof(buf));
                 pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
         }
-        ret = PAM_SUCCESS;
+        ret = slots_pam_scope(pamh, cfg, n, o.debug);
 out:
         slots_config_free(cfg);
         return ret;

@@ -8,7 +8,9 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libpam-modules pamtester sudo passwd login util-linux procps acl jq openssl mandoc valgrind
       clang python3 keyutils
       slapd ldap-utils nslcd libnss-ldapd libnss-extrausers
-      debhelper dpkg-dev lintian bash-completion"
+      debhelper dpkg-dev lintian bash-completion
+      qemu-system-x86 mmdebstrap e2fsprogs"
+# The guest step (tests/guest) boots a Debian 12 guest under qemu from an image mmdebstrap makes.
 # The directory tests (tests/directory) run their own slapd and nslcd; --no-install-recommends
 # keeps nscd out (libnss-ldapd recommends it), since its cache would hide the directory's state.
 missing=

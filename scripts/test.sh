@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it: dependencies, a -Werror build with "make check",
 # then the unit, integration and PAM tests again under AddressSanitizer + UBSan, then
 # valgrind over the unit and PAM tests, then the libFuzzer targets (SLOTS_FUZZ_SECONDS
-# each, default 60), the Debian package, and the demo started the way a newcomer's shell may
+# each, default 60), the Debian package, a booted Debian 12 guest with those packages (qemu),
+# and the demo started the way a newcomer's shell may
 # start it (umask 077, few open files, a bare environment).  Run as root on Debian 12, or with sudo (root tests run in private
 # mount namespaces and change nothing on the host).  docs/testing.md says what it needs.
 set -eu
@@ -68,6 +69,18 @@ pkg_rc=0
 sh "$top/tests/package/package.sh" "$out/package" || pkg_rc=$?
 [ "$pkg_rc" = 0 ] || [ "$pkg_rc" = 77 ] || exit 1
 # ---- end of the Debian package ----
+
+# ---- a booted Debian 12 guest with the .debs of the step above ----
+step "a booted Debian 12 guest: the .debs with dpkg, systemd slices, real sudo, purge (tests/guest/run.sh)"
+# 77: qemu (or mmdebstrap) cannot be installed or run here; the reason is printed.
+guest_rc=0
+if [ "$pkg_rc" = 77 ]; then
+	echo "SKIP: the package step was skipped, there are no .debs to boot with"
+else
+	sh "$top/tests/guest/run.sh" "$out/guest" "$out/package" || guest_rc=$?
+fi
+[ "$guest_rc" = 0 ] || [ "$guest_rc" = 77 ] || exit 1
+# ---- end of the booted guest ----
 
 # ---- the README's other command: the demo, started from a shell as odd as a newcomer's ----
 step "the demo (scripts/demo.sh) under umask 077, 256 open files and a bare environment"

@@ -547,6 +547,20 @@ void check_slotctl(struct ctx *k)
                                 c->docs_root);
                 }
         }
+        if (c->slots_root) {
+                char state[4096];
+
+                /* The test slot's probe runs in its state folder (check_chain in check-chain.c). */
+                snprintf(state, sizeof(state), "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "");
+                if (!json_any(json_object_get(root, "allowed_cwd"), cwd_covers, state)) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_cwd does not cover the slots' state folders %s, where the test "
+                                "slot's probe runs", state);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there",
+                                path, state);
+                }
+        }
         if (c->app_root && c->launcher) {
                 v = json_object_get(root, "allowed_exec");
                 snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);

@@ -18,7 +18,7 @@ void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 void check_app_private(struct ctx *k);  /* check-shared.c: walks the shared folders */
 
-/* Host-wide rows about sudo (check-chain.c): the drop-in, and what sudo grants each slot of the pool. */
+/* Host-wide rows about sudo (check-sudoers.c): the drop-in, and what sudo grants each slot of the pool. */
 void check_sudoers_dropin(struct ctx *k);
 void check_sudo_grants(struct ctx *k);
 
@@ -42,6 +42,12 @@ bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, str
  */
 size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state);
 
+/*
+ * Whether sudo is there to run (check-chain.c); when it is not, adds check's row (slot may be
+ * NULL), a SKIP saying why (more, may be NULL, after it) or a FAIL, and the caller stops.
+ */
+bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more);
+
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
 void check_account(struct ctx *k, const struct slotinfo *s);
 void check_folders(struct ctx *k, const struct slotinfo *s);
@@ -53,6 +59,7 @@ void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
+void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c */
 
 /*
  * Which of n assigned slots (in slot order) get the sudo rows: every one when n <= max,

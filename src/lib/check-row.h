@@ -11,6 +11,7 @@
 #include "perm-path.h"
 #include "perm.h"
 #include "probe.h"
+#include "procs.h"
 #include "check-report.h"
 #include "strbuf.h"
 #include "table.h"
@@ -80,6 +81,7 @@ struct ctx {
         char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per sampled slot (selfcheck.c) */
         size_t *sudo_slots;             /* the slots with sudo_rows, as indexes into slots */
         size_t n_sudo;
+        struct slots_proc_table *procs; /* every process, read once for the account rows (check-ident.c) */
 };
 
 

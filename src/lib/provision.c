@@ -32,6 +32,7 @@
 #include "logindefs.h"
 #include "path.h"
 #include "provision-int.h"
+#include "provision-slice.h"
 
 /* A file this run replaces must be a regular file or missing: anything else is found before any change. */
 static int file_check(struct ctx *x, const char *path)
@@ -177,6 +178,8 @@ static int change_pass(struct ctx *x)
                 r = prov_table_step(x);
         if (r == 0)
                 r = prov_files_step(x);
+        if (r == 0)
+                r = prov_slice_step(x);
         if (r == 0)
                 r = oom_check(x);
         /* An I/O error on the way is a failed run, not a warning: exit 1, naming the first one. */

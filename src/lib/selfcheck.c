@@ -287,6 +287,7 @@ static void ctx_free(struct ctx *k)
         if (k->res_mem)
                 probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
+        slots_procs_table_free(k->procs);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
         free(k->svc_groups);
@@ -312,13 +313,15 @@ static const struct slot_check {
         { "account", check_account, 0, NULL },
         { "slot-folders", check_folders, 0, NULL },
         { "password-locked", check_password, NEEDS_ROOT, "needs root: reads /etc/shadow" },
-        { "runner-reachable", check_runner, NEEDS_ROOT | NEEDS_PROBE | NEEDS_RELEASE, "needs root: probes as the slot" },
+        /* As the service: from the modes and ACLs it can read (check_runner), no probe. */
+        { "runner-reachable", check_runner, NEEDS_PROBE | NEEDS_RELEASE, NULL },
         { "private-unreachable", check_private, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "user-tree", check_tree, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "sudo-preflight", check_sudo, NEEDS_SUDO, NULL },
         { "sudo-env", check_sudo_env, NEEDS_SUDO, NULL },
         { "sudo-kill", check_sudo_kill, NEEDS_SUDO, NULL },
         { "chain", check_chain, NEEDS_SUDO, NULL },
+        { "slice", check_slice, 0, NULL },
 };
 
 /*

@@ -56,6 +56,7 @@ static int take_lock(struct slots_store *s, const char *path, struct slots_error
         s->lockfd = r;
         /* Under the lock the stale temp is ours to remove. */
         (void) slots_replace_clean_stale(s->dirfd, s->name);
+        (void) slots_tindex_clean_stale(s->dirfd, s->name);
         return 0;
 }
 

@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -82,12 +85,20 @@ int slots_tindex_write(int dirfd, const char *table_name, const char *display, c
         for (size_t i = HEAD_LEN; i < HEAD_LEN + pool; i++)
                 buf[i] = state_byte((enum slots_slot_state) (unsigned char) buf[i]);
         trail_of(buf + HEAD_LEN, pool, buf + HEAD_LEN + pool);
-        (void) slots_replace_clean_stale(dirfd, name);
         r = slots_replace(dirfd, name, shown, buf, len, &def, SLOTS_REPLACE_FORCE_MODE | SLOTS_REPLACE_NO_SYNC, e);
 out:
         free(buf);
         free(name);
         free(shown);
+        return r;
+}
+
+int slots_tindex_clean_stale(int dirfd, const char *table_name)
+{
+        char *name = index_name(table_name);
+        int r = name ? slots_replace_clean_stale(dirfd, name) : -ENOMEM;
+
+        free(name);
         return r;
 }
 
@@ -179,5 +190,54 @@ int slots_tindex_lookup(int dirfd, const char *table_name, const struct stat *ta
 out:
         free(buf);
         close(fd);
+        return r;
+}
+
+/* The folder of absolute path, no symlink on the way; *name points at the last component. */
+static int open_folder(const char *path, const char **name)
+{
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_MAX];
+        size_t len;
+        long fd;
+
+        if (path[0] != '/' || !slash || slash[1] == '\0')
+                return -EINVAL;
+        len = slash == path ? 1 : (size_t) (slash - path);
+        if (len >= sizeof(dir))
+                return -ENAMETOOLONG;
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+        if (fd < 0)
+                return -errno;
+        *name = slash + 1;
+        return (int) fd;
+}
+
+int slots_tindex_ask(const char *table, unsigned pool, unsigned n, struct slots_tindex_answer *a)
+{
+        const char *name;
+        int dirfd, fd, r = -ESTALE;
+
+        a->table_fd = -1;
+        a->why = "its folder cannot be opened without a symlink";
+        dirfd = open_folder(table, &name);
+        if (dirfd < 0)
+                return -ESTALE;
+        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &a->table) < 0 || !S_ISREG(a->table.st_mode)) {
+                a->why = "the table cannot be opened as a regular file";
+                if (fd >= 0)
+                        close(fd);
+        } else {
+                a->table_fd = fd;
+                r = slots_tindex_lookup(dirfd, name, &a->table, pool, n, &a->state, &a->why) == 0 ? 0 : -ESTALE;
+        }
+        close(dirfd);
         return r;
 }

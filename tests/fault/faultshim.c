@@ -969,6 +969,29 @@ WRAP(int, statx, C_STATX, dirfd, AT_TARGET(path), -1,
 WRAP(ssize_t, readlink, C_READLINK, -1, path, -1, (const char *path, char *buf, size_t size), (path, buf, size))
 WRAP(ssize_t, readlinkat, C_READLINKAT, dirfd, AT_TARGET(path), -1,
      (int dirfd, const char *path, char *buf, size_t size), (dirfd, path, buf, size))
+/* _FORTIFY_SOURCE (as Debian's build flags set it) turns some of these calls into glibc's
+ * checking entry points: the same calls, counted and failed under the same names. */
+int __openat_2(int dirfd, const char *path, int flags)
+{
+        static int (*f)(int, const char *, int);
+        bool ka;
+        int r;
+
+        if (!f)
+                f = real("__openat_2");
+        if (BEFORE(C_OPENAT, dirfd, path, &ka))
+                FAIL_WITH_ERRNO();
+        r = f(dirfd, path, flags);
+        after(ka);
+        return r;
+}
+WRAP(int, __open_2, C_OPEN, -1, path, -1, (const char *path, int flags), (path, flags))
+WRAP(ssize_t, __read_chk, C_READ, fd, NULL, -1, (int fd, void *buf, size_t count, size_t size),
+     (fd, buf, count, size))
+WRAP(ssize_t, __readlink_chk, C_READLINK, -1, path, -1, (const char *path, char *buf, size_t len, size_t size),
+     (path, buf, len, size))
+WRAP(ssize_t, __readlinkat_chk, C_READLINKAT, dirfd, AT_TARGET(path), -1,
+     (int dirfd, const char *path, char *buf, size_t len, size_t size), (dirfd, path, buf, len, size))
 WRAP(char *, realpath, C_REALPATH, -1, path, NULL, (const char *path, char *resolved), (path, resolved))
 WRAP(int, faccessat, C_FACCESSAT, dirfd, AT_TARGET(path), -1, (int dirfd, const char *path, int mode, int flags),
      (dirfd, path, mode, flags))

@@ -1,0 +1,278 @@
+#!/bin/sh
+# The end-to-end suite, run as root inside the booted Debian 12 guest (tests/guest/run.sh):
+# systemd as PID 1, cgroup v2, journald, Debian's sudo with use_pty.  It installs the two
+# .debs with dpkg, sets up a service with four slots and slice limits, and replays what the
+# platform does: the executor's three sudo lines as the service (with and without a
+# terminal), limits that stop one slot and not another, a release that must end a process
+# that left the slot's uid through a user namespace, check, the journal, and the purge.
+# Prints "ok - ..." / "not ok - ..." lines; exits 1 when any case failed.
+set -u
+IN=${SLOTS_GUEST_IN:-/mnt/in}
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
+SVC=video-studio
+GRP=video-studio-agents
+ESC=$(systemd-escape "$SVC")
+POOL="slots-$ESC.slice"
+APP=/opt/video-studio
+REL=$APP/releases/2026.12.01
+LAUNCH=$APP/current/bin/slot-exec
+SLOTCTL=$APP/current/bin/slotctl
+LIST=PATH,LANG,LC_ALL,TERM,TZ,HOME
+ALICE=aa73da63e26b40a1bb701c2b4c024870
+BOB=5f0c2e91b7d84a6e9c3d2b1a0f9e8d7c
+CAROL=0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e
+T=/tmp/e2e
+S=$T/svc
+mkdir -p $T && chmod 0755 $T
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $*"; }
+# check DESC CMD...: the command succeeds; on failure its output is shown.
+check() {
+	d=$1
+	shift
+	if "$@" >$T/out 2>&1; then ok "$d"; else
+		not_ok "$d"
+		sed 's/^/#   /' $T/out | head -n 30
+	fi
+}
+show() { sed 's/^/#   /' "$@" | head -n 30; }
+# The service as the executor runs: a bare environment with the names it passes.
+as_svc() {
+	runuser -u $SVC -- env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=xterm TZ=UTC \
+		HOME=/srv/video-studio "$@"
+}
+# run_slot SLOT ARGS...: the executor's command line for a slot (slotctl, then the launcher).
+run_slot() {
+	s=$1
+	shift
+	as_svc timeout 300 sudo -n -u "$s" -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH "$@"
+}
+slice_of() { echo "slots-$ESC-$1.slice"; }
+cg_of() { echo "/sys/fs/cgroup/slots.slice/$POOL/$(slice_of "$1")"; }
+
+echo "# systemd $(systemctl --version | sed -n 1p | cut -d' ' -f2), $(uname -r), state $(systemctl is-system-running)"
+
+echo "=== install"
+check "dpkg -i slots libpam-slots" dpkg -i "$IN/debs/slots.deb" "$IN/debs/libpam-slots.deb"
+check "the pam-auth-update profile is active in common-session" grep -q '^session.*pam_slots\.so' /etc/pam.d/common-session
+check "and in common-session-noninteractive (sudo -n)" grep -q '^session.*pam_slots\.so' /etc/pam.d/common-session-noninteractive
+check "sudo keeps Debian's use_pty" grep -q '^Defaults[[:space:]]*use_pty' /etc/sudoers
+
+echo "=== the service, the app and the config"
+useradd --system --user-group --create-home --home-dir /srv/video-studio --shell /bin/sh $SVC
+install -d -m 0755 -o $SVC -g $SVC $APP $APP/releases $REL $REL/bin /srv/video-studio/docs \
+	/srv/video-studio/docs/assets /srv/video-studio/docs/renders
+# The launcher runs what it is given, else says who it runs as and on which terminal.
+cat >$REL/bin/slot-exec <<'LAUNCHER'
+#!/bin/sh
+[ $# -gt 0 ] && exec "$@"
+echo "launcher as $(id -un) group $(id -gn) tty $(tty)"
+LAUNCHER
+printf '#!/bin/sh\nexec "$@"\n' >$REL/bin/slotctl
+chown $SVC:$SVC $REL/bin/slot-exec $REL/bin/slotctl
+chmod 0755 $REL/bin/slot-exec $REL/bin/slotctl
+ln -s releases/2026.12.01 $APP/current
+# What the service's own processes write (the executor's side of a background run).
+install -d -m 0755 -o $SVC -g $SVC $S
+write_conf() {
+	cat >/etc/slots/slots.conf <<CONF
+{
+  "service": "$SVC",
+  "slots": 4,
+  "uid_min": 900,
+  "uid_max": 999,
+  "app_root": "$APP",
+  "launcher": "slot-exec",
+  "slotctl": "$SLOTCTL",
+  "run_as_group": "$GRP",
+  "docs_root": "/srv/video-studio/docs",
+  "shared_dirs": ["assets", "renders"]$1
+}
+CONF
+}
+SLICE=',
+  "slice": {
+    "pool": {"MemoryMax": "1G"},
+    "default": {"MemoryMax": "200M", "TasksMax": 40},
+    "slot02": {"MemoryMax": "64M", "TasksMax": 16}
+  }'
+write_conf "$SLICE"
+if slots-provision >$T/prov.out 2>&1; then ok "slots-provision with a slice key"; have_slice=1; else
+	not_ok "slots-provision with a slice key (exit $?)"
+	show $T/prov.out
+	# The cases that do not need slices still run, on the same config without the key.
+	echo "# provisioning again without the slice key, for the cases that do not need it"
+	have_slice=
+	write_conf ""
+	check "slots-provision (without slice)" slots-provision
+fi
+check "slot01..slot04 exist" sh -c 'for s in slot01 slot02 slot03 slot04; do id $s || exit 1; done'
+check "the drop-in passes visudo" visudo -cf /etc/sudoers.d/slots-$SVC
+check "a second slots-provision changes nothing" sh -c 'slots-provision | grep -qx "0 changes"'
+
+echo "=== slice units"
+check "$POOL is loaded from /etc/systemd/system" sh -c \
+	"test -f '/etc/systemd/system/$POOL' && systemctl show -p LoadState --value '$POOL' | grep -qx loaded"
+check "$(slice_of slot01) has MemoryMax=200M TasksMax=40" sh -c \
+	"systemctl show -p MemoryMax -p TasksMax '$(slice_of slot01)' | tee /dev/stderr | tr '\n' ' ' | grep -qx 'MemoryMax=209715200 TasksMax=40 '"
+check "$(slice_of slot02) has its own MemoryMax=64M TasksMax=16" sh -c \
+	"systemctl show -p MemoryMax -p TasksMax '$(slice_of slot02)' | tee /dev/stderr | tr '\n' ' ' | grep -qx 'MemoryMax=67108864 TasksMax=16 '"
+check "the pool's slice has MemoryMax=1G" sh -c "systemctl show -p MemoryMax --value '$POOL' | grep -qx 1073741824"
+
+echo "=== assign"
+check "assign ALICE -> slot01" sh -c "slots-admin assign $ALICE | grep -qx slot01"
+check "assign BOB -> slot02" sh -c "slots-admin assign $BOB | grep -qx slot02"
+check "assign CAROL -> slot03" sh -c "slots-admin assign $CAROL | grep -qx slot03"
+
+echo "=== the executor's three command lines, as the service through sudo"
+check "preflight without a terminal: sudo -n -u slot01 true" as_svc timeout 5 sudo -n -u slot01 true
+check "preflight with a terminal (script -qc)" as_svc script -qec "timeout 5 sudo -n -u slot01 true" /dev/null
+run_slot slot01 >$T/run.out 2>&1 </dev/null
+grep -qx "launcher as slot01 group $GRP tty not a tty" $T/run.out &&
+	ok "run without a terminal: slotctl and the launcher as slot01, -g $GRP" ||
+	{ not_ok "run without a terminal: slotctl and the launcher as slot01, -g $GRP"; show $T/run.out; }
+as_svc script -qec "sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH" /dev/null >$T/tty.out 2>&1 </dev/null
+tr -d '\r\000' <$T/tty.out | grep -q "launcher as slot01 group $GRP tty /dev/pts/" &&
+	ok "run with a terminal: the launcher gets a pty (use_pty)" ||
+	{ not_ok "run with a terminal: the launcher gets a pty (use_pty)"; show $T/tty.out; }
+check_fails() { d=$1; shift; if "$@" >$T/out 2>&1; then not_ok "$d"; show $T/out; else ok "$d"; fi; }
+check_fails "the service cannot run another command as slot01" as_svc sudo -n -u slot01 -- /bin/sh -c true
+check_fails "the service cannot run anything as root" as_svc sudo -n -u root true
+# kill: a process group of slot01, started by the executor, ended by the third line.
+kill_case() {
+	how=$1
+	as_svc setsid sh -c "sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+		sh -c 'echo \$\$ \$(ps -o pgid= -p \$\$); exec sleep 300' >$S/pg.$how 2>&1 </dev/null &"
+	i=0
+	while [ ! -s $S/pg.$how ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+	read -r pid pgid <$S/pg.$how
+	if [ -z "${pgid:-}" ] || ! kill -0 "$pid" 2>/dev/null; then
+		not_ok "kill $how: the slot's process did not start"
+		show $S/pg.$how
+		return
+	fi
+	if [ "$how" = tty ]; then
+		as_svc script -qec "sudo -n -u slot01 kill -s TERM -- -$pgid" /dev/null >$T/kill.out 2>&1 </dev/null
+	else
+		as_svc sudo -n -u slot01 kill -s TERM -- -$pgid >$T/kill.out 2>&1 </dev/null
+	fi
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 10 ]; do sleep 1; i=$((i + 1)); done
+	if kill -0 "$pid" 2>/dev/null; then
+		not_ok "kill $how: sudo -n -u slot01 kill -s TERM -- -$pgid ended the group"
+		show $T/kill.out
+		kill -9 "$pid"
+	else
+		ok "kill $how: sudo -n -u slot01 kill -s TERM -- -PGID ended the group"
+	fi
+}
+kill_case notty
+kill_case tty
+
+echo "=== a slot's command runs in its slot's slice, with the limits"
+run_slot slot01 cat /proc/self/cgroup >$T/cg.out 2>&1 </dev/null
+want="/slots.slice/$POOL/$(slice_of slot01)/"
+grep -qF "0::$want" $T/cg.out && ok "slot01's command is in $want..." ||
+	{ not_ok "slot01's command is in $want... (got: $(cat $T/cg.out))"; }
+check "slot01's slice cgroup has memory.max 209715200" grep -qx 209715200 "$(cg_of slot01)/memory.max"
+check "and pids.max 40" grep -qx 40 "$(cg_of slot01)/pids.max"
+as_svc script -qec "sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH cat /proc/self/cgroup" /dev/null \
+	>$T/cgt.out 2>&1 </dev/null
+tr -d '\r\000' <$T/cgt.out | grep -qF "0::$want" && ok "with a terminal too" ||
+	{ not_ok "with a terminal too (got: $(cat $T/cgt.out))"; }
+
+echo "=== limits stop only the slot that exceeds them"
+# slot01 keeps a process running while slot02 goes over its limits.
+as_svc setsid sh -c "sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	sh -c 'echo \$\$; exec sleep 300' >$S/bystander 2>&1 </dev/null &"
+i=0
+while [ ! -s $S/bystander ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+bystander=$(cat $S/bystander)
+# 60 processes where slot02 may have 16 tasks.
+run_slot slot02 sh -c 'n=0; i=0; while [ $i -lt 60 ]; do sleep 20 & [ $? = 0 ] && n=$((n + 1)); i=$((i + 1)); done
+	echo "started $n"; kill $(jobs -p) 2>/dev/null; exit 0' >$T/fork.out 2>&1 </dev/null
+started=$(sed -n 's/^started //p' $T/fork.out | tail -n 1)
+if [ -n "$started" ] && [ "$started" -lt 16 ]; then ok "slot02 could not start 60 processes (TasksMax=16: $started started)"; else
+	not_ok "slot02 could not start 60 processes (TasksMax=16: ${started:-?} started)"
+	show $T/fork.out
+fi
+# 300 MB held by tail (no newline in it): within the guest's memory, over slot02's MemoryMax.
+run_slot slot02 sh -c 'head -c 300M /dev/zero | tail >/dev/null' >$T/oom.out 2>&1 </dev/null
+rc=$?
+oom=$(sed -n 's/^oom_kill //p' "$(cg_of slot02)/memory.events" 2>/dev/null)
+if [ "$rc" != 0 ] && [ "${oom:-0}" -ge 1 ]; then ok "slot02 going over MemoryMax=64M is OOM-killed in its slice (exit $rc, oom_kill $oom)"; else
+	not_ok "slot02 going over MemoryMax=64M is OOM-killed in its slice (exit $rc, oom_kill ${oom:-none})"
+	show $T/oom.out
+fi
+if [ -n "$bystander" ] && kill -0 "$bystander" 2>/dev/null; then ok "slot01's process lived through slot02's limits"; else
+	not_ok "slot01's process lived through slot02's limits (pid '${bystander}')"
+fi
+check "slot01 still runs a command" sh -c "$(command -v runuser) -u $SVC -- env -i PATH=/usr/bin:/bin \
+	sudo -n -u slot01 -g $GRP --preserve-env=PATH -- $SLOTCTL $LAUNCH true"
+[ -n "$bystander" ] && kill "$bystander" 2>/dev/null
+
+echo "=== release of a slot whose process left its uid through a user namespace"
+# slot03 has a subordinate id range (as useradd gives a normal account): a process of it can
+# run as one of those ids in a user namespace of its own, and no longer carries slot03's uid.
+usermod --add-subuids 300000-365535 --add-subgids 300000-365535 slot03
+# Without -g: newuidmap maps only for a process whose group is the account's own.
+as_svc setsid sh -c "sudo -n -u slot03 --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	unshare --user --map-auto --map-root-user -- setpriv --reuid=1000 --regid=1000 --clear-groups \
+	sleep 600 >$S/userns.out 2>&1 </dev/null &"
+i=0
+while ! pgrep -u 300999 -x sleep >/dev/null && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+escaped=$(pgrep -u 300999 -x sleep | head -n 1)
+if [ -n "$escaped" ]; then ok "a process of slot03 runs as uid 300999 in a user namespace (pid $escaped)"; else
+	not_ok "a process of slot03 runs as uid 300999 in a user namespace"
+	show $S/userns.out
+fi
+runuser -u slot03 -- sh -c 'sleep 600 &' 2>/dev/null
+check "release CAROL" slots-admin release $CAROL
+check "slot03 is free in the table, no cleanup pending" sh -c \
+	"slots-admin status --json slot03 >$T/st.json; cat $T/st.json; grep -q '\"user\": null' $T/st.json && ! grep -q cleanup $T/st.json"
+sleep 1
+if [ -z "$escaped" ]; then
+	not_ok "after release the process that left slot03's uid is gone (it never started)"
+elif kill -0 "$escaped" 2>/dev/null; then
+	not_ok "after release the process that left slot03's uid is gone (pid $escaped lives: $(cat /proc/$escaped/cgroup))"
+	kill -9 "$escaped"
+else
+	ok "after release the process that left slot03's uid is gone"
+fi
+check_fails "after release no process of slot03 remains" pgrep -u slot03
+if [ -n "$have_slice" ]; then
+	check "after release slot03's slice cgroup is empty" sh -c \
+		"! test -e '$(cg_of slot03)/cgroup.procs' || test -z \"\$(cat '$(cg_of slot03)'/*/cgroup.procs '$(cg_of slot03)/cgroup.procs' 2>/dev/null)\""
+else
+	not_ok "after release slot03's slice cgroup is empty (no slice: provisioning refused the key)"
+fi
+usermod --del-subuids 300000-365535 --del-subgids 300000-365535 slot03
+
+echo "=== check"
+slots-admin check >$T/check.out 2>&1 && ok "slots-admin check as root passes" ||
+	{ not_ok "slots-admin check as root passes (exit $?)"; grep -v '^ *ok\|PASS' $T/check.out | show; }
+as_svc /usr/sbin/slots-admin check >$T/check-svc.out 2>&1 && ok "slots-admin check as the service passes" ||
+	{ not_ok "slots-admin check as the service passes (exit $?)"; grep -v '^ *ok\|PASS' $T/check-svc.out | show; }
+
+echo "=== the journal"
+journalctl --sync 2>/dev/null
+journalctl -t slots-admin --no-pager -o cat >$T/journal.out 2>&1
+check "journalctl -t slots-admin has the assign of ALICE, by root" grep -q "^assigned slot01 to user $ALICE; by uid 0$" $T/journal.out
+check "the release of CAROL" grep -q "^released slot03 from user $CAROL" $T/journal.out
+check "and that slot03 ended clean and free" grep -q "^slot03 is clean and free" $T/journal.out
+journalctl -t slots-provision --no-pager -o cat >$T/journal-prov.out 2>&1
+
+echo "=== purge"
+check "dpkg --purge slots libpam-slots" dpkg --purge slots libpam-slots
+check "no sudoers drop-in is left" sh -c '! ls /etc/sudoers.d | grep -q slots'
+check "no slice unit is left in /etc/systemd/system" sh -c '! ls /etc/systemd/system | grep -q "^slots-.*\.slice$"'
+check "systemd has no unit file left for the slot's slice" sh -c \
+	"systemctl show -p FragmentPath --value '$(slice_of slot01)' | tee /dev/stderr | grep -qx ''"
+check "no PAM line names pam_slots" sh -c '! grep -rq pam_slots /etc/pam.d'
+check_fails "the service can no longer run sudo -n -u slot01 true" as_svc sudo -n -u slot01 true
+check "the accounts, the table and the homes stay" sh -c 'id slot01 && test -f /etc/slots/slots.json'
+check "sudo still works for root" sudo -n true
+
+echo "# $passed passed, $failed failed"
+[ "$failed" = 0 ]
