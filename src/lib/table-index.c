@@ -213,6 +213,8 @@ static int open_folder(const char *path, const char **name)
         memcpy(dir, path, len);
         dir[len] = '\0';
         fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+        if (fd < 0 && errno == ENOSYS)
+                return slots_open_parent_in(AT_FDCWD, path, name);
         if (fd < 0)
                 return -errno;
         *name = slash + 1;

@@ -48,9 +48,9 @@ struct slots_tindex_answer {
 /*
  * slots_tindex_lookup for the table at absolute path table, in as few system
  * calls as a session can afford: its folder opened with openat2() and
- * RESOLVE_NO_SYMLINKS (a symlink anywhere on the way, or a kernel without
- * openat2, is "not believed": the caller's full read resolves the path its own
- * way), the table opened without following and fstat'ed (a->table_fd and
+ * RESOLVE_NO_SYMLINKS (a symlink anywhere on the way is "not believed": the
+ * caller's full read resolves the path its own way; a kernel without openat2
+ * gets the resolver's walk, slots_open_parent_in()), the table opened without following and fstat'ed (a->table_fd and
  * a->table, for the caller's own checks of its mode and ACL; the caller closes
  * the fd), then the index.  Returns 0 when believed, -ESTALE when not.
  */
