@@ -391,13 +391,16 @@ static int open_tree(struct run *run, int *rootfd)
 /* --config and SLOTS_CONFIG name a file of the invoking host; the default lives in the tree.  -1: loaded. */
 static int load_config(struct run *run, int rootfd, struct slots_config **c)
 {
+        /* A run that changes the host acts as root on what the config says: one others can change is refused. */
+        unsigned flags = run->dry_run ? 0 : SLOTS_CONFIG_ROOT_OWNED;
         const char *config = run->config;
         struct slots_error e = { 0 };
         char *path = NULL;
-        int r;
+        int r, at;
 
         if (!config && getenv("SLOTS_CONFIG") && getenv("SLOTS_CONFIG")[0])
                 config = slots_config_default_path();
+        at = run->root && !config ? rootfd : AT_FDCWD;
         if (config) {
                 path = absolute(config);
                 if (!path) {
@@ -405,10 +408,8 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
                         fail(run, "cannot read the config", &e);
                         return EXIT_USAGE;
                 }
-                r = slots_config_load(AT_FDCWD, path, c, &e);
-        } else {
-                r = slots_config_load(run->root ? rootfd : AT_FDCWD, SLOTS_DEFAULT_CONFIG, c, &e);
         }
+        r = slots_config_load_flags(at, path ? path : SLOTS_DEFAULT_CONFIG, flags, c, &e);
         free(path);
         if (r < 0) {
                 /*
@@ -417,8 +418,20 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
                  */
                 bool named_nothing = config && (r == -ENOENT || r == -ENOTDIR);
 
-                fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e);
+                fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config" :
+                          e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot read the config", &e);
                 return named_nothing ? EXIT_USAGE : cmd_exit_for(r, &e);
+        }
+        /* A dry run changes nothing: the same rule, as a warning with its fix. */
+        slots_error_clear(&e);
+        if (run->dry_run && slots_config_writers_at(at, (*c)->path, &e) == -EPERM && e.kind == SLOTS_ERR_REFUSED) {
+                const struct slots_prov_msg m = { .kind = SLOTS_PROV_WARNING, .object = "", .text = e.reason,
+                                                  .fix = e.fix };
+
+                json_note(run, "warnings", &m);
+                print_msg("warning", &m);
+                fprintf(cmd_err(), "%s: a run without --dry-run refuses this config, and pam_slots refuses every "
+                        "slot session with it\n", cmd_name);
         }
         return -1;
 }

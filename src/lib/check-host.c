@@ -1,7 +1,4 @@
-/*
- * check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links,
- * app-private.
- */
+/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +16,6 @@
 #include "jsonpos.h"
 #include "nss.h"
 #include "path.h"
-#include "provision.h"
 #include "service.h"
 #include "store.h"
 #include "walk.h"
@@ -885,113 +881,6 @@ void check_hard_links(struct ctx *k)
                 k->err = -ENOMEM;
         strbuf_free(&l.found);
         strbuf_free(&l.why);
-        strbuf_free(&d);
-        strbuf_free(&f);
-}
-
-/* ---- app-private: no browser profile or socket folder inside a shared folder ---- */
-
-#define APP_PRIVATE_SHOWN 5
-
-struct app_private {
-        const struct slots_config *c;
-        struct strbuf found;    /* the first APP_PRIVATE_SHOWN, as "path (name)" */
-        unsigned long n;
-};
-
-static int app_private_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
-                             struct slots_error *e)
-{
-        struct app_private *a = data;
-        const char *hit;
-
-        (void) e;
-        if (ev == SLOTS_WALK_LEAVE || en->depth == 0 || en->other_fs)
-                return ev == SLOTS_WALK_ENTER && en->other_fs ? SLOTS_WALK_SKIP : 0;
-        if (slots_config_is_private(a->c, en->path))
-                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
-        hit = slots_shared_app_private(a->c, en->path);
-        if (!hit)
-                return 0;
-        if (++a->n <= APP_PRIVATE_SHOWN) {
-                strbuf_sep(&a->found, ", ");
-                strbuf_addf(&a->found, "%s (%s)", en->path, hit);
-        }
-        return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
-}
-
-/*
- * Every shared folder, to its end: one of the platform's app-private names in it
- * (slots_shared_app_private(), the verdict slots-provision warns with) is a FAIL;
- * a folder the walk cannot read to its end is a FAIL too, never a PASS.
- */
-void check_app_private(struct ctx *k)
-{
-        const struct slots_config *c = k->cfg;
-        struct app_private a = { .c = c };
-        struct strbuf d = { 0 }, f = { 0 }, why = { 0 };
-        struct slots_error e;
-        int docs;
-
-        if (!c->docs_root || c->n_shared_dirs == 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
-                return;
-        }
-        slots_error_clear(&e);
-        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
-                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
-                                   &e);
-        if (docs < 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s cannot be walked: %s", c->docs_root,
-                         docs == -ENOENT ? "it does not exist" : "see the roots row");
-                return;
-        }
-        for (size_t i = 0; i < c->n_shared_dirs; i++) {
-                struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
-                                           .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK };
-                char *shown = slots_path_join(c->docs_root, c->shared_dirs[i]), *rel = NULL;
-                struct slots_walk walk = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = app_private_visit,
-                                           .data = &a };
-                int fd = -1, r;
-
-                if (!shown || asprintf(&rel, "/%s", c->shared_dirs[i]) < 0) {
-                        free(shown);
-                        k->err = -ENOMEM;
-                        break;
-                }
-                fd = slots_chase(docs, rel, &how, NULL, NULL);
-                if (fd >= 0) {
-                        slots_error_clear(&e);
-                        r = slots_walk(fd, &walk, &e);
-                        if (r < 0 && !why.len)
-                                strbuf_addf(&why, "%s: %s", e.object[0] ? e.object : shown, e.reason);
-                } else if (fd != -ENOENT && !why.len) {
-                        strbuf_addf(&why, "%s: %s", shown, strerror(-fd));
-                }
-                slots_close(fd);
-                free(rel);
-                free(shown);
-        }
-        close(docs);
-        if (a.n) {
-                strbuf_addf(&d, "%lu app-private name%s inside a shared folder: %s%s", a.n, a.n == 1 ? "" : "s",
-                            strbuf_str(&a.found), a.n > APP_PRIVATE_SHOWN ? ", ..." : "");
-                strbuf_addf(&f, "move each out of the shared folder (a browser profile or socket folder is one "
-                                "program's own state), or name it in shared_dirs to share it on purpose; "
-                                "slots-provision leaves it alone meanwhile");
-                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
-        } else if (why.len) {
-                strbuf_addf(&d, "a shared folder could not be read to its end: %s", strbuf_str(&why));
-                strbuf_addf(&f, "make it readable by root (a mount, a FUSE folder?), then run check again");
-                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
-        } else {
-                strbuf_addf(&d, "no app-private name (browser profile or socket folder) in the shared folders");
-                add_row(k, SLOTS_CHECK_PASS, "app-private", NULL, &d, NULL);
-        }
-        if (a.found.oom || why.oom || d.oom || f.oom)
-                k->err = -ENOMEM;
-        strbuf_free(&a.found);
-        strbuf_free(&why);
         strbuf_free(&d);
         strbuf_free(&f);
 }

@@ -16,7 +16,7 @@ void find_releases(struct ctx *k);
 void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
-void check_app_private(struct ctx *k);  /* walks the shared folders */
+void check_app_private(struct ctx *k);  /* check-shared.c: walks the shared folders */
 
 /* Host-wide rows about sudo (check-sudoers.c): the drop-in, and what sudo grants each slot of the pool. */
 void check_sudoers_dropin(struct ctx *k);

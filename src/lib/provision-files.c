@@ -35,8 +35,29 @@ int prov_table_check(struct ctx *x)
         return 0;
 }
 
+/* 1 when the table at dfd/base (st) is as the store's policy says, 0 when it needs the repair, -errno. */
+static int table_ok(struct ctx *x, int dfd, const char *base, struct stat *st, bool *acl)
+{
+        const struct slots_table_policy p = { .path = x->c->table, .group = x->table_gid,
+                                              .group_name = x->table_group };
+        struct slots_table_verdict v;
+        int fd = slots_open_regular(dfd, base, st);
+
+        if (fd < 0)
+                return slots_error_set(x->e, fd, x->c->table, "cannot open: %s", strerror(-fd));
+        memset(&v, 0, sizeof(v));
+        if (slots_table_verdict(fd, st, &p, &v)) {
+                slots_close(fd);
+                return 1;
+        }
+        slots_close(fd);
+        *acl = (v.problems & SLOTS_POLICY_ACL) != 0;
+        return 0;
+}
+
 int prov_table_step(struct ctx *x)
 {
+        bool acl = false;
         const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = 0640 };
         const char *path = x->c->table, *base;
         char b1[64], b2[64], b3[64], *text = NULL;
@@ -66,14 +87,18 @@ int prov_table_step(struct ctx *x)
                 slots_store_close(&s);
                 return r;
         }
-        slots_close(dfd);
-        if (slots_store_policy_ok(&st, x->table_gid))
-                return 0;
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st.st_mode)) {
+                slots_close(dfd);
                 return slots_error_refuse(x->e, -EINVAL, path, "is not a regular file");
-        prov_change(x, "repair table %s: %s:%s %04o -> root:%s 0640 (content kept)", path,
+        }
+        /* The store's one verdict (owner, group, mode, and an ACL that would let others in). */
+        r = table_ok(x, dfd, base, &st, &acl);
+        slots_close(dfd);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s 0640 (content kept)", path,
                     prov_uid_str(x, st.st_uid, b1, sizeof(b1)), prov_gid_str(x, st.st_gid, b2, sizeof(b2)),
-                    st.st_mode & 07777, prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
+                    st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
         if (x->dry)
                 return 0;
         /* Under the table's lock, so slots-admin never sees a half-repaired file; the content is not touched. */

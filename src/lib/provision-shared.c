@@ -92,6 +92,62 @@ const char *slots_shared_app_private(const struct slots_config *c, const char *p
         return hit;
 }
 
+static int find_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
+                      struct slots_error *e)
+{
+        struct slots_app_private *a = data;
+        const char *hit;
+
+        (void) e;
+        if (ev == SLOTS_WALK_LEAVE || en->depth == 0)
+                return 0;
+        if (en->other_fs || slots_config_is_private(a->c, en->path))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        hit = slots_shared_app_private(a->c, en->path);
+        if (!hit)
+                return 0;
+        if (++a->n <= SLOTS_APP_PRIVATE_SHOWN) {
+                strbuf_sep(&a->found, ", ");
+                strbuf_addf(&a->found, "%s (%s)", en->path, hit);
+        }
+        return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+}
+
+int slots_shared_app_private_find(int docsfd, const struct slots_config *c, struct slots_app_private *a)
+{
+        *a = (struct slots_app_private){ .c = c };
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                                           .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK };
+                char *shown = slots_path_join(c->docs_root, c->shared_dirs[i]), *rel = NULL;
+                struct slots_walk walk = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = find_visit,
+                                           .data = a };
+                struct slots_error e;
+                int fd;
+
+                if (!shown || asprintf(&rel, "/%s", c->shared_dirs[i]) < 0) {
+                        free(shown);
+                        return -ENOMEM;
+                }
+                slots_error_clear(&e);
+                fd = slots_chase(docsfd, rel, &how, NULL, NULL);
+                if (fd >= 0 && slots_walk(fd, &walk, &e) < 0 && !a->unread.len)
+                        strbuf_addf(&a->unread, "%s: %s", e.object[0] ? e.object : shown, e.reason);
+                else if (fd < 0 && fd != -ENOENT && !a->unread.len)
+                        strbuf_addf(&a->unread, "%s: %s", shown, strerror(-fd));
+                slots_close(fd);
+                free(rel);
+                free(shown);
+        }
+        return a->found.oom || a->unread.oom ? -ENOMEM : 0;
+}
+
+void slots_app_private_free(struct slots_app_private *a)
+{
+        strbuf_free(&a->found);
+        strbuf_free(&a->unread);
+}
+
 /* An app-private name below a shared folder is left as it is, with a warning naming the fix. */
 static bool share_app_private(struct ctx *x, const char *path)
 {

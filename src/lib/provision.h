@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "strbuf.h"
 
 enum slots_prov_kind {
         SLOTS_PROV_CHANGE,              /* one change, done (or, in a dry run, to be done) */
@@ -76,3 +77,21 @@ int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e);
  * an entry alone with a warning; check FAILs it.
  */
 const char *slots_shared_app_private(const struct slots_config *c, const char *path);
+
+/* What slots_shared_app_private_find() found: check's app-private row. */
+#define SLOTS_APP_PRIVATE_SHOWN 5
+struct slots_app_private {
+        const struct slots_config *c;
+        unsigned long n;                /* app-private names found */
+        struct strbuf found;            /* the first SLOTS_APP_PRIVATE_SHOWN, as "path (name)" */
+        struct strbuf unread;           /* the first folder the walk could not read to its end, and why */
+};
+
+/*
+ * Walks every shared folder below docsfd (docs_root, opened through the resolver)
+ * to its end with walk.c, one file system, no symlink followed, and counts the
+ * entries slots_shared_app_private() names.  0, or -ENOMEM; free a with
+ * slots_app_private_free().
+ */
+int slots_shared_app_private_find(int docsfd, const struct slots_config *c, struct slots_app_private *a);
+void slots_app_private_free(struct slots_app_private *a);

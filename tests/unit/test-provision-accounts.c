@@ -41,7 +41,7 @@ static void collect(void *arg, const struct slots_prov_msg *m)
 static const struct plan_row {
         const char *what, *passwd, *group, *conf;
         const char *plan;               /* the account lines, each ending in "\n" ("" when all is kept) */
-        const char *conflicts;          /* a substring of the messages; NULL for none */
+        const char *conflicts;          /* substrings of the messages, tab-separated; NULL for none */
         const char *shadow, *subuid, *subgid;   /* NULL: empty */
 } plan_rows[] = {
         { "an empty pool is created from the top of the range", PASSWD, GROUP, CONF,
@@ -141,8 +141,8 @@ static const struct plan_row {
           "slot01 svc", "slot01:!:1::::::\n", NULL, NULL },
         { "a slot with a usable password", PASSWD "slot01:x:20008:20008::/srv/slots/home/slot01:/bin/bash\n",
           GROUP "slot01:x:20008:\n", CONF, NULL,
-          "conflict slot01: slot01 has a usable password (its shadow field starts with neither ! nor *) | fix: "
-          "usermod -L slot01\n", "slot01:$6$salt$hash:1::::::\n", NULL, NULL },
+          "conflict slot01: slot01 has a usable password\t| fix: usermod -L slot01\n", "slot01:$6$salt$hash:1::::::\n",
+          NULL, NULL },
         { "a slot with an empty password field", PASSWD "slot01:x:20008:20008::/srv/slots/home/slot01:/bin/bash\n",
           GROUP "slot01:x:20008:\n", CONF, NULL,
           "slot01 has an empty password field: it needs no password at all | fix: usermod -L slot01",
@@ -191,8 +191,14 @@ static int plan_one(const struct plan_row *row)
                 ROW_FAIL("%s: %u conflicts, none planned:\n%s", row->what, x.problems, strbuf_str(&msgs));
         if (row->conflicts && !x.problems)
                 ROW_FAIL("%s: no conflict; the plan:\n%s", row->what, strbuf_str(&plan));
-        if (row->conflicts)
-                failures += unit_holds(row->what, strbuf_str(&msgs), &row->conflicts, 1, NULL, 0);
+        if (row->conflicts) {
+                char *all = strdup(row->conflicts), *save = NULL;
+
+                assert_non_null(all);
+                for (char *s = strtok_r(all, "\t", &save); s; s = strtok_r(NULL, "\t", &save))
+                        failures += unit_holds(row->what, strbuf_str(&msgs), (const char *const *) &s, 1, NULL, 0);
+                free(all);
+        }
         /* A plan is only written without conflicts, so with them it is not compared. */
         if (row->plan && strcmp(strbuf_str(&plan), row->plan) != 0)
                 ROW_FAIL("%s: the plan differs; wanted:\n%sgot:\n%s", row->what, row->plan, strbuf_str(&plan));
