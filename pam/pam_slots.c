@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "ids.h"
 #include "rlimits.h"
+#include "scope.h"
 #include "store.h"
 #include "table.h"
 #include "table-index.h"
@@ -28,18 +29,22 @@ struct options {
         const char *config;     /* points into argv, or the built-in default */
         bool debug;
         bool require_assigned;
+        const char *unknown;    /* the first option the module does not know, or NULL */
 };
 
 /*
  * Module arguments.  The config path never comes from the environment: the
  * module runs inside setuid programs (sudo, su) whose environment the invoking
- * user controls, so SLOTS_CONFIG is deliberately not honoured here.
+ * user controls, so SLOTS_CONFIG is deliberately not honoured here.  An unknown
+ * option is kept, not skipped: a misspelt require_assigned must not drop the
+ * check (doas refuses an unknown keyword too).
  */
-static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
+static void parse_options(int argc, const char **argv, struct options *o)
 {
         o->config = SLOTS_DEFAULT_CONFIG;
         o->debug = false;
         o->require_assigned = false;
+        o->unknown = NULL;
         for (int i = 0; i < argc; i++) {
                 if (strcmp(argv[i], "debug") == 0)
                         o->debug = true;
@@ -47,8 +52,8 @@ static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struc
                         o->require_assigned = true;
                 else if (strncmp(argv[i], "config=", 7) == 0)
                         o->config = argv[i] + 7;
-                else
-                        pam_syslog(pamh, LOG_ERR, "unknown option ignored: %s", argv[i]);
+                else if (!o->unknown)
+                        o->unknown = argv[i];
         }
 }
 
@@ -64,13 +69,21 @@ static unsigned session_slot(pam_handle_t *pamh, const char **user)
         return slots_slot_parse(*user);
 }
 
-/* Whoever can write the table decides who gets a session. */
-static int table_writable(pam_handle_t *pamh, const struct stat *st, const char *table, const char *slot)
+/*
+ * Whoever can write the table decides who gets a session: the store's verdict
+ * on the table open at fd (-1: the store's file, s), the group not judged.
+ */
+static int table_writable(pam_handle_t *pamh, int fd, const struct stat *st, const struct slots_store *s,
+                          const char *table, const char *slot)
 {
-        if (!(st->st_mode & S_IWOTH))
+        const struct slots_table_policy p = { .path = table, .group = (gid_t) -1 };
+        struct slots_table_verdict v;
+        bool ok = s ? slots_store_verdict(s, &p, &v) : slots_table_verdict(fd, st, &p, &v);
+
+        if (ok || !v.writable)
                 return 0;
-        pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: writable by others (mode %04o); "
-                   "refused; fix: chmod 0640 %s", slot, table, (unsigned) (st->st_mode & 07777), table);
+        pam_syslog(pamh, LOG_ERR, "%s: require_assigned: %s: someone but root may write it (%s); refused; fix: %s",
+                   slot, table, v.e.reason, v.e.fix);
         return -1;
 }
 
@@ -82,27 +95,21 @@ static int table_writable(pam_handle_t *pamh, const struct stat *st, const char 
 static int state_from_index(pam_handle_t *pamh, const struct options *o, const struct slots_config *cfg,
                             unsigned n, const char *slot, enum slots_slot_state *state)
 {
-        struct stat st;
-        const char *name, *why = "the table cannot be opened";
-        int dirfd, fd, r = 1;
+        struct slots_tindex_answer a;
+        bool believed = slots_tindex_ask(cfg->table, cfg->slots, n, &a) == 0;
+        bool refused = a.table_fd >= 0 && table_writable(pamh, a.table_fd, &a.table, NULL, cfg->table, slot) < 0;
 
-        dirfd = slots_open_parent_in(AT_FDCWD, cfg->table, &name);
-        if (dirfd < 0)
-                goto out;
-        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-                if (table_writable(pamh, &st, cfg->table, slot) < 0)
-                        r = -1;
-                else if (slots_tindex_lookup(dirfd, name, &st, cfg->slots, n, state, &why) == 0)
-                        r = 0;
+        slots_close(a.table_fd);
+        if (refused)
+                return -1;
+        if (believed) {
+                *state = a.state;
+                return 0;
         }
-        slots_close(fd);
-        slots_close(dirfd);
-out:
-        if (r > 0 && o->debug)
+        if (o->debug)
                 pam_syslog(pamh, LOG_DEBUG, "%s: require_assigned: index of %s not used (%s); reading the table",
-                           slot, cfg->table, why);
-        return r;
+                           slot, cfg->table, a.why);
+        return 1;
 }
 
 /* Slot n's state from the whole table; -1 when it cannot be read or refuses the session. */
@@ -122,7 +129,7 @@ static int state_from_table(pam_handle_t *pamh, const struct slots_config *cfg, 
                            slots_error_format(&e, buf, sizeof(buf)));
                 return -1;
         }
-        r = s.exists ? table_writable(pamh, &s.st, cfg->table, slot) : 0;
+        r = s.exists ? table_writable(pamh, -1, NULL, &s, cfg->table, slot) : 0;
         if (r == 0)
                 *state = slots_table_get(s.table, n, NULL, NULL, NULL);
         slots_store_close(&s);
@@ -201,16 +208,25 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
         int r, ret;
 
         (void) flags;   /* PAM_SILENT: the module never talks to the user anyway */
-        parse_options(pamh, argc, argv, &o);
+        parse_options(argc, argv, &o);
         n = session_slot(pamh, &user);
         if (n == 0) {
                 /* The name alone decides: no config is read for an account that is no slot. */
+                if (o.unknown)
+                        pam_syslog(pamh, LOG_ERR, "unknown option ignored for an account that is no slot: %s",
+                                   slots_escape_buf(o.unknown, buf, sizeof(buf)));
                 if (o.debug)
                         pam_syslog(pamh, LOG_DEBUG, "%s: not a slot account; ignored",
                                    user ? user : "(no user)");
                 return PAM_IGNORE;
         }
         slots_slot_name(n, slot);
+        if (o.unknown) {
+                pam_syslog(pamh, LOG_ERR, "%s: unknown option %s: refused; fix: correct it in the PAM service "
+                           "file (options: config=FILE, debug, require_assigned)", slot,
+                           slots_escape_buf(o.unknown, buf, sizeof(buf)));
+                return PAM_PERM_DENIED;
+        }
 
         slots_error_clear(&e);
         /* The one reader of the config, with the checks a module inside setuid programs needs. */
@@ -256,7 +272,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 describe_limits(&lim, buf, sizeof(buf));
                 pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
         }
-        ret = PAM_SUCCESS;
+        ret = slots_pam_scope(pamh, cfg, n, o.debug);
 out:
         slots_config_free(cfg);
         return ret;

@@ -104,9 +104,11 @@ int cmd_check(const char *config, bool json)
                 r = print_json(&rep);
         else
                 print_text(&rep);
-        if (r < 0 || fflush(stdout) != 0 || ferror(stdout)) {
+        if (r >= 0)
+                r = cmd_stdout_done();
+        if (r < 0) {
                 fprintf(stderr, "%s: cannot print the self-check: standard output: %s\n", cmd_name,
-                        strerror(r < 0 ? -r : errno));
+                        r == -EBADF ? "closed when check started" : strerror(-r));
                 r = EXIT_REFUSED;
         } else {
                 r = rep.failed ? EXIT_REFUSED : EXIT_DONE;

@@ -14,6 +14,34 @@
 
 const char *cmd_name = "slots";
 
+unsigned cmd_fds_closed;
+
+unsigned cmd_fds_guard(void)
+{
+        for (int fd = 0; fd <= 2; fd++) {
+                int n;
+
+                if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+                        continue;
+                /* The lowest free fd: this one, since the lower ones are open by now. */
+                n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+                if (n != fd)
+                        _exit(EXIT_REFUSED);
+                cmd_fds_closed |= 1u << fd;
+        }
+        return cmd_fds_closed;
+}
+
+int cmd_stdout_done(void)
+{
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout))
+                return -(errno ? errno : EIO);
+        if (cmd_fds_closed & (1u << STDOUT_FILENO))
+                return -EBADF;
+        return 0;
+}
+
 FILE *cmd_err(void)
 {
         (void) fflush(stdout);
@@ -58,7 +86,7 @@ void cmd_log(const char *fmt, ...)
                         snprintf(who, sizeof(who), "uid %u", (unsigned) getuid());
                 /*
                  * "name[pid]" as the ident is the line LOG_PID writes, without the getpid()
-                 * glibc makes for every line (issue 18: 4,000 at 1,000 slots).  Only this
+                 * glibc makes for every line (4,000 at 1,000 slots).  Only this
                  * process logs: no forked child calls cmd_log.
                  */
                 snprintf(ident, sizeof(ident), "%s[%ld]", cmd_name, (long) getpid());
@@ -73,16 +101,38 @@ void cmd_log(const char *fmt, ...)
 
 int cmd_load_config(const char *path, struct slots_config **c)
 {
+        return cmd_load_config_flags(path, 0, c);
+}
+
+int cmd_load_config_flags(const char *path, unsigned flags, struct slots_config **c)
+{
         struct slots_error e;
         int r;
 
         slots_error_clear(&e);
-        r = slots_config_load(AT_FDCWD, path ? path : slots_config_default_path(), c, &e);
+        r = slots_config_load_flags(AT_FDCWD, path ? path : slots_config_default_path(), flags, c, &e);
+        if (r < 0 && e.kind == SLOTS_ERR_REFUSED) {
+                /* A config someone but root can change decides what root does: nothing is done. */
+                cmd_report("refusing the config", &e, NULL);
+                return EXIT_REFUSED;
+        }
         if (r < 0) {
                 cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e, NULL);
                 return EXIT_USAGE;
         }
         return EXIT_DONE;
+}
+
+void cmd_warn_config_writers(const struct slots_config *c)
+{
+        struct slots_error e;
+
+        slots_error_clear(&e);
+        if (slots_config_writers_at(AT_FDCWD, c->path, &e) == -EPERM && e.kind == SLOTS_ERR_REFUSED) {
+                fprintf(cmd_err(), "%s: warning: %s: pam_slots refuses every slot session with it, and "
+                        "assign and release refuse to run\n", cmd_name, e.reason);
+                fprintf(cmd_err(), "%s: fix: %s\n", cmd_name, e.fix);
+        }
 }
 
 /* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when the byte there starts none. */

@@ -21,6 +21,23 @@ enum {
 extern const char *cmd_name;
 
 /*
+ * First thing in main, as sudo and doas do: each of fds 0-2 that is closed gets
+ * /dev/null, so no file the command opens later (the table's lock) becomes its
+ * standard output or error.  Returns the mask of the fds that were closed
+ * (1 << fd); exits 1 when /dev/null cannot be opened.
+ */
+unsigned cmd_fds_guard(void);
+
+/* The mask cmd_fds_guard() returned: a standard output closed at start reached nobody. */
+extern unsigned cmd_fds_closed;
+
+/*
+ * Flushes standard output and says whether what was printed reached a reader:
+ * -errno when a write failed (a full disk or pipe) or stdout was closed at start.
+ */
+int cmd_stdout_done(void);
+
+/*
  * Standard error, with standard output flushed first: standard output may be
  * written in blocks (slots-provision's change lines), and in a log that takes
  * both, a warning must still follow the changes made before it.
@@ -41,6 +58,15 @@ void cmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Loads the config named by --config, SLOTS_CONFIG or the default; reports and returns an exit status. */
 int cmd_load_config(const char *path, struct slots_config **c);
+
+/*
+ * The same with SLOTS_CONFIG_* flags: a config refused by them (one that someone
+ * but root can change, SLOTS_CONFIG_ROOT_OWNED) is exit 1, with the fix.
+ */
+int cmd_load_config_flags(const char *path, unsigned flags, struct slots_config **c);
+
+/* A warning on stderr, with the fix, when someone but root can change config c (slots_config_writers). */
+void cmd_warn_config_writers(const struct slots_config *c);
 
 /*
  * A JSON string of s: the exact text when it is UTF-8 (a name made by a slot or the service

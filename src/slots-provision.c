@@ -26,7 +26,6 @@ struct run {
         const char *config;             /* --config FILE, else NULL */
         const char *root;
         const char *ldif;               /* --ldif DN: print the pool's LDIF, change nothing */
-        unsigned problems;
         json_t *json;                   /* --json: the report built as the run goes, else NULL */
         unsigned json_lost;             /* entries it could not hold (out of memory) */
         char **slot_log;                /* per slot: its changes, logged as one line (slot_log_flush) */
@@ -203,7 +202,6 @@ static void report(void *arg, const struct slots_prov_msg *m)
                 print_msg("warning", m);
                 break;
         case SLOTS_PROV_PROBLEM:
-                run->problems++;
                 json_note(run, "conflicts", m);
                 print_msg("conflict", m);
                 break;
@@ -381,10 +379,13 @@ static int open_tree(struct run *run, int *rootfd)
                 return -1;
         }
         *rootfd = -1;
-        slots_error_set(&e, fd, run->root, "%s", strerror(-fd));
+        /* A root that is not there is an argument naming nothing: a usage error; one that fails to open, a failure. */
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                slots_error_invalid(&e, fd, run->root, "%s", strerror(-fd));
+        else
+                slots_error_set(&e, fd, run->root, "%s", strerror(-fd));
         fail(run, "cannot open the root", &e);
-        /* A root that is not there is a usage error; one that fails to open, a failure. */
-        return fd == -ENOENT || fd == -ENOTDIR ? EXIT_USAGE : EXIT_FAILURE;
+        return cmd_exit_for(fd, &e);
 }
 
 /* --config and SLOTS_CONFIG name a file of the invoking host; the default lives in the tree.  -1: loaded. */
@@ -410,8 +411,14 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
         }
         free(path);
         if (r < 0) {
+                /*
+                 * A file named on the command line (or by SLOTS_CONFIG) that is not there is a usage
+                 * error; the default one missing in the tree, or any config that cannot be read, a failure.
+                 */
+                bool named_nothing = config && (r == -ENOENT || r == -ENOTDIR);
+
                 fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config" : "cannot read the config", &e);
-                return EXIT_USAGE;
+                return named_nothing ? EXIT_USAGE : cmd_exit_for(r, &e);
         }
         return -1;
 }
@@ -438,14 +445,6 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         slot_log_flush(run);
         free(run->slot_log);
         free(run->slot_log_len);
-        if (r == -EEXIST) {
-                fprintf(cmd_err(), "%s: refused: %u conflict%s found; nothing was changed\n", cmd_name, run->problems,
-                        run->problems == 1 ? "" : "s");
-                slots_error_set(&e, r, "", "%u conflict%s found; nothing was changed", run->problems,
-                                run->problems == 1 ? "" : "s");
-                json_error(run, "refused", &e);
-                return EXIT_REFUSED;
-        }
         if (r < 0) {
                 fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
                           e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);

@@ -517,6 +517,36 @@ bool slots_accounts_has_gshadow(const struct slots_accounts *a, const char *name
         return nidx_get(&a->sh_by_name[1], name) != NOT_FOUND;
 }
 
+size_t slots_accounts_n_groups(const struct slots_accounts *a)
+{
+        return a->n_groups;
+}
+
+const struct slots_acct_group *slots_accounts_group_at(const struct slots_accounts *a, size_t i)
+{
+        return i < a->n_groups ? &a->groups[i].pub : NULL;
+}
+
+int slots_accounts_password(const struct slots_accounts *a, const char *name, char **out)
+{
+        size_t i = nidx_get(&a->sh_by_name[0], name);
+        const struct line *l;
+        const char *p, *end, *q;
+
+        *out = NULL;
+        if (i == NOT_FOUND)
+                return 0;
+        l = &a->f[SLOTS_ACCT_SHADOW].lines[a->sh[0][i].line];
+        p = memchr(l->p, ':', l->len);
+        if (!p)
+                return 0;
+        p++;
+        end = l->p + l->len;
+        q = memchr(p, ':', (size_t) (end - p));
+        *out = strndup(p, (size_t) ((q ? q : end) - p));
+        return *out ? 0 : -ENOMEM;
+}
+
 /* The fourth field (members) of a group or gshadow line; NULL when the line does not have four fields. */
 static const char *members_field(const struct line *l, size_t *len)
 {

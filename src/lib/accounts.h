@@ -65,6 +65,11 @@ const struct slots_acct_group *slots_accounts_group(const struct slots_accounts 
 const struct slots_acct_group *slots_accounts_group_by_gid(const struct slots_accounts *a, gid_t gid);
 bool slots_accounts_has_shadow(const struct slots_accounts *a, const char *name);
 bool slots_accounts_has_gshadow(const struct slots_accounts *a, const char *name);
+/* The groups of the group file, in its order: how many, and the i-th (NULL past the end). */
+size_t slots_accounts_n_groups(const struct slots_accounts *a);
+const struct slots_acct_group *slots_accounts_group_at(const struct slots_accounts *a, size_t i);
+/* The password field of name's shadow line, malloc'ed into *out (NULL: no line); 0 or -ENOMEM. */
+int slots_accounts_password(const struct slots_accounts *a, const char *name, char **out);
 /* True when user is in the member list of group's line in the group file. */
 bool slots_accounts_is_member(const struct slots_accounts *a, const char *group, const char *user);
 /* True when group has no gshadow line, or its gshadow line lists user among the members. */

@@ -1,11 +1,18 @@
-/* Assign's decisions: which slot a user gets, or why not, read from the table and the accounts. */
+/* Assign: which slot a user gets, or why not, and the whole sequence that gives it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "assign.h"
+#include "cleanup.h"
+#include "fsutil.h"
 #include "ids.h"
 #include "nss.h"
+#include "release.h"
+#include "service.h"
 
 enum slots_assign_verdict slots_assign_choose(const struct slots_table *t, unsigned pool, const char *user,
                                               unsigned want, unsigned *n)
@@ -100,4 +107,178 @@ int slots_assign_service_apart(const struct slots_config *c, const char *slot, c
         else
                 slots_error_fix(e, "give %s its own primary group: usermod -g GROUP %s", c->service, c->service);
         return -EPERM;
+}
+
+/* ---- slots_assign: the sequence ---- */
+
+/*
+ * A slot is handed out only when its home, state and run folders are exactly
+ * as a release leaves them; otherwise it is marked pending (so no assign picks
+ * it) and the refusal's fix is a release --slot, which sets them back.
+ */
+static int check_folders(const struct slots_config *c, struct slots_store *s, const char *name,
+                         const struct slots_pw *pw, gid_t gid, struct slots_assign_report *rep,
+                         struct slots_error *e)
+{
+        struct slots_error e2;
+        char released[32];
+        int r;
+
+        r = slots_check_folders(AT_FDCWD, c, name, pw->uid, gid, false, e);
+        if (r == 0)
+                return 0;
+        if (slots_table_mark_pending(s->table, rep->slot, slots_now_rfc3339(released)) == 0 &&
+            slots_store_save(s, &e2) == 0)
+                rep->marked_pending = true;
+        return r;
+}
+
+/* Step 1 for a free slot: its account and group, the service apart, its folders, then the save. */
+static int give(const struct slots_config *c, struct slots_store *s, const char *user,
+                struct slots_assign_report *rep, struct slots_error *e)
+{
+        char name[SLOTS_NAME_MAX], since[32];
+        struct slots_pw pw = { 0 };
+        struct slots_gr gr = { 0 };
+        int r;
+
+        slots_slot_name(rep->slot, name);
+        r = slots_nss_user(name, &pw);
+        if (r == 0) {
+                slots_error_refuse(e, -EPERM, name, "the slot account does not exist");
+                slots_error_fix(e, "create it: slots-provision");
+                return -EPERM;
+        }
+        if (r < 0)
+                return slots_error_set(e, r, name, "the account lookup failed: %s", strerror(-r));
+        /* Group slotNN, looked up once (each lookup reads the group file): apartness, folders. */
+        r = slots_nss_group(name, &gr);
+        if (r < 0)
+                r = slots_error_set(e, r, name, "group lookup failed: %s", strerror(-r));
+        else
+                r = slots_assign_service_apart(c, name, r > 0 ? &gr : NULL, e);
+        /* The folders' group: group slotNN, else the account's primary group. */
+        if (r == 0)
+                r = check_folders(c, s, name, &pw, gr.name ? gr.gid : pw.gid, rep, e);
+        if (r == 0 && slots_table_assign(s->table, rep->slot, user, slots_now_rfc3339(since)) < 0)
+                r = slots_error_set(e, -ENOMEM, c->table, "out of memory");
+        if (r == 0)
+                r = slots_store_save(s, e);
+        rep->changed = r == 0;
+        slots_gr_clear(&gr);
+        slots_pw_clear(&pw);
+        return r;
+}
+
+/*
+ * Step 2 after a wait: another holder had the slot's lock (a release, or an
+ * assign of the same user preparing the tree), so it is taken without the
+ * table lock, and the table read again: the user must still hold the slot.
+ */
+static int wait_for_slot(const struct slots_config *c, const char *user, unsigned n, int *lockfd,
+                         struct slots_error *e)
+{
+        struct slots_store s;
+        const char *name;
+        int dfd, r;
+
+        dfd = slots_open_parent_in(AT_FDCWD, c->table, &name);
+        if (dfd < 0)
+                return slots_error_set(e, dfd, c->table, "cannot open its folder: %s", strerror(-dfd));
+        *lockfd = slots_release_lock(dfd, name, n, true, e);
+        slots_close(dfd);
+        if (*lockfd < 0)
+                return *lockfd;
+        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, (gid_t) -1, 0, e);
+        if (r < 0)
+                return r;
+        if (slots_table_find_user(s.table, user) != n) {
+                char slot[SLOTS_NAME_MAX];
+
+                r = slots_error_refuse(e, -EAGAIN, c->table, "%s changed hands while assign waited for its lock",
+                                       slots_slot_name(n, slot));
+                slots_error_fix(e, "run the same assign again");
+        }
+        slots_store_close(&s);
+        return r;
+}
+
+/* Step 3: the user's tree for the slot, when docs_root is set. */
+static int prepare(const struct slots_config *c, gid_t service_gid, const char *user,
+                   struct slots_assign_report *rep, struct slots_error *e)
+{
+        char name[SLOTS_NAME_MAX];
+        struct slots_pw slot = { 0 }, svc = { 0 };
+        struct slots_gr gr = { 0 };
+        gid_t slot_gid = 0;
+        int r;
+
+        if (!c->docs_root)
+                return 0;
+        slots_slot_name(rep->slot, name);
+        r = slots_nss_user(name, &slot);
+        if (r <= 0)
+                r = r == 0 ? slots_error_set(e, -ENOENT, name, "the slot account does not exist")
+                           : slots_error_set(e, r, name, "account lookup failed: %s", strerror(-r));
+        else if ((r = slots_nss_group(name, &gr)) < 0)
+                r = slots_error_set(e, r, name, "group lookup failed: %s", strerror(-r));
+        else
+                r = 0;
+        /* The tree's group: group slotNN, else the account's primary group. */
+        slot_gid = gr.name ? gr.gid : slot.gid;
+        if (r == 0)
+                r = slots_service_user(c, &svc, e);
+        if (r == 0)
+                r = slots_tree_prepare(AT_FDCWD, c, user, slot.uid, slot_gid, svc.uid, service_gid, &rep->tree, e);
+        rep->tree_prepared = r == 0;
+        if (r < 0)
+                rep->step = "preparing the user's tree";
+        slots_gr_clear(&gr);
+        slots_pw_clear(&svc);
+        slots_pw_clear(&slot);
+        return r;
+}
+
+int slots_assign(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
+                 unsigned want, struct slots_assign_report *rep, struct slots_error *e)
+{
+        struct slots_tree_stats keep = rep->tree;
+        struct slots_store s;
+        int lockfd = -1, r;
+
+        memset(rep, 0, sizeof(*rep));
+        rep->tree.note = keep.note;
+        rep->tree.note_data = keep.note_data;
+        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, policy->group, SLOTS_STORE_WRITE, e);
+        if (r < 0)
+                return r;
+        rep->verdict = slots_assign_choose(s.table, c->slots, user, want, &rep->slot);
+        if (rep->verdict != SLOTS_ASSIGN_GIVE && rep->verdict != SLOTS_ASSIGN_AGAIN)
+                r = slots_assign_refusal(rep->verdict, rep->slot, c, e);
+        /* The slot's lock before any change: a lock file that cannot be trusted changes nothing. */
+        if (r == 0) {
+                lockfd = slots_release_lock(s.dirfd, s.name, rep->slot, false, e);
+                r = lockfd < 0 ? lockfd : 0;
+        }
+        if (r == -EWOULDBLOCK && rep->verdict == SLOTS_ASSIGN_GIVE) {
+                char name[SLOTS_NAME_MAX];
+
+                r = slots_error_set(e, -EAGAIN, c->table, "another command holds the lock of the free slot %s",
+                                    slots_slot_name(rep->slot, name));
+                slots_error_fix(e, "run the same assign again");
+        }
+        if (r == 0 && rep->verdict == SLOTS_ASSIGN_GIVE)
+                r = give(c, &s, user, rep, e);
+        if (r == 0)
+                rep->table_ok = slots_store_verdict(&s, policy, &rep->table);
+        /* The table lock goes here: the tree walk below never holds up another assign. */
+        slots_store_close(&s);
+        if (r == -EWOULDBLOCK) {
+                slots_error_clear(e);
+                r = wait_for_slot(c, user, rep->slot, &lockfd, e);
+        }
+        if (r == 0)
+                r = prepare(c, policy->group, user, rep, e);
+        slots_close(lockfd);
+        return r;
 }

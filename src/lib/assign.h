@@ -1,12 +1,15 @@
-/* Assign's decisions: which slot a user gets, or why not, read from the table and the accounts. */
+/* Assign: which slot a user gets, or why not, and the whole sequence that gives it. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "config.h"
 #include "error.h"
 #include "nss.h"
+#include "store.h"
 #include "table.h"
+#include "tree.h"
 
 /* What an assign of USER [SLOT] comes to, in the order the checks are made. */
 enum slots_assign_verdict {
@@ -42,3 +45,41 @@ int slots_assign_refusal(enum slots_assign_verdict v, unsigned n, const struct s
  */
 int slots_assign_service_apart(const struct slots_config *c, const char *slot, const struct slots_gr *gr,
                                struct slots_error *e);
+
+/*
+ * The whole assign of USER [SLOT], in this order:
+ *   1  under the table lock: the verdict (refused unless GIVE or AGAIN); for a
+ *      new assignment the slot's account and group are looked up, the service
+ *      must be apart from it, and its home, state and run must be as a release
+ *      leaves them (otherwise the slot is marked "cleanup": "pending" and the
+ *      refusal names the fix); then the assignment is saved;
+ *   2  the slot's own lock is taken (byte n of the table's lock file, as
+ *      release takes it), and the table lock is dropped: other assigns and
+ *      releases go on;
+ *   3  under the slot's lock only: the user's tree is prepared (docs_root);
+ *   4  only then is the slot reported (return 0).
+ * The same assignment again changes nothing in the table and prepares the
+ * tree again (a repair).  A failure in step 3 leaves the assignment standing
+ * (rep->step says so): the same assign again finishes the tree.
+ */
+struct slots_assign_report {
+        enum slots_assign_verdict verdict;
+        unsigned slot;                  /* the slot it is about; 0 when none was chosen */
+        bool changed;                   /* this run wrote the assignment into the table */
+        bool marked_pending;            /* its folders were not as a release leaves them: marked pending */
+        bool tree_prepared;             /* docs_root is set and the user's tree is ready */
+        const char *step;               /* the step that failed after the save, else NULL */
+        struct slots_tree_stats tree;   /* in: note and note_data, if set; out: the counts */
+        bool table_ok;                  /* the store's verdict on the table as it was saved */
+        struct slots_table_verdict table;
+};
+
+/*
+ * Assigns user (slot want, 0: the lowest free one) in the table of config c;
+ * policy->group is the service group, owner group of a new table and of the
+ * tree's folders.  Returns 0 when the user holds rep->slot and the tree is
+ * ready, -EBADMSG for an invalid table, -EPERM for a refusal (e's kind), or
+ * another -errno.
+ */
+int slots_assign(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
+                 unsigned want, struct slots_assign_report *rep, struct slots_error *e);

@@ -1,4 +1,7 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
+/*
+ * check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links,
+ * app-private.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +17,12 @@
 #include "error.h"
 #include "fsutil.h"
 #include "jsonpos.h"
+#include "nss.h"
 #include "path.h"
+#include "provision.h"
 #include "service.h"
+#include "store.h"
+#include "walk.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
 
@@ -26,7 +33,6 @@ bool check_config(struct ctx *k)
         const char *path = k->o->config ? k->o->config : slots_config_default_path();
         struct strbuf d = { 0 }, f = { 0 };
         struct slots_error e;
-        struct stat st;
         char buf[2 * SLOTS_ERR_TEXT + 64];
         int r;
 
@@ -44,17 +50,12 @@ bool check_config(struct ctx *k)
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
-        /* The config decides what runs as whom: nobody but root may change it. */
-        if (stat(path, &st) < 0) {
-                strbuf_addf(&d, "%s: cannot stat: %s", path, strerror(errno));
-                strbuf_addf(&f, "see why it cannot be looked at, then run the check again");
-                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
-                goto out;
-        }
-        if (st.st_uid != 0 || (st.st_mode & 022)) {
-                strbuf_addf(&d, "%s is %04o owned by uid %u: someone other than root can change it", path,
-                        st.st_mode & 07777, (unsigned) st.st_uid);
-                strbuf_addf(&f, "chown root:root %s && chmod go-w %s", path, path);
+        /* The config decides what runs as whom: the config reader's one rule, nobody but root may change it. */
+        slots_error_clear(&e);
+        r = slots_config_writers_at(AT_FDCWD, path, &e);
+        if (r < 0) {
+                strbuf_addf(&d, "%s", e.kind == SLOTS_ERR_REFUSED ? e.reason : slots_error_format(&e, buf, sizeof(buf)));
+                strbuf_addf(&f, "%s", e.fix[0] ? e.fix : "see why it cannot be looked at, then run the check again");
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
@@ -97,20 +98,186 @@ void resolve_service(struct ctx *k)
 
 /* ---- table ---- */
 
-void check_table(struct ctx *k)
+/* The table's kind of file: a regular file, never a link; -1 with the detail and fix filled. */
+static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *st, struct strbuf *d,
+                      struct strbuf *f)
 {
-        const char *path = k->cfg->table, *base;
-        enum slots_table_problem problem;
-        struct strbuf d = { 0 }, f = { 0 };
-        char mode[8];
-        struct probe_plan plan = { 0 };
-        struct probe_res *res = NULL;
-        struct walk w = { 0 };
+        const char *path = k->cfg->table;
+
+        if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW) < 0) {
+                strbuf_addf(d, "%s: %s", path, strerror(errno));
+                if (errno == ENOENT)
+                        strbuf_addf(f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
+                else
+                        strbuf_addf(f, "make %s readable by root", path);
+                return -1;
+        }
+        if (S_ISLNK(st->st_mode)) {
+                strbuf_addf(d, "%s is a symlink; the table is never read through one", path);
+                strbuf_addf(f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
+                        "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
+                return -1;
+        }
+        if (!S_ISREG(st->st_mode)) {
+                strbuf_addf(d, "%s is not a regular file", path);
+                strbuf_addf(f, "move it away; slots-provision creates an empty table");
+                return -1;
+        }
+        return 0;
+}
+
+/* The store's verdict on owner, group, mode and ACL (a missing service group: its fix comes first). */
+static void table_policy(struct ctx *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
+{
+        const char *path = k->cfg->table;
+        const struct slots_table_policy p = {
+                .path = path, .group = k->have_group ? k->group : (gid_t) -1, .group_name = k->group_name,
+                .user_name = slots_uid_name, .group_name_of = slots_gid_name,
+        };
+        struct slots_table_verdict v;
+        struct stat st;
+        char g[64];
+        int fd;
+
+        fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "cannot open it as root: %s", fd < 0 ? strerror(errno) : "not a regular file");
+                slots_close(fd);
+                return;
+        }
+        if (!k->have_group) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "group is %s, not the service group %s", slots_gid_name(st.st_gid, g, sizeof(g)),
+                            k->group_name);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "create the group %s (slots-provision), then chgrp %s %s", k->group_name,
+                            k->group_name, path);
+        }
+        if (!slots_table_verdict(fd, &st, &p, &v)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s", v.e.reason);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "%s", v.e.fix);
+        }
+        slots_close(fd);
+}
+
+/* The content: readable as root, within the size, and parsed into k->table; -1 when it cannot be read. */
+static int table_content(struct ctx *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
+{
+        const char *path = k->cfg->table;
+        enum slots_table_problem problem = SLOTS_TABLE_SYNTAX;
         struct slots_error e;
         struct stat st;
         char *text = NULL;
         size_t len;
-        int dirfd, r;
+        int r;
+
+        slots_error_clear(&e);
+        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &st, &text,
+                            &len, &e);
+        if (r < 0 && e.kind == SLOTS_ERR_INVALID) {
+                /* Too big or a NUL byte: no position to show. */
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s", e.reason);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "correct %s (see slots.json(5)), or restore it from a backup", path);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "cannot read it as root: %s", strerror(-r));
+                return -1;
+        }
+        r = slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table, &problem, &e);
+        free(text);
+        if (r < 0) {
+                /* A parser message may quote a token of the file, which may be a user id: show only where. */
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
+                        problem == SLOTS_TABLE_OUT_OF_POOL ? "a slot outside the pool" :
+                        problem == SLOTS_TABLE_USER ? "an invalid user id" :
+                        problem == SLOTS_TABLE_DUPLICATE ? "a user in two slots" :
+                        problem == SLOTS_TABLE_VERSION ? "an unsupported version" : "invalid JSON or entry");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
+                        e.line);
+                k->table = NULL;
+        }
+        return 0;
+}
+
+/* Readable by the service account: as that account, from / down to the file; -1 when out of memory. */
+static int table_reach(struct ctx *k, struct strbuf *d, struct strbuf *f)
+{
+        const char *path = k->cfg->table;
+        struct probe_plan plan = { 0 };
+        struct probe_res *res = NULL;
+        struct slots_perm_model after;
+        struct slots_perm_path w = { 0 };
+        struct reach rr;
+        int r = 0;
+
+        if (!k->have_svc) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the service account %s does not exist", k->cfg->service);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
+                        k->cfg->path);
+                return 0;
+        }
+        if (slots_perm_path_read(path, &w) < 0)
+                return -1;
+        if (w.err)
+                goto out;
+        for (size_t i = 0; i < w.n && r == 0; i++)
+                r = plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ);
+        res = r == 0 ? calloc(w.n, sizeof(*res)) : NULL;
+        if (!res) {
+                r = -1;
+                goto out;
+        }
+        r = run_probes(&k->svc, &plan, 0, plan.n, res, probe_timeout(k));
+        /* The file as the policy's fix leaves it: root:<group> 0640 (chmod sets the mask of a file with an ACL). */
+        after = w.steps[w.n - 1].m;
+        after.owner = 0;
+        if (k->have_group)
+                after.group = k->group;
+        after.user_obj = SLOTS_PERM_R | SLOTS_PERM_W;
+        after.other = 0;
+        if (after.extended)
+                after.mask = SLOTS_PERM_R;
+        else
+                after.group_obj = SLOTS_PERM_R;
+        reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
+        r = 0;
+        if (!rr.ok) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the service account %s cannot read it: %s", k->cfg->service, strbuf_str(&rr.note));
+                if (rr.why.len)
+                        strbuf_addf(d, "; why: %s", strbuf_str(&rr.why));
+                if (rr.fix.len || !f->len) {
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
+                }
+        }
+        reach_free(&rr);
+out:
+        slots_perm_path_free(&w);
+        free(res);
+        free(plan.paths);
+        free(plan.ops);
+        return r;
+}
+
+void check_table(struct ctx *k)
+{
+        const char *path = k->cfg->table, *base;
+        struct strbuf d = { 0 }, f = { 0 };
+        unsigned assigned, pending;
+        struct stat st;
+        int dirfd;
 
         k->table = NULL;
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
@@ -119,135 +286,20 @@ void check_table(struct ctx *k)
                 strbuf_addf(&f, "slots-provision creates it");
                 goto fail;
         }
-        if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                strbuf_addf(&d, "%s: %s", path, strerror(errno));
-                if (errno == ENOENT)
-                        strbuf_addf(&f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
-                else
-                        strbuf_addf(&f, "make %s readable by root", path);
+        if (table_file(k, dirfd, base, &st, &d, &f) < 0)
                 goto fail;
-        }
-        if (S_ISLNK(st.st_mode)) {
-                strbuf_addf(&d, "%s is a symlink; the table is never read through one", path);
-                strbuf_addf(&f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
-                        "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
+        table_policy(k, dirfd, base, &d, &f);
+        if (table_content(k, dirfd, base, &d, &f) < 0)
                 goto fail;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                strbuf_addf(&d, "%s is not a regular file", path);
-                strbuf_addf(&f, "move it away; slots-provision creates an empty table");
-                goto fail;
-        }
-        snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
-        if (st.st_uid != 0) {
-                char u[64];
-                strbuf_addf(&d, "owner is %s, not root", user_name_cb(NULL, st.st_uid, u, sizeof(u)));
-                strbuf_addf(&f, "chown root:%s %s", k->group_name, path);
-        } else if (!k->have_group || st.st_gid != k->group) {
-                char g[64];
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "group is %s, not the service group %s", group_name_cb(NULL, st.st_gid, g, sizeof(g)),
-                        k->group_name);
-                if (k->have_group)
-                        strbuf_addf(&f, "chgrp %s %s", k->group_name, path);
-                else
-                        strbuf_addf(&f, "create the group %s (slots-provision), then chgrp %s %s", k->group_name,
-                                k->group_name, path);
-        }
-        if ((st.st_mode & 07777) != 0640) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "mode is %s, not 0640", mode);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "chmod 0640 %s", path);
-        }
-
-        slots_error_clear(&e);
-        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &st, &text,
-                            &len, &e);
-        if (r < 0 && e.kind == SLOTS_ERR_INVALID) {
-                /* Too big or a NUL byte: no position to show. */
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%s", e.reason);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "correct %s (see slots.json(5)), or restore it from a backup", path);
-        } else if (r < 0) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "cannot read it as root: %s", strerror(-r));
-                goto fail;
-        }
-        problem = SLOTS_TABLE_SYNTAX;
-        if (r == 0)
-                r = slots_table_parse_problem(text, len, path, k->cfg->slots, &k->table, &problem, &e);
-        else
-                r = 0;
-        if (r < 0) {
-                /* A parser message may quote a token of the file, which may be a user id: show only where. */
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "does not parse at %s:%u:%u (%s)", path, e.line, e.column,
-                        problem == SLOTS_TABLE_OUT_OF_POOL ? "a slot outside the pool" :
-                        problem == SLOTS_TABLE_USER ? "an invalid user id" :
-                        problem == SLOTS_TABLE_DUPLICATE ? "a user in two slots" :
-                        problem == SLOTS_TABLE_VERSION ? "an unsupported version" : "invalid JSON or entry");
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
-                        e.line);
-                k->table = NULL;
-        }
-
-        /* Readable by the service account: as that account, from / down to the file. */
-        if (!k->have_svc) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "the service account %s does not exist", k->cfg->service);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "create the service account %s, or fix \"service\" in %s", k->cfg->service,
-                        k->cfg->path);
-        } else if (walk_path(path, &w) < 0) {
+        if (table_reach(k, &d, &f) < 0) {
                 k->err = -ENOMEM;
-        } else if (!w.err) {
-                struct slots_perm_model after;
-                struct reach rr;
-
-                for (size_t i = 0; i < w.n; i++)
-                        if (plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ) < 0)
-                                k->err = -ENOMEM;
-                res = calloc(w.n, sizeof(*res));
-                if (!res || k->err) {
-                        k->err = -ENOMEM;
-                        goto fail;
-                }
-                r = run_probes(&k->svc, &plan, 0, plan.n, res, probe_timeout(k));
-                /* The file as the owner, group and mode fixes above leave it: root:<group> 0640. */
-                after = w.steps[w.n - 1].m;
-                after.owner = 0;
-                if (k->have_group)
-                        after.group = k->group;
-                after.user_obj = SLOTS_PERM_R | SLOTS_PERM_W;
-                after.other = 0;
-                if (after.extended)
-                        after.mask = SLOTS_PERM_R;      /* chmod sets the mask of a file with an ACL */
-                else
-                        after.group_obj = SLOTS_PERM_R;
-                reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
-                if (!rr.ok) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "the service account %s cannot read it: %s", k->cfg->service, strbuf_str(&rr.note));
-                        if (rr.why.len)
-                                strbuf_addf(&d, "; why: %s", strbuf_str(&rr.why));
-                        if (rr.fix.len || !f.len) {
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
-                        }
-                }
-                reach_free(&rr);
+                goto fail;
         }
         if (d.len)
                 goto fail;
-        {
-                unsigned assigned, pending;
-                slots_table_count(k->table, &assigned, &pending);
-                strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
-                        assigned, pending, k->cfg->service);
-        }
+        slots_table_count(k->table, &assigned, &pending);
+        strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
+                    assigned, pending, k->cfg->service);
         add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
         k->table_ok = true;
         goto out;
@@ -260,11 +312,6 @@ fail:
         }
         add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
 out:
-        walk_free(&w);
-        free(res);
-        free(plan.paths);
-        free(plan.ops);
-        free(text);
         slots_close(dirfd);
         strbuf_free(&d);
         strbuf_free(&f);
@@ -504,6 +551,20 @@ void check_slotctl(struct ctx *k)
                                 c->docs_root);
                 }
         }
+        if (c->slots_root) {
+                char state[4096];
+
+                /* The test slot's probe runs in its state folder (check_chain in check-chain.c). */
+                snprintf(state, sizeof(state), "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "");
+                if (!json_any(json_object_get(root, "allowed_cwd"), cwd_covers, state)) {
+                        strbuf_sep(&d, "; ");
+                        strbuf_addf(&d, "allowed_cwd does not cover the slots' state folders %s, where the test "
+                                "slot's probe runs", state);
+                        strbuf_sep(&f, " && ");
+                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there",
+                                path, state);
+                }
+        }
         if (c->app_root && c->launcher) {
                 v = json_object_get(root, "allowed_exec");
                 snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
@@ -670,86 +731,57 @@ void check_roots(struct ctx *k)
 
 /* ---- hard-links: no file with more than one link in a user's tree or a shared folder ---- */
 
-#define LINKS_DEPTH_MAX 64      /* folders open at once in the walk below */
 #define LINKS_SHOWN 5
 
 struct links {
         struct strbuf found;    /* the first LINKS_SHOWN files, as shown */
         unsigned long n;        /* files with more than one link */
-        unsigned long deep;     /* folders below LINKS_DEPTH_MAX, not read */
-        unsigned long unread;   /* folders that could not be opened or read to the end */
+        unsigned long unread;   /* trees whose walk stopped short of their end */
         struct strbuf why;      /* the first of them and its reason */
+        const char *note;       /* after each file found: whose tree it is */
 };
 
-/* Counts a folder or entry that could not be read; the first one is named with its reason. */
-static void links_unread(struct links *l, const char *shown, const char *name, int err)
+/* Counts a tree that could not be read to its end; the first one is named with its reason. */
+static void links_unread(struct links *l, const char *shown, const char *reason)
 {
         if (l->unread++ == 0)
-                strbuf_addf(&l->why, "%s%s%s: %s", shown, name ? "/" : "", name ? name : "", strerror(err));
+                strbuf_addf(&l->why, "%s: %s", shown, reason);
 }
 
-/*
- * Reads the folder fd (consumed), shown as `shown`, never following a symlink
- * and never leaving the file system dev; files with more than one link are
- * counted.  Only reads.
- */
-static void links_walk(int fd, const char *shown, const char *note, dev_t dev, int depth, struct links *l)
+/* The walker's visitor: files with more than one link are counted.  Only reads. */
+static int links_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en, struct slots_error *e)
 {
-        DIR *dir = fdopendir(fd);
-        struct dirent *de;
+        struct links *l = data;
 
-        if (!dir) {
-                links_unread(l, shown, NULL, errno);
-                close(fd);
-                return;
+        (void) e;
+        if (ev != SLOTS_WALK_ENTRY || en->other_fs || S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1)
+                return 0;
+        if (++l->n <= LINKS_SHOWN) {
+                strbuf_sep(&l->found, ", ");
+                strbuf_addf(&l->found, "%s%s", en->path, l->note);
         }
-        while ((errno = 0, de = readdir(dir))) {
-                struct stat st;
+        return 0;
+}
 
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        if (errno != ENOENT)
-                                links_unread(l, shown, de->d_name, errno);
-                        continue;
-                }
-                if (S_ISDIR(st.st_mode)) {
-                        char *sub = NULL;
-                        int subfd;
+/* Walks the folder fd (consumed), shown as `shown`, on its own file system, at any depth. */
+static void links_walk(int fd, const char *shown, struct links *l)
+{
+        struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = links_visit, .data = l };
+        struct slots_error e;
 
-                        if (st.st_dev != dev)
-                                continue;
-                        if (depth >= LINKS_DEPTH_MAX) {
-                                l->deep++;
-                                continue;
-                        }
-                        subfd = openat(dirfd(dir), de->d_name,
-                                       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                        if (subfd < 0 || !(sub = slots_path_join(shown, de->d_name))) {
-                                links_unread(l, shown, de->d_name, subfd < 0 ? errno : ENOMEM);
-                                slots_close(subfd);
-                                continue;
-                        }
-                        links_walk(subfd, sub, note, dev, depth + 1, l);
-                        free(sub);
-                } else if (st.st_nlink > 1 && ++l->n <= LINKS_SHOWN) {
-                        strbuf_sep(&l->found, ", ");
-                        strbuf_addf(&l->found, "%s/%s%s", shown, de->d_name, note);
-                }
-        }
-        if (errno)
-                links_unread(l, shown, NULL, errno);
-        closedir(dir);
+        slots_error_clear(&e);
+        if (slots_walk(fd, &how, &e) < 0)
+                links_unread(l, e.object, e.reason);
+        close(fd);
 }
 
 /* Opens rel (a path below docs_root) with no symlink on the way and walks it. */
-static void links_of(int docs, const char *rel, const char *shown, const char *note, struct links *l)
+static void links_of(int docs, const char *rel, const char *shown, struct links *l)
 {
         struct slots_chase how = {
                 .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
                 .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK,
         };
-        struct stat st;
         char *abs = NULL;
         int fd;
 
@@ -761,12 +793,37 @@ static void links_of(int docs, const char *rel, const char *shown, const char *n
         free(abs);
         if (fd == -ENOENT)
                 return;         /* user-tree says so */
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                links_unread(l, shown, NULL, fd < 0 ? -fd : errno);
-                slots_close(fd);
+        if (fd < 0) {
+                links_unread(l, shown, strerror(-fd));
                 return;
         }
-        links_walk(fd, shown, note, st.st_dev, 1, l);
+        links_walk(fd, shown, l);
+}
+
+/*
+ * The FAIL: files with more than one link, or a tree not read to its end (what
+ * was not read may hold one).  The fix never keeps a slot's owner or set-id
+ * bits: the copy is root's new file, handed to the service, without them.
+ */
+static void links_fail(struct ctx *k, const struct links *l, struct strbuf *d, struct strbuf *f)
+{
+        const struct slots_config *c = k->cfg;
+
+        if (l->n)
+                strbuf_addf(d, "%lu file%s with more than one link: %s%s", l->n, l->n == 1 ? "" : "s",
+                            strbuf_str(&l->found), l->n > LINKS_SHOWN ? ", ..." : "");
+        if (l->unread)
+                strbuf_addf(d, "%s%lu tree%s not read to the end, so not known to hold none: %s", l->n ? "; " : "",
+                            l->unread, l->unread == 1 ? "" : "s", strbuf_str(&l->why));
+        if (l->n)
+                strbuf_addf(f, "remove the extra name, or give the file a copy of its own, the service's and without "
+                            "set-id bits (cp FILE FILE.copy && chmod ug-s FILE.copy && chown %s:%s FILE.copy && "
+                            "mv FILE.copy FILE); assign and release never widen a file with more than one link, since "
+                            "its other name may be a shared or private file (find %s -xdev -type f -links +1 lists "
+                            "them)", c->service, k->group_name ? k->group_name : c->service, c->docs_root);
+        else
+                strbuf_addf(f, "make the folder readable by root (or remove it), then run check again");
+        add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, d, f);
 }
 
 /*
@@ -802,7 +859,8 @@ void check_hard_links(struct ctx *k)
                         k->err = -ENOMEM;
                         break;
                 }
-                links_of(docs, c->shared_dirs[i], shown, "", &l);
+                l.note = "";
+                links_of(docs, c->shared_dirs[i], shown, &l);
                 free(shown);
         }
         for (size_t i = 0; i < k->n_slots; i++) {
@@ -813,28 +871,127 @@ void check_hard_links(struct ctx *k)
                 if (!s->tree || strncmp(s->tree, c->docs_root, dl) != 0)
                         continue;
                 snprintf(note, sizeof(note), " (%s's user)", s->name);
-                links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, note, &l);
+                l.note = note;
+                links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, &l);
         }
         close(docs);
-        if (l.n) {
-                strbuf_addf(&d, "%lu file%s with more than one link: %s%s", l.n, l.n == 1 ? "" : "s",
-                        strbuf_str(&l.found), l.n > LINKS_SHOWN ? ", ..." : "");
-                strbuf_addf(&f, "replace each with a copy of its own (cp -p FILE FILE.copy && mv FILE.copy FILE) or "
-                        "remove it; assign and release never change a file with more than one link, since its "
-                        "other name may be a shared or private file (find %s -xdev -type f -links +1 lists them)",
-                        c->docs_root);
-                add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, &d, &f);
+        if (l.n || l.unread) {
+                links_fail(k, &l, &d, &f);
         } else {
                 strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
-                if (l.deep || l.unread)
-                        strbuf_addf(&d, " (%lu folder%s deeper than %d and %lu unreadable not read%s%s)", l.deep,
-                                l.deep == 1 ? "" : "s", LINKS_DEPTH_MAX, l.unread, l.unread ? ": " : "", strbuf_str(&l.why));
                 add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
         }
         if (l.found.oom || l.why.oom)
                 k->err = -ENOMEM;
         strbuf_free(&l.found);
         strbuf_free(&l.why);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/* ---- app-private: no browser profile or socket folder inside a shared folder ---- */
+
+#define APP_PRIVATE_SHOWN 5
+
+struct app_private {
+        const struct slots_config *c;
+        struct strbuf found;    /* the first APP_PRIVATE_SHOWN, as "path (name)" */
+        unsigned long n;
+};
+
+static int app_private_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
+                             struct slots_error *e)
+{
+        struct app_private *a = data;
+        const char *hit;
+
+        (void) e;
+        if (ev == SLOTS_WALK_LEAVE || en->depth == 0 || en->other_fs)
+                return ev == SLOTS_WALK_ENTER && en->other_fs ? SLOTS_WALK_SKIP : 0;
+        if (slots_config_is_private(a->c, en->path))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        hit = slots_shared_app_private(a->c, en->path);
+        if (!hit)
+                return 0;
+        if (++a->n <= APP_PRIVATE_SHOWN) {
+                strbuf_sep(&a->found, ", ");
+                strbuf_addf(&a->found, "%s (%s)", en->path, hit);
+        }
+        return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+}
+
+/*
+ * Every shared folder, to its end: one of the platform's app-private names in it
+ * (slots_shared_app_private(), the verdict slots-provision warns with) is a FAIL;
+ * a folder the walk cannot read to its end is a FAIL too, never a PASS.
+ */
+void check_app_private(struct ctx *k)
+{
+        const struct slots_config *c = k->cfg;
+        struct app_private a = { .c = c };
+        struct strbuf d = { 0 }, f = { 0 }, why = { 0 };
+        struct slots_error e;
+        int docs;
+
+        if (!c->docs_root || c->n_shared_dirs == 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
+                return;
+        }
+        slots_error_clear(&e);
+        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
+                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
+                                   &e);
+        if (docs < 0) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s cannot be walked: %s", c->docs_root,
+                         docs == -ENOENT ? "it does not exist" : "see the roots row");
+                return;
+        }
+        for (size_t i = 0; i < c->n_shared_dirs; i++) {
+                struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                                           .open_flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK };
+                char *shown = slots_path_join(c->docs_root, c->shared_dirs[i]), *rel = NULL;
+                struct slots_walk walk = { .flags = SLOTS_WALK_ONE_FS, .path = shown, .visit = app_private_visit,
+                                           .data = &a };
+                int fd = -1, r;
+
+                if (!shown || asprintf(&rel, "/%s", c->shared_dirs[i]) < 0) {
+                        free(shown);
+                        k->err = -ENOMEM;
+                        break;
+                }
+                fd = slots_chase(docs, rel, &how, NULL, NULL);
+                if (fd >= 0) {
+                        slots_error_clear(&e);
+                        r = slots_walk(fd, &walk, &e);
+                        if (r < 0 && !why.len)
+                                strbuf_addf(&why, "%s: %s", e.object[0] ? e.object : shown, e.reason);
+                } else if (fd != -ENOENT && !why.len) {
+                        strbuf_addf(&why, "%s: %s", shown, strerror(-fd));
+                }
+                slots_close(fd);
+                free(rel);
+                free(shown);
+        }
+        close(docs);
+        if (a.n) {
+                strbuf_addf(&d, "%lu app-private name%s inside a shared folder: %s%s", a.n, a.n == 1 ? "" : "s",
+                            strbuf_str(&a.found), a.n > APP_PRIVATE_SHOWN ? ", ..." : "");
+                strbuf_addf(&f, "move each out of the shared folder (a browser profile or socket folder is one "
+                                "program's own state), or name it in shared_dirs to share it on purpose; "
+                                "slots-provision leaves it alone meanwhile");
+                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+        } else if (why.len) {
+                strbuf_addf(&d, "a shared folder could not be read to its end: %s", strbuf_str(&why));
+                strbuf_addf(&f, "make it readable by root (a mount, a FUSE folder?), then run check again");
+                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+        } else {
+                strbuf_addf(&d, "no app-private name (browser profile or socket folder) in the shared folders");
+                add_row(k, SLOTS_CHECK_PASS, "app-private", NULL, &d, NULL);
+        }
+        if (a.found.oom || why.oom || d.oom || f.oom)
+                k->err = -ENOMEM;
+        strbuf_free(&a.found);
+        strbuf_free(&why);
         strbuf_free(&d);
         strbuf_free(&f);
 }

@@ -2,8 +2,6 @@
  * check's per-slot rows about the account and what it reaches: account, slot-folders,
  * password-locked, runner-reachable, private-unreachable, user-tree.
  */
-#include <crypt.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -15,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acl.h"
+#include "check-ident.h"
 #include "check-int.h"
 #include "cleanup.h"
 #include "error.h"
@@ -40,8 +40,8 @@ static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
 void check_account(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
-        struct strbuf d = { 0 }, f = { 0 };
-        struct slots_gr gr = { 0 }, shared = { 0 };
+        struct strbuf d = { 0 }, f = { 0 }, note = { 0 };
+        struct slots_gr shared = { 0 };
         char *home = NULL, *shared_name = NULL;
         const char *dir;
         uid_t min = 0, max = 0;
@@ -60,11 +60,6 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                          "the lookup of %s failed: %s", s->name, strerror(-s->found));
                 return;
         }
-        r = slots_nss_gid(s->pw.gid, &gr);
-        if (r <= 0 || strcmp(gr.name, s->name) != 0) {
-                strbuf_addf(&d, "primary group is %s, not %s", r > 0 ? gr.name : "a gid without a group", s->name);
-                strbuf_addf(&f, "usermod -g %s %s", s->name, s->name);
-        }
         if (asprintf(&shared_name, "%sshared", c->prefix) < 0) {
                 k->err = -ENOMEM;
                 goto out;
@@ -75,7 +70,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "the group %s does not exist", shared_name);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !in_group(&s->id, shared.gid)) {
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared.gid)) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "not a member of %s", shared_name);
                 strbuf_sep(&f, " && ");
@@ -125,7 +120,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 if (st.st_uid != s->pw.uid) {
                         char u[64];
                         strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is owned by %s", dir, user_name_cb(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_addf(&d, "home %s is owned by %s", dir, slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, dir);
                 }
@@ -136,19 +131,23 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                         strbuf_addf(&f, "chmod 0700 %s", dir);
                 }
         }
+        /* The slots of k->slots get a password-locked row of their own; the others (free, pending) not. */
+        check_ident_account(k, s, s >= k->slots && s < k->slots + k->n_slots, &d, &f, &note);
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
         } else {
-                strbuf_addf(&d, "uid %u, group %s, in %s, home %s 0700", (unsigned) s->pw.uid, s->name, shared_name,
-                        dir);
+                strbuf_addf(&d, "uid %u, group %s, in %s and no other group, home %s 0700, shell %s, no "
+                            "subordinate ids", (unsigned) s->pw.uid, s->name, shared_name, dir, c->shell);
                 if (!range_ok)
                         strbuf_addf(&d, " (uid range unknown: login.defs unreadable)");
+                if (note.len)
+                        strbuf_addf(&d, " (%s)", strbuf_str(&note));
                 add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
         }
 out:
         slots_close(fd);
-        slots_gr_clear(&gr);
         slots_gr_clear(&shared);
+        strbuf_free(&note);
         free(shared_name);
         free(home);
         strbuf_free(&d);
@@ -186,128 +185,132 @@ void check_folders(struct ctx *k, const struct slotinfo *s)
                          s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
 }
 
-/* The hash field of name: the shadow entry, else the passwd field.  *out is malloc'ed. */
-static int password_field(const char *name, char **out, bool *from_shadow)
-{
-        size_t size = 1024;
-
-        for (;;) {
-                struct spwd sp, *sres = NULL;
-                struct passwd pw, *pres = NULL;
-                char *buf = malloc(size);
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getspnam_r(name, &sp, buf, size, &sres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (sres) {
-                        *out = strdup(sres->sp_pwdp ? sres->sp_pwdp : "");
-                        *from_shadow = true;
-                        explicit_bzero(buf, size);
-                        free(buf);
-                        return *out ? 0 : -ENOMEM;
-                }
-                if (r != 0 && r != ENOENT) {
-                        free(buf);
-                        return -r;
-                }
-                r = getpwnam_r(name, &pw, buf, size, &pres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (!pres) {
-                        free(buf);
-                        return r ? -r : -ENOENT;
-                }
-                *out = strdup(pres->pw_passwd ? pres->pw_passwd : "");
-                *from_shadow = false;
-                explicit_bzero(buf, size);
-                free(buf);
-                return *out ? 0 : -ENOMEM;
-        }
-}
-
-
-/*
- * crypt_checksalt() from libcrypt, loaded on first use: this check is its only
- * user, so assign, release and status do not load the library at every start.
- * Returns its verdict, or -1 when the library or the function is missing.
- */
-static int checksalt(const char *hash)
-{
-        static int (*fn)(const char *);
-        static bool tried;
-
-        if (!tried) {
-                void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
-
-                tried = true;
-                if (h)
-                        *(void **) &fn = dlsym(h, "crypt_checksalt");
-        }
-        return fn ? fn(hash) : -1;
-}
 void check_password(struct ctx *k, const struct slotinfo *s)
 {
-        char fix[96], method[16] = "";
+        struct slots_identity id = { .name = s->name };
+        struct slots_identity_verdict v;
+        const struct slots_identity_problem *p = &v.p[SLOTS_IDENT_PASSWORD];
         char *hash = NULL;
-        bool from_shadow = false;
+        bool have_lib;
         int r;
 
         if (s->found <= 0) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        r = password_field(s->name, &hash, &from_shadow);
-        snprintf(fix, sizeof(fix), "usermod -L %s", s->name);
+        r = check_ident_password_field(s->name, &hash, &id.hash_in_passwd);
         if (r < 0) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
                          "run the check as root; repair /etc/shadow or the name service",
                          "cannot read the shadow entry of %s: %s", s->name, strerror(-r));
                 return;
         }
-        if (hash[0] == '\0') {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, fix,
-                         "%s has an empty password field: it needs no password at all", s->name);
+        id.hash = hash;
+        id.hash_method = check_ident_hash_method(hash, &have_lib);
+        if (slots_identity_judge(&id, &v) < 0) {
+                k->err = -ENOMEM;
+        } else if (p->detail && hash[0] && !have_lib) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                         "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
+                         "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
+                         id.hash_in_passwd ? "passwd" : "shadow", s->name);
+        } else if (p->detail) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, p->fix, "%s", p->detail);
         } else if (hash[0] == '!' || hash[0] == '*') {
                 add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
-                         from_shadow ? "shadow" : "passwd", hash[0]);
+                         id.hash_in_passwd ? "passwd" : "shadow", hash[0]);
         } else {
-                int cs = checksalt(hash);
-
-                if (cs < 0) {
-                        add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
-                                 "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
-                                 "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
-                                 from_shadow ? "shadow" : "passwd", s->name);
-                } else if (cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED) {
-                        add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
-                                 "no usable hash in the %s entry", from_shadow ? "shadow" : "passwd");
-                } else {
-                        /* Name the method, never print the hash. */
-                        if (hash[0] == '$') {
-                                size_t n = strcspn(hash + 1, "$");
-                                snprintf(method, sizeof(method), "$%.*s$", n < 8 ? (int) n : 8, hash + 1);
-                        } else {
-                                snprintf(method, sizeof(method), "DES");
-                        }
-                        add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, fix,
-                                 "%s has a usable password hash (%s) in its %s entry: it could log in with a password",
-                                 s->name, method, from_shadow ? "shadow" : "passwd");
-                }
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
+                         id.hash_in_passwd ? "passwd" : "shadow");
         }
+        slots_identity_verdict_free(&v);
         explicit_bzero(hash, strlen(hash));
         free(hash);
 }
 
 /* ---- runner-reachable ---- */
+
+/*
+ * As the service, which cannot probe as the slot: the model of each step the service could
+ * read decides, x on each folder passed and r and x on the launcher.  Returns 1 when some step
+ * refuses the slot (d and f get why and the fix), 0 when every step allows it, -1 when the
+ * walk stopped before the end with no refusal on the way (undecided; d says where).
+ */
+static int runner_by_model(struct ctx *k, const struct slotinfo *s, const struct launcher *l, struct strbuf *d,
+                           struct strbuf *f)
+{
+        struct slots_perm_names nm = names_for(k);
+        bool denied = false;
+        char fix[FIX_MAX];
+
+        for (size_t i = 0; i < l->walk.n; i++) {
+                const struct slots_perm_step *st = &l->walk.steps[i];
+                unsigned want = st->traverse ? SLOTS_PERM_X : SLOTS_PERM_R | SLOTS_PERM_X;
+                struct slots_perm_verdict v;
+
+                if (!st->have_model)
+                        continue;
+                v = slots_perm_eval(&st->m, &s->id, want);
+                if (v.allowed)
+                        continue;
+                if (!denied) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "%s cannot run %s: the modes and ACLs say no (read as %s): ", s->name,
+                                l->path, k->cfg->service);
+                } else {
+                        strbuf_addf(d, "; ");
+                }
+                denied = true;
+                slots_perm_sb_why(d, &st->m, &v, s->name, st->path, want);
+                if (slots_perm_fix_grant(&st->m, &s->id, want, st->path, &nm, fix, sizeof(fix)) > 0) {
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "%s", fix);
+                }
+        }
+        if (denied)
+                return 1;
+        if (!l->walk.err && slots_perm_path_end(&l->walk))
+                return 0;
+        strbuf_sep(d, "; ");
+        strbuf_addf(d, "as %s the modes allow %s up to %s, which %s cannot read (%s); run check as root to probe "
+                "the rest as the slot", k->cfg->service, s->name, l->walk.err_path ? l->walk.err_path : l->path,
+                k->cfg->service, strerror(l->walk.err ? l->walk.err : ENOENT));
+        return -1;
+}
+
+/* runner-reachable as the service: one row from the models of every launcher's path. */
+static void check_runner_svc(struct ctx *k, const struct slotinfo *s)
+{
+        struct strbuf d = { 0 }, f = { 0 }, pass = { 0 };
+        int worst = 0;
+
+        for (size_t i = 0; i < k->n_launchers; i++) {
+                const struct launcher *l = &k->launchers[i];
+                int r = runner_by_model(k, s, l, &d, &f);
+
+                if (r == 1 || (r == -1 && worst == 0))
+                        worst = r;
+                if (r == 0) {
+                        strbuf_sep(&pass, "; ");
+                        strbuf_addf(&pass, "%s (%zu folders searched, launcher executable and readable)", l->path,
+                                l->walk.n - 1);
+                }
+        }
+        if (worst == 1) {
+                add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
+        } else if (worst == -1) {
+                add_row(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, &d, NULL);
+        } else {
+                struct strbuf t = { 0 };
+                strbuf_addf(&t, "reaches %s, by the modes and ACLs %s reads (no probe as the slot without root)",
+                        strbuf_str(&pass), k->cfg->service);
+                add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
+                strbuf_free(&t);
+        }
+        strbuf_free(&d);
+        strbuf_free(&f);
+        strbuf_free(&pass);
+}
 
 void check_runner(struct ctx *k, const struct slotinfo *s)
 {
@@ -317,6 +320,10 @@ void check_runner(struct ctx *k, const struct slotinfo *s)
 
         if (!s->have_id) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        if (geteuid() != 0) {
+                check_runner_svc(k, s);
                 return;
         }
         for (size_t i = 0; i < k->n_launchers; i++) {
@@ -415,7 +422,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
         for (size_t i = 0; i < c->n_private_paths; i++) {
                 const char *p = c->private_paths[i];
                 const struct probe_res *res = &s->res[k->private_first + i];
-                const struct step *end = walk_end(&k->private_walks[i]);
+                const struct slots_perm_step *end = slots_perm_path_end(&k->private_walks[i]);
                 struct slots_perm_verdict v;
 
                 if (k->private_walks[i].err == ENOENT) {
@@ -425,7 +432,7 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 if (!(res->got & GOT_DONE) || !(res->got & ~GOT_DONE)) {
                         refused++;
                         /* Refused only because a folder above keeps the slot out: fragile, say so. */
-                        if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                        if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                                 strbuf_sep(&notes, "; ");
                                 strbuf_addf(&notes, "%s itself is open to %s, only a folder above keeps it out", p,
                                         s->name);
@@ -436,9 +443,9 @@ void check_private(struct ctx *k, const struct slotinfo *s)
                 strbuf_addf(&d, "as %s, %s can be reached (", s->name, p);
                 sb_got(&d, res->got);
                 strbuf_addf(&d, ")");
-                if (end && end->have_model && perm_any(&end->m, &s->id, &v)) {
+                if (end && end->have_model && slots_perm_any(&end->m, &s->id, &v)) {
                         strbuf_addf(&d, ": ");
-                        sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
+                        slots_perm_sb_why(&d, &end->m, &v, s->name, p, SLOTS_PERM_R);
                         if (slots_perm_fix_deny(&end->m, &s->id, p, &nm, fix, sizeof(fix)) > 0) {
                                 strbuf_sep(&f, " && ");
                                 strbuf_addf(&f, "%s", fix);
@@ -502,7 +509,7 @@ int plan_tree_probes(struct ctx *k, struct slotinfo *s)
 
                 if (!o->tree)
                         continue;
-                if (j != self && j != sample && walk_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
+                if (j != self && j != sample && slots_perm_path_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
                         continue;
                 if (plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
                         return -ENOMEM;
@@ -510,11 +517,75 @@ int plan_tree_probes(struct ctx *k, struct slotinfo *s)
         return 0;
 }
 
+/* Whether acl gives uid rwx through a named entry that its mask lets through. */
+static bool acl_grants_rwx(const struct slots_acl *acl, uid_t uid)
+{
+        unsigned mask = slots_acl_mask(acl);
+
+        for (size_t i = 0; i < acl->n; i++)
+                if (acl->entries[i].tag == SLOTS_ACL_USER && acl->entries[i].id == uid)
+                        return (acl->entries[i].perm & mask & 7) == 7;
+        return false;
+}
+
+/* What the owning group gets through acl (group:: under the mask). */
+static unsigned acl_group_obj(const struct slots_acl *acl)
+{
+        for (size_t i = 0; i < acl->n; i++)
+                if (acl->entries[i].tag == SLOTS_ACL_GROUP_OBJ)
+                        return acl->entries[i].perm & slots_acl_mask(acl);
+        return 0;
+}
+
+/*
+ * What is wrong with the grant of an assigned slot's tree, into d and f: it
+ * rests on the slot's uid (an ACL entry u:slotNN:rwx, in the default ACL
+ * too), never on a group another account could borrow; its owning group and
+ * others get nothing.
+ */
+static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, int fd, const struct stat *st,
+                                struct strbuf *d, struct strbuf *f)
+{
+        const char *shown = s->tree_shown;
+        struct slots_acl acc = { 0 }, def = { 0 };
+        char p[4];
+
+        (void) k;
+        if (slots_acl_get(fd, SLOTS_ACL_ACCESS, &acc) < 0 || !acl_grants_rwx(&acc, s->pw.uid)) {
+                strbuf_addf(d, "%s does not give %s rwx by its uid (an ACL entry)", shown, s->name);
+                strbuf_addf(f, "setfacl -m u:%s:rwx,m::rwx %s", s->name, shown);
+        }
+        if (slots_acl_get(fd, SLOTS_ACL_DEFAULT, &def) < 0 || !acl_grants_rwx(&def, s->pw.uid)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s has no default ACL entry for %s: new files would not be granted to it", shown,
+                            s->name);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "setfacl -d -m u:%s:rwx,g::-,o::- %s", s->name, shown);
+        }
+        /* The owning group: group:: of the ACL, or the group bits without one. */
+        if (acc.n ? acl_group_obj(&acc) != 0 : (st->st_mode & 0070) != 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s gives its owning group access (a group another account can hold)", shown);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "setfacl -m g::- %s", shown);
+        }
+        if (st->st_mode & 0007) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s gives others %s", shown, slots_perm_str(st->st_mode & 7, p));
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "chmod o-rwx %s", shown);
+        }
+        if (d->len)
+                strbuf_addf(f, " (<user>: slots-admin status %s)", s->name);
+        slots_acl_free(&acc);
+        slots_acl_free(&def);
+}
+
 void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
-        const struct step *end;
+        const struct slots_perm_step *end;
         unsigned others = 0;
         size_t t = 0;
         char fix[FIX_MAX];
@@ -534,53 +605,24 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 bool have_st = fd >= 0 && fstat(fd, &st) == 0;
                 int st_err = have_st ? 0 : errno;
 
-                slots_close(fd);
-                end = walk_end(&s->tree_walk);
+                end = slots_perm_path_end(&s->tree_walk);
                 if (have_st && S_ISLNK(st.st_mode)) {
                         strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
-                        strbuf_addf(&f, "move the link away, then install -d -m 2770 -g %s %s (<user>: slots-admin status "
-                                "%s)", s->name, shown, s->name);
+                        strbuf_addf(&f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
+                                "slots-admin status %s)", s->name, s->name);
                 } else if (!end || !have_st) {
                         strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
                                 strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
-                        strbuf_addf(&f, "install -d -m 2770 -g %s %s (<user>: slots-admin status %s)", s->name, shown,
-                                s->name);
+                        strbuf_addf(&f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
+                                s->name, s->name);
                 } else if (!S_ISDIR(st.st_mode)) {
                         strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
-                        strbuf_addf(&f, "move it away, then install -d -m 2770 -g %s %s (<user>: slots-admin status %s)",
-                                s->name, shown, s->name);
+                        strbuf_addf(&f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
+                                "slots-admin status %s)", s->name, s->name);
                 } else {
-                        const struct slots_perm_model *m = &end->m;
-
-                        if (m->group != s->pw.gid) {
-                                char g[64];
-                                strbuf_addf(&d, "%s is group %s, not %s", shown,
-                                        group_name_cb(NULL, m->group, g, sizeof(g)), s->name);
-                                strbuf_addf(&f, "chgrp %s %s", s->name, shown);
-                        }
-                        /* The setgid bit from the fstat: the model keeps permission bits only. */
-                        if (!(st.st_mode & S_ISGID)) {
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s is not setgid: new files would not get group %s", shown, s->name);
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod g+s %s", shown);
-                        }
-                        if ((m->group_obj & 7) != 7 || (m->has_mask && (m->mask & 7) != 7)) {
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s does not give its group rwx", shown);
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod g+rwx %s", shown);
-                        }
-                        if (m->other) {
-                                char p[4];
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "%s gives others %s", shown, perm_str(m->other, p));
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "chmod o-rwx %s", shown);
-                        }
-                        if (d.len)
-                                strbuf_addf(&f, " (<user>: slots-admin status %s)", s->name);
+                        tree_grant_problems(k, s, fd, &st, &d, &f);
                 }
+                slots_close(fd);
         }
         if (s->probe_r < 0) {
                 strbuf_sep(&d, "; ");
@@ -598,7 +640,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         res = &s->res[k->plan.n + t++];
                 if (o == s) {
                         if (res && res->err) {
-                                const struct step *own = walk_end(&s->tree_walk);
+                                const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
                                 strbuf_sep(&d, "; ");
                                 strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
                                         strerror(res->err));
@@ -616,7 +658,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                         continue;
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);
-                end = walk_end(&o->tree_walk);
+                end = slots_perm_path_end(&o->tree_walk);
                 if (end && slots_perm_fix_deny(&end->m, &s->id, o->tree_shown, &nm, fix, sizeof(fix)) > 0) {
                         strbuf_sep(&f, " && ");
                         strbuf_addf(&f, "%s (<user>: slots-admin status %s)", fix, o->name);
@@ -632,7 +674,8 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                          "no user is assigned: no tree to keep out of");
         } else {
                 if (s->user)
-                        strbuf_addf(&d, "%s: group %s, setgid, nothing for others; ", s->tree_shown, s->name);
+                        strbuf_addf(&d, "%s: %s's uid by an ACL entry (and its default), nothing for its group or "
+                                "others; ", s->tree_shown, s->name);
                 strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
                 add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
         }

@@ -51,20 +51,23 @@ int slots_check_folders(int rootfd, const struct slots_config *c, const char *na
  * /dev/shm, /run/lock and /run/user/<uid> (its folders with all they hold,
  * symlinks themselves, never followed; a file is unlinked whatever its link
  * count: the name goes, the inode is not changed), and empties its mailbox
- * /var/mail/<slot>.  Folders of others are searched down to
- * SLOTS_CLEANUP_MAX_DEPTH levels; mount points are never entered, and neither
- * are docs_root, app_root and slots_root when one lies below a temp folder.
+ * /var/mail/<slot>.  A regular file of the slot's group with the set-gid bit
+ * goes too, whoever owns it (a process that borrowed the slot's gid made it).
+ * Set-id bits of the slot's files go through their fd before the name does.
+ * Folders of others are searched at any depth (walk.c); a folder the walk
+ * cannot read fails it; mount points are never entered, and neither are
+ * docs_root, app_root and slots_root when one lies below a temp folder.
  */
 int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct slots_pw *slot, struct slots_error *e);
-
-#define SLOTS_CLEANUP_MAX_DEPTH 128
 
 /*
  * Hands every entry the slot owns at any depth of docs_root/<shared dir> to
  * the service: owner svc_uid, group svc_gid when it was the slot's group,
  * setuid and setgid bits of files cleared, access for others removed, ACLs
- * removed.  Acts through an fd of the entry (never a symlink's target) and
- * never changes a file with more than one link (-EMLINK naming it).
+ * removed; a set-gid file of the slot's group, whoever owns it, loses the bit
+ * and the group.  Acts through an fd of the entry (never a symlink's target)
+ * and never widens a file with more than one link: it loses its set-id bits
+ * only, and one of the slot's fails the step (-EMLINK naming it).
  */
 int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
                          uid_t svc_uid, gid_t svc_gid, struct slots_error *e);

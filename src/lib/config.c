@@ -677,23 +677,51 @@ int slots_config_load(int rootfd, const char *path, struct slots_config **ret, s
         return slots_config_load_flags(rootfd, path, 0, ret, e);
 }
 
+int slots_config_writers(const struct stat *st, const char *path, uid_t also, struct slots_error *e)
+{
+        bool owner = st->st_uid != 0 && (also == (uid_t) -1 || st->st_uid != also);
+        bool mode = st->st_mode & (S_IWGRP | S_IWOTH);
+
+        if (!owner && !mode)
+                return 0;
+        slots_error_refuse(e, -EPERM, path, "%s is %04o owned by uid %ju: someone other than root can change it (%s)",
+                           path, (unsigned) (st->st_mode & 07777), (uintmax_t) st->st_uid,
+                           owner ? "its owner" : "it is writable by group or others");
+        if (owner && mode)
+                slots_error_fix(e, "chown root:root %s && chmod go-w %s", path, path);
+        else if (owner)
+                slots_error_fix(e, "chown root:root %s", path);
+        else
+                slots_error_fix(e, "chmod go-w %s", path);
+        return -EPERM;
+}
+
+int slots_config_writers_at(int rootfd, const char *path, struct slots_error *e)
+{
+        struct stat st;
+        int fd, r;
+
+        fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+                return slots_error_set(e, fd, path, "cannot open the config: %s", strerror(-fd));
+        if (fstat(fd, &st) < 0)
+                r = slots_error_set(e, -errno, path, "cannot stat the config: %s", strerror(errno));
+        else
+                r = slots_config_writers(&st, path, (uid_t) -1, e);
+        close(fd);
+        return r;
+}
+
 /* Like sshd with its keys: a config that sets other accounts' limits only root may change. */
 static int root_only(const struct stat *st, void *data, struct slots_error *e)
 {
-        const char *path = data;
+        return slots_config_writers(st, data, geteuid() == 0 ? (uid_t) -1 : geteuid(), e);
+}
 
-        if (st->st_uid != 0 && st->st_uid != geteuid()) {
-                slots_error_set(e, -EPERM, path, "the config is owned by uid %ju, not root", (uintmax_t) st->st_uid);
-                slots_error_fix(e, "chown root:root %s", path);
-                return -EPERM;
-        }
-        if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-                slots_error_set(e, -EPERM, path, "the config is writable by group or others (mode %04o)",
-                                (unsigned) (st->st_mode & 07777));
-                slots_error_fix(e, "chmod 0644 %s", path);
-                return -EPERM;
-        }
-        return 0;
+/* The commands that act as root: the same rule, root alone. */
+static int root_owned(const struct stat *st, void *data, struct slots_error *e)
+{
+        return slots_config_writers(st, data, (uid_t) -1, e);
 }
 
 int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct slots_config **ret,
@@ -703,7 +731,7 @@ int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct
                 .path = path,
                 .what = "the config",
                 .max = CONFIG_MAX,
-                .check = flags & SLOTS_CONFIG_ROOT_ONLY ? root_only : NULL,
+                .check = flags & SLOTS_CONFIG_ROOT_ONLY ? root_only : flags & SLOTS_CONFIG_ROOT_OWNED ? root_owned : NULL,
                 .data = (void *) path,
         };
         char *text = NULL;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -81,7 +82,24 @@ enum {
          * and not writable by group or others; else -EINVAL / -EPERM.
          */
         SLOTS_CONFIG_ROOT_ONLY = 1 << 0,
+        /*
+         * For the commands that act as root (assign, release, provision): the file
+         * read must pass slots_config_writers() (owned by root, not writable by group
+         * or others); else -EPERM, refused, with the fix.
+         */
+        SLOTS_CONFIG_ROOT_OWNED = 1 << 1,
 };
+
+/*
+ * The one rule for a config others can write, which pam_slots, the commands and
+ * check share: the file is owned by root (or by `also`; (uid_t) -1: nobody else)
+ * and writable by neither its group nor others.  Returns 0, or -EPERM with a
+ * refusal that names the file, its mode and owner, and the fix.
+ */
+int slots_config_writers(const struct stat *st, const char *path, uid_t also, struct slots_error *e);
+
+/* The same rule on the file at path inside rootfd, for those that report it (status, check). */
+int slots_config_writers_at(int rootfd, const char *path, struct slots_error *e);
 
 /* slots_config_load with SLOTS_CONFIG_* flags: the one reader of the config file. */
 int slots_config_load_flags(int rootfd, const char *path, unsigned flags, struct slots_config **ret,

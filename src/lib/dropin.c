@@ -10,16 +10,28 @@
 #include "ids.h"
 #include "provision.h"
 
+/*
+ * allowed_cwd: the docs root, where the executor runs a user's commands, and the slots' state
+ * folders (<slots_root>/state), where a slot runs on its own, as the test slot's probe does.
+ */
 char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
 {
         json_t *o = json_object(), *cwd = json_array(), *exec = json_array();
-        char *text = NULL, *glob = NULL;
+        char *text = NULL, *glob = NULL, *state = NULL;
 
         if (!o || !cwd || !exec)
                 goto out;
         if (c->docs_root) {
                 if (json_object_set_new(o, "docs_root", json_string(c->docs_root)) < 0 ||
                     json_array_append_new(cwd, json_string(c->docs_root)) < 0)
+                        goto out;
+        }
+        if (c->slots_root) {
+                if (asprintf(&state, "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "") < 0) {
+                        state = NULL;
+                        goto out;
+                }
+                if (json_array_append_new(cwd, json_string(state)) < 0)
                         goto out;
         }
         if (c->app_root && c->launcher) {
@@ -45,6 +57,7 @@ char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
                 *len = strlen(text);
 out:
         free(glob);
+        free(state);
         json_decref(cwd);
         json_decref(exec);
         json_decref(o);
@@ -153,7 +166,13 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
         for (size_t i = 0; i < 2; i++)
                 fprintf(f, "%s/true \"\", %s/kill ^-s [A-Z0-9]+ -- -([2-9]|[1-9][0-9]+)$%s", bins[i], bins[i],
                         i ? "\n" : ", \\\n\t");
-        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty\n", alias);
+        /*
+         * !use_pty: with use_pty (Debian's default) and a terminal, sudo runs the command in a
+         * session of its own on a new pty, so the run's process group holds only root's sudo and
+         * the executor's "kill -- -PGID" as the slot gets EPERM while the command lives on.
+         */
+        fprintf(f, "# !use_pty: on a terminal, use_pty moves the command out of the process group the kill ends.\n");
+        fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty, !use_pty\n", alias);
         if (run) {
                 fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
                 if (c->slotctl) {
@@ -168,7 +187,14 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                 }
                 /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
                 fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !env_check, ", alias);
+                /*
+                 * always_set_home: HOME is the slot's own unless the caller lists it in
+                 * --preserve-env (sudo adds those after it resets the environment); a HOME
+                 * the caller merely has, kept by env_keep, is replaced.
+                 */
+                fprintf(f, "# always_set_home: HOME is the slot's home unless --preserve-env lists it.\n");
+                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
+                        "!env_check, ", alias);
                 if (c->n_sudo_env == 0) {
                         fprintf(f, "!env_keep");
                 } else {

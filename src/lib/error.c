@@ -10,6 +10,19 @@ void slots_error_clear(struct slots_error *e)
                 memset(e, 0, sizeof(*e));
 }
 
+/* A text cut to its field ends in "...", so a reader knows there was more (n: the length it wanted). */
+static void mark_cut(char *buf, size_t size, int n)
+{
+        static const char mark[] = "...";
+
+        if (n >= 0 && (size_t) n < size)
+                return;
+        if (n < 0)
+                buf[0] = '\0';
+        else if (size >= sizeof(mark))
+                memcpy(buf + size - sizeof(mark), mark, sizeof(mark));
+}
+
 static int set(struct slots_error *e, enum slots_error_kind kind, int r, const char *object, const char *fmt,
                va_list ap) __attribute__((format(printf, 5, 0)));
 
@@ -20,8 +33,8 @@ static int set(struct slots_error *e, enum slots_error_kind kind, int r, const c
                 return r;
         memset(e, 0, sizeof(*e));
         e->kind = kind;
-        snprintf(e->object, sizeof(e->object), "%s", object ? object : "");
-        vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+        mark_cut(e->object, sizeof(e->object), snprintf(e->object, sizeof(e->object), "%s", object ? object : ""));
+        mark_cut(e->reason, sizeof(e->reason), vsnprintf(e->reason, sizeof(e->reason), fmt, ap));
         return r;
 }
 
@@ -70,7 +83,7 @@ void slots_error_fix(struct slots_error *e, const char *fmt, ...)
         if (!e)
                 return;
         va_start(ap, fmt);
-        vsnprintf(e->fix, sizeof(e->fix), fmt, ap);
+        mark_cut(e->fix, sizeof(e->fix), vsnprintf(e->fix, sizeof(e->fix), fmt, ap));
         va_end(ap);
 }
 
@@ -85,11 +98,16 @@ void slots_first_keep(struct slots_first *f, int r, const struct slots_error *su
 
 const char *slots_error_format(const struct slots_error *e, char *buf, unsigned long size)
 {
+        int n;
+
+        if (size == 0)
+                return buf;
         if (e->line > 0)
-                snprintf(buf, size, "%s:%u:%u: %s", e->object, e->line, e->column, e->reason);
+                n = snprintf(buf, size, "%s:%u:%u: %s", e->object, e->line, e->column, e->reason);
         else if (e->object[0])
-                snprintf(buf, size, "%s: %s", e->object, e->reason);
+                n = snprintf(buf, size, "%s: %s", e->object, e->reason);
         else
-                snprintf(buf, size, "%s", e->reason);
+                n = snprintf(buf, size, "%s", e->reason);
+        mark_cut(buf, size, n);
         return buf;
 }

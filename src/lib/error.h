@@ -18,7 +18,8 @@ enum slots_error_kind {
 
 /*
  * Library functions return 0 or a negative errno and, on failure, describe the
- * problem here, with its kind.
+ * problem here, with its kind.  A text longer than its field is cut and ends
+ * in "...", never cut without a mark.
  */
 struct slots_error {
         enum slots_error_kind kind;
@@ -65,5 +66,5 @@ struct slots_first {
 /* Keeps r, and *sub into f->e (sub may be NULL), when r < 0 is the first failure; else nothing. */
 void slots_first_keep(struct slots_first *f, int r, const struct slots_error *sub);
 
-/* Renders "object:line:column: reason" (position only when known) into buf. */
+/* Renders "object:line:column: reason" (position only when known) into buf; a cut ends in "...". */
 const char *slots_error_format(const struct slots_error *e, char *buf, unsigned long size);

@@ -102,9 +102,9 @@ void slots_subids_free(struct slots_subids *s)
         s->n = 0;
 }
 
-bool slots_identity_password_usable(const char *hash)
+bool slots_identity_password_usable(const char *hash, enum slots_hash_method method)
 {
-        return hash[0] != '!' && hash[0] != '*';
+        return hash[0] == '\0' || (hash[0] != '!' && hash[0] != '*' && method != SLOTS_HASH_NO_METHOD);
 }
 
 static void add_ranges(struct strbuf *b, const char *opt, const struct slots_subids *s)
@@ -185,13 +185,24 @@ static void judge_groups(const struct slots_identity *id, struct strbuf *d, stru
 
 static void judge_password(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
 {
-        if (!id->hash || !slots_identity_password_usable(id->hash))
+        const char *h = id->hash;
+
+        if (!h || !slots_identity_password_usable(h, id->hash_method))
                 return;
-        if (id->hash[0] == '\0')
+        if (h[0] == '\0') {
                 strbuf_addf(d, "%s has an empty password field: it needs no password at all", id->name);
-        else
-                strbuf_addf(d, "%s has a usable password (its shadow field starts with neither ! nor *)",
-                            id->name);
+        } else {
+                /* Name the method, never the hash. */
+                size_t n = h[0] == '$' ? strcspn(h + 1, "$") : 0;
+
+                strbuf_addf(d, "%s has a usable password hash (", id->name);
+                if (h[0] == '$')
+                        strbuf_addf(d, "$%.*s$", n < 8 ? (int) n : 8, h + 1);
+                else
+                        strbuf_addf(d, "DES");
+                strbuf_addf(d, ") in its %s entry: it could log in with a password",
+                            id->hash_in_passwd ? "passwd" : "shadow");
+        }
         if (id->directory)
                 strbuf_addf(f, "lock the password of %s in the directory", id->name);
         else

@@ -42,12 +42,21 @@ struct slots_identity_group {
         bool primary;
 };
 
+/* What libxcrypt's crypt_checksalt() said of a password field; zero (not asked) by default. */
+enum slots_hash_method {
+        SLOTS_HASH_UNASKED = 0,         /* not asked: any field but a locked one is taken as usable */
+        SLOTS_HASH_METHOD,              /* a method that can match a password (legacy DES too) */
+        SLOTS_HASH_NO_METHOD,           /* invalid or disabled: no password matches it */
+};
+
 /* What is known of a slot account. */
 struct slots_identity {
         const char *name;               /* slotNN; its own group has the same name */
         const char *shell;              /* its login shell; NULL: not known */
         const char *want_shell;         /* the configured shell */
-        const char *hash;               /* its shadow password field; NULL: not known (not root) */
+        const char *hash;               /* its password field (shadow's, else passwd's); NULL: not known */
+        bool hash_in_passwd;            /* there is no shadow entry: hash is the passwd field */
+        enum slots_hash_method hash_method;     /* libxcrypt's word on hash, where the caller asked */
         const struct slots_identity_group *groups;
         size_t n_groups;
         const char *shared;             /* <prefix>shared */
@@ -75,10 +84,11 @@ struct slots_identity_verdict {
 };
 
 /*
- * The password field is usable (a login with a password, or without one) unless
- * it starts with '!' or '*': an empty field is usable too, since it asks for none.
+ * The password field is usable (a login with a password, or without one): it
+ * is empty (no password asked), or it starts with neither '!' nor '*' and
+ * libxcrypt, where asked, knows a method for it.
  */
-bool slots_identity_password_usable(const char *hash);
+bool slots_identity_password_usable(const char *hash, enum slots_hash_method method);
 
 /*
  * Judges id, without any I/O: each kind of problem in v->p[kind] (a fact that is

@@ -1,18 +1,15 @@
 /*
  * The kernel's permission model as data: mode bits and POSIX ACL evaluated like
- * generic_permission(), the fix lines derived from it, and the model of each step of a path.
+ * generic_permission(), the fix lines derived from it, and a path's steps judged
+ * (perm-path.c reads them); no file-system I/O.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "acl.h"
-#include "error.h"
-#include "fsutil.h"
 #include "nss.h"
 #include "perm.h"
 #include "strbuf.h"
@@ -59,7 +56,7 @@ void slots_perm_from_stat(struct slots_perm_model *m, const struct stat *st, con
         }
 }
 
-bool in_group(const struct slots_ident *id, gid_t gid)
+bool slots_perm_in_group(const struct slots_ident *id, gid_t gid)
 {
         if (id->gid == gid)
                 return true;
@@ -91,13 +88,13 @@ struct slots_perm_verdict slots_perm_eval(const struct slots_perm_model *m, cons
                         return v;
                 }
         v.via = SLOTS_VIA_GROUP;
-        if (in_group(id, m->group)) {
+        if (slots_perm_in_group(id, m->group)) {
                 found = true;
                 if ((m->group_obj & want) == want)
                         goto masked;
         }
         for (size_t i = 0; i < m->n_groups; i++)
-                if (in_group(id, m->groups[i].id)) {
+                if (slots_perm_in_group(id, m->groups[i].id)) {
                         if (!found)
                                 v.entry = (int) i;
                         found = true;
@@ -117,7 +114,7 @@ masked:
         return v;
 }
 
-const char *perm_str(unsigned p, char buf[static 4])
+const char *slots_perm_str(unsigned p, char buf[static 4])
 {
         buf[0] = p & SLOTS_PERM_R ? 'r' : '-';
         buf[1] = p & SLOTS_PERM_W ? 'w' : '-';
@@ -127,7 +124,7 @@ const char *perm_str(unsigned p, char buf[static 4])
 }
 
 /* chmod's letters for a set of bits: "rx", "x". */
-const char *perm_letters(unsigned p, char buf[static 4])
+const char *slots_perm_letters(unsigned p, char buf[static 4])
 {
         char *o = buf;
 
@@ -225,10 +222,10 @@ int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_i
                 if (v.masked) {
                         /* The entry grants it; only the mask takes it away. */
                         m.mask |= want;
-                        strbuf_addf(&b, "setfacl -m m::%s ", perm_str(m.mask, p1));
+                        strbuf_addf(&b, "setfacl -m m::%s ", slots_perm_str(m.mask, p1));
                 } else if (v.via == SLOTS_VIA_OWNER) {
                         m.user_obj |= want;
-                        strbuf_addf(&b, "chmod u+%s ", perm_letters(want, p1));
+                        strbuf_addf(&b, "chmod u+%s ", slots_perm_letters(want, p1));
                 } else if (v.via == SLOTS_VIA_USER) {
                         /* Removing the entry is the smaller change when the rest of the ACL then allows. */
                         t = m;
@@ -241,27 +238,27 @@ int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_i
                                 t.users[v.entry].perm |= want;
                                 recompute_mask(&t);
                                 strbuf_addf(&b, "setfacl -m u:%s:%s ", name_user(names, id->uid, nb, sizeof(nb)),
-                                        perm_str(t.users[v.entry].perm, p2));
+                                        slots_perm_str(t.users[v.entry].perm, p2));
                         }
                         m = t;
                 } else if (v.via == SLOTS_VIA_GROUP) {
                         if (!m.extended) {
                                 m.group_obj |= want;
-                                strbuf_addf(&b, "chmod g+%s ", perm_letters(want, p1));
+                                strbuf_addf(&b, "chmod g+%s ", slots_perm_letters(want, p1));
                         } else if (v.entry < 0) {
                                 m.group_obj |= want;
                                 recompute_mask(&m);
-                                strbuf_addf(&b, "setfacl -m g::%s ", perm_str(m.group_obj, p1));
+                                strbuf_addf(&b, "setfacl -m g::%s ", slots_perm_str(m.group_obj, p1));
                         } else {
                                 m.groups[v.entry].perm |= want;
                                 recompute_mask(&m);
                                 strbuf_addf(&b, "setfacl -m g:%s:%s ",
                                         name_group(names, m.groups[v.entry].id, nb, sizeof(nb)),
-                                        perm_str(m.groups[v.entry].perm, p1));
+                                        slots_perm_str(m.groups[v.entry].perm, p1));
                         }
                 } else {
                         m.other |= want;
-                        strbuf_addf(&b, "chmod o+%s ", perm_letters(want, p1));
+                        strbuf_addf(&b, "chmod o+%s ", slots_perm_letters(want, p1));
                 }
                 sb_path(&b, display);
         }
@@ -269,7 +266,7 @@ int slots_perm_fix_grant(const struct slots_perm_model *m0, const struct slots_i
 }
 
 /* Which of r, w, x (x only for a folder) id still gets; the verdict of the first one it gets. */
-bool perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out)
+bool slots_perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out)
 {
         static const unsigned wants[] = { SLOTS_PERM_R, SLOTS_PERM_W, SLOTS_PERM_X };
 
@@ -297,7 +294,7 @@ int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_id
         for (int step = 0; step < 4; step++) {
                 struct slots_perm_verdict v;
 
-                if (!perm_any(&m, id, &v))
+                if (!slots_perm_any(&m, id, &v))
                         return fix_done(&b, buf, size, 0);
                 strbuf_sep(&b, " && ");
                 switch (v.via) {
@@ -338,30 +335,30 @@ int slots_perm_fix_deny(const struct slots_perm_model *m0, const struct slots_id
 
 
 /* The permission model's name callbacks: nss.c's one way of naming an id. */
-const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size)
+const char *slots_perm_user_name(void *arg, uid_t uid, char *buf, size_t size)
 {
         (void) arg;
         return slots_uid_name(uid, buf, size);
 }
 
-const char *group_name_cb(void *arg, gid_t gid, char *buf, size_t size)
+const char *slots_perm_group_name(void *arg, gid_t gid, char *buf, size_t size)
 {
         (void) arg;
         return slots_gid_name(gid, buf, size);
 }
 
 /* "0750 root:video-studio" (+acl) for a model. */
-void sb_mode(struct strbuf *b, const struct slots_perm_model *m)
+void slots_perm_sb_mode(struct strbuf *b, const struct slots_perm_model *m)
 {
         char u[64], g[64];
         unsigned mode = m->user_obj << 6 | (m->has_mask ? m->mask : m->group_obj) << 3 | m->other;
 
-        strbuf_addf(b, "%04o %s:%s%s", mode, user_name_cb(NULL, m->owner, u, sizeof(u)),
-                group_name_cb(NULL, m->group, g, sizeof(g)), m->extended ? " with an ACL" : "");
+        strbuf_addf(b, "%04o %s:%s%s", mode, slots_perm_user_name(NULL, m->owner, u, sizeof(u)),
+                slots_perm_group_name(NULL, m->group, g, sizeof(g)), m->extended ? " with an ACL" : "");
 }
 
 /* Why the model gives `who` what it does (v from slots_perm_eval): the bit or ACL entry that decided. */
-void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
+void slots_perm_sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
             const char *who, const char *shown, unsigned want)
 {
         char p1[4], p2[4], nb[64];
@@ -369,40 +366,41 @@ void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slo
         switch (v->via) {
         case SLOTS_VIA_OWNER:
                 strbuf_addf(b, "%s is ", shown);
-                sb_mode(b, m);
-                strbuf_addf(b, " and %s owns it: the owner has %s", who, perm_str(m->user_obj, p1));
+                slots_perm_sb_mode(b, m);
+                strbuf_addf(b, " and %s owns it: the owner has %s", who, slots_perm_str(m->user_obj, p1));
                 return;
         case SLOTS_VIA_USER:
-                strbuf_addf(b, "the ACL entry user:%s:%s on %s", who, perm_str(m->users[v->entry].perm, p1), shown);
+                strbuf_addf(b, "the ACL entry user:%s:%s on %s", who, slots_perm_str(m->users[v->entry].perm, p1),
+                            shown);
                 if (v->masked)
                         strbuf_addf(b, " is cut to %s by mask::%s",
-                                perm_str(m->users[v->entry].perm & m->mask, p2), perm_str(m->mask, p1));
+                                slots_perm_str(m->users[v->entry].perm & m->mask, p2), slots_perm_str(m->mask, p1));
                 return;
         case SLOTS_VIA_GROUP:
                 if (v->entry >= 0)
                         strbuf_addf(b, "%s has the ACL entry group:%s:%s", shown,
-                                group_name_cb(NULL, m->groups[v->entry].id, nb, sizeof(nb)),
-                         perm_str(m->groups[v->entry].perm, p1));
+                                slots_perm_group_name(NULL, m->groups[v->entry].id, nb, sizeof(nb)),
+                         slots_perm_str(m->groups[v->entry].perm, p1));
          else
-                 strbuf_addf(b, "%s is group %s with %s", shown, group_name_cb(NULL, m->group, nb, sizeof(nb)),
-                         perm_str(m->group_obj, p1));
+                 strbuf_addf(b, "%s is group %s with %s", shown, slots_perm_group_name(NULL, m->group, nb, sizeof(nb)),
+                         slots_perm_str(m->group_obj, p1));
          if (v->masked)
-                 strbuf_addf(b, ", cut by mask::%s", perm_str(m->mask, p2));
+                 strbuf_addf(b, ", cut by mask::%s", slots_perm_str(m->mask, p2));
          strbuf_addf(b, " and %s is in that group", who);
          return;
  case SLOTS_VIA_OTHER:
          strbuf_addf(b, "%s is ", shown);
-         sb_mode(b, m);
-         strbuf_addf(b, ": others have %s", perm_str(m->other, p1));
+         slots_perm_sb_mode(b, m);
+         strbuf_addf(b, ": others have %s", slots_perm_str(m->other, p1));
          if (!v->allowed)
-                 strbuf_addf(b, ", no %s", perm_letters(want, p2));
+                 strbuf_addf(b, ", no %s", slots_perm_letters(want, p2));
          return;
  }
 }
 
-/* ---- walking a path as the kernel resolves it: every folder passed and the object at the end ---- */
+/* ---- a path as data: the model of each step and whether one surely refuses ---- */
 
-void walk_free(struct walk *w)
+void slots_perm_path_free(struct slots_perm_path *w)
 {
         for (size_t i = 0; i < w->n; i++)
                 free(w->steps[i].path);
@@ -411,82 +409,18 @@ void walk_free(struct walk *w)
         memset(w, 0, sizeof(*w));
 }
 
-static int model_of_fd(int fd, struct slots_perm_model *m)
-{
-        struct slots_acl acl = { 0 };
-        struct stat st;
-        int r;
-
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        /* A symlink has no ACL; one that cannot be read leaves the mode bits (the kernel's too, without ACLs). */
-        r = S_ISLNK(st.st_mode) ? 0 : slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
-        slots_perm_from_stat(m, &st, r > 0 ? &acl : NULL);
-        slots_acl_free(&acl);
-        return 0;
-}
-
-static int walk_add(struct walk *w, const char *path, bool traverse, int fd)
-{
-        struct step *s = realloc(w->steps, (w->n + 1) * sizeof(*s));
-
-        if (!s)
-                return -ENOMEM;
-        w->steps = s;
-        s = &w->steps[w->n];
-        memset(s, 0, sizeof(*s));
-        s->path = strdup(path);
-        if (!s->path)
-                return -ENOMEM;
-        s->traverse = traverse;
-        s->have_model = model_of_fd(fd, &s->m) == 0;
-        w->n++;
-        return 0;
-}
-
-static int walk_step(void *data, const struct slots_chase_step *s)
-{
-        return walk_add(data, s->path, !s->last, s->fd);
-}
-
-/*
- * Follows path from "/" as the kernel would (the resolver, symlinks followed)
- * and records each folder it passes and the object at the end with its owner,
- * mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that cannot be
- * followed sets w->err and w->err_path.
- */
-int walk_path(const char *path, struct walk *w)
-{
-        struct slots_chase how = { .open_flags = O_PATH, .step = walk_step, .data = w };
-        struct slots_error e;
-        int fd;
-
-        memset(w, 0, sizeof(*w));
-        slots_error_clear(&e);
-        fd = slots_chase(AT_FDCWD, path, &how, NULL, &e);
-        if (fd >= 0) {
-                close(fd);
-                return 0;
-        }
-        if (fd == -ENOMEM)
-                return fd;
-        w->err = -fd;
-        w->err_path = strdup(e.object[0] ? e.object : path);
-        return w->err_path ? 0 : -ENOMEM;
-}
-
-const struct step *walk_end(const struct walk *w)
+const struct slots_perm_step *slots_perm_path_end(const struct slots_perm_path *w)
 {
         return !w->err && w->n ? &w->steps[w->n - 1] : NULL;
 }
 
-bool walk_denies(const struct walk *w, const struct slots_ident *id, unsigned want_end)
+bool slots_perm_path_denies(const struct slots_perm_path *w, const struct slots_ident *id, unsigned want_end)
 {
         if (w->err)
                 return false;
         /* From the end: a user's tree keeps the others out at its own folder. */
         for (size_t i = w->n; i-- > 0;) {
-                const struct step *s = &w->steps[i];
+                const struct slots_perm_step *s = &w->steps[i];
 
                 if (s->have_model && !s->m.truncated &&
                     !slots_perm_eval(&s->m, id, s->traverse ? SLOTS_PERM_X : want_end).allowed)

@@ -1,4 +1,4 @@
-/* The kernel's permission model as data: owner, group, mode and ACL of each step of a path, evaluated and fixed. */
+/* The kernel's permission model as data: owner, group, mode and ACL evaluated and fixed, and a path's steps judged. */
 #pragma once
 
 #include <stdbool.h>
@@ -86,57 +86,50 @@ int slots_perm_fix_deny(const struct slots_perm_model *m, const struct slots_ide
                         const struct slots_perm_names *names, char *buf, size_t size);
 
 /* Whether id (primary gid or a supplementary group) is in gid. */
-bool in_group(const struct slots_ident *id, gid_t gid);
+bool slots_perm_in_group(const struct slots_ident *id, gid_t gid);
 
 /* Which of r, w, x (x only for a folder) id still gets; the verdict of the first one it gets. */
-bool perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out);
+bool slots_perm_any(const struct slots_perm_model *m, const struct slots_ident *id, struct slots_perm_verdict *out);
 
 /* "rwx" / "r-x" and "rx" for SLOTS_PERM_* bits. */
-const char *perm_str(unsigned p, char buf[static 4]);
-const char *perm_letters(unsigned p, char buf[static 4]);
+const char *slots_perm_str(unsigned p, char buf[static 4]);
+const char *slots_perm_letters(unsigned p, char buf[static 4]);
 
 /* Account and group names through NSS, the number when there is none (slots_perm_names callbacks). */
-const char *user_name_cb(void *arg, uid_t uid, char *buf, size_t size);
-const char *group_name_cb(void *arg, gid_t gid, char *buf, size_t size);
+const char *slots_perm_user_name(void *arg, uid_t uid, char *buf, size_t size);
+const char *slots_perm_group_name(void *arg, gid_t gid, char *buf, size_t size);
 
 /* "0750 root:video-studio" (+acl) for a model. */
-void sb_mode(struct strbuf *b, const struct slots_perm_model *m);
+void slots_perm_sb_mode(struct strbuf *b, const struct slots_perm_model *m);
 
 /* Why the model gives `who` what it does (v from slots_perm_eval): the bit or ACL entry that decided. */
-void sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v, const char *who,
-            const char *shown, unsigned want);
+void slots_perm_sb_why(struct strbuf *b, const struct slots_perm_model *m, const struct slots_perm_verdict *v,
+                       const char *who, const char *shown, unsigned want);
 
 /* A path as the kernel resolves it: every folder passed and the object at the end, with their models. */
-struct step {
+struct slots_perm_step {
         char *path;             /* where the walk found it, symlinks resolved */
         bool traverse;          /* a folder passed through (needs x), or the end of the path */
         bool have_model;
         struct slots_perm_model m;
 };
 
-struct walk {
-        struct step *steps;
+struct slots_perm_path {
+        struct slots_perm_step *steps;
         size_t n;
         int err;                /* 0, or why the path could not be followed (as root) */
         char *err_path;
 };
 
-
-/*
- * Follows path from "/" as the kernel would (the resolver, symlinks followed)
- * and records each folder it passes and the object at the end with its owner,
- * mode and ACL.  Only reads.  Returns 0 or -ENOMEM; a path that cannot be
- * followed sets w->err and w->err_path.
- */
-int walk_path(const char *path, struct walk *w);
-void walk_free(struct walk *w);
+/* Frees what slots_perm_path_read() recorded. */
+void slots_perm_path_free(struct slots_perm_path *w);
 
 /*
  * True when the model of some step surely refuses id: x on a folder passed,
  * want_end at the end.  False when every step allows it or the walk cannot tell
  * (a step it could not follow or whose ACL it could not hold).
  */
-bool walk_denies(const struct walk *w, const struct slots_ident *id, unsigned want_end);
+bool slots_perm_path_denies(const struct slots_perm_path *w, const struct slots_ident *id, unsigned want_end);
 
 /* The object at the end; NULL when the walk did not reach it. */
-const struct step *walk_end(const struct walk *w);
+const struct slots_perm_step *slots_perm_path_end(const struct slots_perm_path *w);

@@ -1,5 +1,6 @@
 /* The account plan of slots-provision: ids and lookups, then each account and group planned in memory. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "accounts.h"
 #include "fsutil.h"
+#include "identity.h"
 #include "nss.h"
 #include "provision-int.h"
 #include "service.h"
@@ -76,10 +78,12 @@ void prov_nsswitch_warn(struct ctx *x)
                 for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
                         if (slots_nss_masked_source(text, dbs[i], src, sizeof(src), next, sizeof(next)))
                                 WARN(x, "/etc/nsswitch.conf",
-                                     prov_fmt_fix(x, "write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last", src,
-                                             next, dbs[i], src),
+                                     prov_fmt_fix(x,
+                                                  "write \"%s [UNAVAIL=return] %s\" on the %s: line, or list %s last",
+                                                  src, next, dbs[i], src),
                                      "%s: %s is followed by %s: when %s is down, %s answers \"not found\" and a failed "
-                                     "lookup cannot be told from a missing account", dbs[i], src, next, src, next);
+                                     "lookup cannot be told from a missing account",
+                                     dbs[i], src, next, src, next);
         free(text);
         slots_close(fd);
 }
@@ -234,9 +238,11 @@ static int plan_shared(struct ctx *x)
         }
         if (g.found && x->c->uid_base && g.gid != x->c->uid_base) {
                 PROBLEM(x, x->shared,
-                        g.local ? prov_fmt_fix(x, "groupmod -g %u %s, or change uid_base in the config for the whole fleet",
+                        g.local ? prov_fmt_fix(
+                                          x, "groupmod -g %u %s, or change uid_base in the config for the whole fleet",
                                           (unsigned) x->c->uid_base, x->shared)
-                                : prov_dir_fix(x, "set gidNumber %u on the group %s", (unsigned) x->c->uid_base, x->shared),
+                                : prov_dir_fix(x, "set gidNumber %u on the group %s", (unsigned) x->c->uid_base,
+                                               x->shared),
                         "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
                         (unsigned) x->c->uid_base);
                 acct_clear(&g);
@@ -263,8 +269,11 @@ static int plan_shared(struct ctx *x)
                         return nss_failed(x, r, x->shared);
                 if (r > 0) {
                         PROBLEM(x, x->shared,
-                                prov_fmt_fix(x, "renumber or remove the group %s, or change uid_base in the config for the "
-                                        "whole fleet", who),
+                                prov_fmt_fix(
+                                        x,
+                                        "renumber or remove the group %s, or change uid_base in the config for the "
+                                        "whole fleet",
+                                        who),
                                 "planned gid %u for the group %s (uid_base) is taken by the group %s",
                                 (unsigned) x->shared_gid, x->shared, who);
                         return 0;
@@ -301,13 +310,15 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
 
         if (want && u->uid != want) {
                 PROBLEM(x, name,
-                        u->local ? prov_fmt_fix(x, "remove it (userdel %s) so that it is created again, or renumber "
-                                              "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
-                                              "the config for the whole fleet", name, (unsigned) want,
-                                           name, (unsigned) want, name)
-                                 : prov_dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want, name),
-                        "%s exists with uid %u, planned %u (uid_base + %u)", name, (unsigned) u->uid,
-                        (unsigned) want, (unsigned) (want - c->uid_base));
+                        u->local ? prov_fmt_fix(x,
+                                                "remove it (userdel %s) so that it is created again, or renumber "
+                                                "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
+                                                "the config for the whole fleet",
+                                                name, (unsigned) want, name, (unsigned) want, name)
+                                 : prov_dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want,
+                                                name),
+                        "%s exists with uid %u, planned %u (uid_base + %u)", name, (unsigned) u->uid, (unsigned) want,
+                        (unsigned) (want - c->uid_base));
                 uid_ok = false;
         } else if (!want && (u->uid < x->id_min || u->uid > x->id_max)) {
                 uid_t planned = 0;
@@ -329,21 +340,18 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
         /* GID = UID is checked against a uid that can stay; a wrong uid is fixed first. */
         if (uid_ok && u->gid != u->uid)
                 PROBLEM(x, name,
-                        u->local ? prov_fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
-                                           (unsigned) u->uid, name, name, (unsigned) u->uid)
-                                 : prov_dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u->uid, name),
-                        "%s has primary gid %u, planned %u (its group %s, GID = UID)", name,
-                        (unsigned) u->gid, (unsigned) u->uid, name);
+                        u->local
+                                ? prov_fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
+                                               (unsigned) u->uid, name, name, (unsigned) u->uid)
+                                : prov_dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u->uid, name),
+                        "%s has primary gid %u, planned %u (its group %s, GID = UID)", name, (unsigned) u->gid,
+                        (unsigned) u->uid, name);
         if (strcmp(u->dir, home) != 0)
                 PROBLEM(x, name,
                         u->local ? prov_fmt_fix(x, "usermod -d %s %s", home, name)
                                  : prov_dir_fix(x, "set homeDirectory %s on the account %s", home, name),
                         "%s has home %s, planned %s", name, u->dir, home);
-        if (strcmp(u->shell, c->shell) != 0)
-                PROBLEM(x, name,
-                        u->local ? prov_fmt_fix(x, "usermod -s %s %s, or set \"shell\" in the config", c->shell, name)
-                                 : prov_dir_fix(x, "set loginShell %s on the account %s", c->shell, name),
-                        "%s has shell %s, planned %s", name, u->shell, c->shell);
+        /* The shell is judged with the rest of the slot's identity (plan_identity). */
         if (uid_ok && g->found && g->gid != u->uid)
                 PROBLEM(x, name,
                         g->local ? prov_fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
@@ -431,8 +439,10 @@ static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
                                 return nss_failed(x, k, name);
                         if (k > 0)
                                 PROBLEM(x, name,
-                                        prov_fmt_fix(x, "renumber or remove the %s %s, or change uid_base in the config "
-                                                   "for the whole fleet", group ? "group" : "account", who),
+                                        prov_fmt_fix(x,
+                                                     "renumber or remove the %s %s, or change uid_base in the config "
+                                                     "for the whole fleet",
+                                                     group ? "group" : "account", who),
                                         "planned %s %u for %s (uid_base + %u) is taken by the %s %s",
                                         group ? "gid" : "uid", (unsigned) want, name,
                                         (unsigned) (want - x->c->uid_base), group ? "group" : "account", who);
@@ -468,8 +478,9 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
         if (!u->found) {
                 r = slots_accounts_add_user(x->db, name, id, id, home, x->c->shell, x->o->lastchg);
                 if (r == 0)
-                        r = prov_acct_line(x, "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
-                                      name, (unsigned) id, name, home, x->c->shell);
+                        r = prov_acct_line(x,
+                                           "create account %s (uid %u, group %s, home %s, shell %s, password locked)",
+                                           name, (unsigned) id, name, home, x->c->shell);
         } else if (u->local && !slots_accounts_has_shadow(x->db, name)) {
                 r = slots_accounts_add_shadow(x->db, name, x->o->lastchg);
                 if (r == 0)
@@ -500,6 +511,89 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
                 if (k > 0)
                         slots_gr_clear(&gr);
         }
+        return r;
+}
+
+/* The tree's path (/etc/subuid, /etc/subgid), read once a run into *text; a missing file holds no range. */
+static int read_subids(struct ctx *x, const char *path, char **text)
+{
+        const struct slots_read how = { .path = path, .max = (size_t) 16 << 20, .content_fails = true };
+        size_t len = 0;
+        int fd = slots_open_in(x->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
+
+        *text = NULL;
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return slots_error_set(x->e, fd, path, "cannot open: %s", strerror(-fd));
+        r = slots_read_text_fd(fd, &how, NULL, text, &len, x->e);
+        slots_close(fd);
+        return r;
+}
+
+/*
+ * The groups of the account files that list the slot as a member.  Its primary
+ * group is check_user's (GID = UID, with the fix for the uid first), not judged twice.
+ */
+static int identity_groups(struct ctx *x, const char *name, struct slots_identity_group **out, size_t *n)
+{
+        size_t ng = slots_accounts_n_groups(x->db);
+        struct slots_identity_group *g = calloc(ng + 1, sizeof(*g));
+
+        *out = g;
+        *n = 0;
+        if (!g)
+                return -ENOMEM;
+        for (size_t i = 0; i < ng; i++) {
+                const struct slots_acct_group *gr = slots_accounts_group_at(x->db, i);
+
+                if (gr && slots_accounts_is_member(x->db, gr->name, name))
+                        g[(*n)++] = (struct slots_identity_group){ .name = gr->name };
+        }
+        return 0;
+}
+
+/*
+ * What of the slot's identity another account could borrow or use (identity.c's
+ * verdict): subordinate ids (/etc/subuid, /etc/subgid of the tree), a group but
+ * its own and the shared one, a usable password, another shell.  Each is a
+ * PROBLEM with its fix; -errno when the files cannot be read.
+ */
+static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
+{
+        struct slots_subids su = { 0 }, sg = { 0 };
+        struct slots_identity_group *groups = NULL;
+        struct slots_identity_verdict v = { 0 };
+        struct slots_identity id = { .name = name, .want_shell = x->c->shell, .shared = x->shared,
+                                     .subuid = &su, .subgid = &sg, .directory = u->found && !u->local };
+        uid_t uid = u->found ? u->uid : (uid_t) -1;
+        char *hash = NULL;
+        int r;
+
+        r = slots_subid_parse(x->subuid ? x->subuid : "", name, uid, &su);
+        if (r == 0)
+                r = slots_subid_parse(x->subgid ? x->subgid : "", name, uid, &sg);
+        if (r == 0 && u->found) {
+                id.shell = u->shell;
+                r = identity_groups(x, name, &groups, &id.n_groups);
+                id.groups = groups;
+                if (r == 0 && u->local)
+                        r = slots_accounts_password(x->db, name, &hash);
+                id.hash = hash;
+        }
+        if (r == 0)
+                r = slots_identity_judge(&id, &v);
+        for (size_t k = 0; r == 0 && k < SLOTS_IDENT_N; k++)
+                if (v.p[k].detail)
+                        PROBLEM(x, name, id.directory ? prov_dir_fix(x, "%s", v.p[k].fix) : v.p[k].fix, "%s",
+                                v.p[k].detail);
+        if (r == -ENOMEM)
+                slots_error_set(x->e, r, name, "out of memory");
+        slots_identity_verdict_free(&v);
+        slots_subids_free(&su);
+        slots_subids_free(&sg);
+        free(groups);
+        free(hash);
         return r;
 }
 
@@ -545,6 +639,8 @@ static int plan_slot(struct ctx *x, struct pslot *s)
         } else {
                 r = choose_id(x, s->name, want, &id);
         }
+        if (r == 0)
+                r = plan_identity(x, s->name, &u);
         if (r < 0)
                 goto out;
         s->uid = id;
@@ -752,6 +848,14 @@ int prov_plan_accounts(struct ctx *x)
 
         x->cursor = x->id_max;
         x->cursor_done = false;
+        /* Without a tree (rootfd -1: the plan alone, as its unit test runs it) the texts are given. */
+        if (x->rootfd != -1 && !x->subuid && !x->subgid) {
+                r = read_subids(x, "/etc/subuid", &x->subuid);
+                if (r == 0)
+                        r = read_subids(x, "/etc/subgid", &x->subgid);
+                if (r < 0)
+                        return r;
+        }
         r = plan_service(x);
         if (r < 0)
                 return r;

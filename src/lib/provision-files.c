@@ -71,8 +71,9 @@ int prov_table_step(struct ctx *x)
                 return 0;
         if (!S_ISREG(st.st_mode))
                 return slots_error_refuse(x->e, -EINVAL, path, "is not a regular file");
-        prov_change(x, "repair table %s: %s:%s %04o -> root:%s 0640 (content kept)", path, prov_uid_str(x, st.st_uid, b1, sizeof(b1)),
-               prov_gid_str(x, st.st_gid, b2, sizeof(b2)), st.st_mode & 07777, prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
+        prov_change(x, "repair table %s: %s:%s %04o -> root:%s 0640 (content kept)", path,
+                    prov_uid_str(x, st.st_uid, b1, sizeof(b1)), prov_gid_str(x, st.st_gid, b2, sizeof(b2)),
+                    st.st_mode & 07777, prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
         if (x->dry)
                 return 0;
         /* Under the table's lock, so slots-admin never sees a half-repaired file; the content is not touched. */

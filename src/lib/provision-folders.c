@@ -205,7 +205,8 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
         r = slots_ensure_dir(dirfd, name, uid, gid, mode, flags, &f);
         x->dir_missing = f.created;
         if (r == -ELOOP) {
-                PROBLEM(x, path, prov_fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
+                PROBLEM(x, path,
+                        prov_fmt_fix(x, "remove the link (rm %s); slots-provision then creates the folder", path),
                         "is a symlink where a folder belongs; not following it");
                 return r;
         }
@@ -223,9 +224,9 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
                 prov_change(x, "create folder %s (%s:%s %04o)", path, prov_uid_str(x, uid, b1, sizeof(b1)),
                        prov_gid_str(x, gid, b2, sizeof(b2)), mode);
         else if (f.changed)
-                prov_change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path, prov_uid_str(x, f.uid, b1, sizeof(b1)),
-                       prov_gid_str(x, f.gid, b2, sizeof(b2)), f.mode, prov_uid_str(x, uid, b3, sizeof(b3)),
-                       prov_gid_str(x, gid, b4, sizeof(b4)), mode);
+                prov_change(x, "repair folder %s: %s:%s %04o -> %s:%s %04o", path,
+                            prov_uid_str(x, f.uid, b1, sizeof(b1)), prov_gid_str(x, f.gid, b2, sizeof(b2)), f.mode,
+                            prov_uid_str(x, uid, b3, sizeof(b3)), prov_gid_str(x, gid, b4, sizeof(b4)), mode);
         return r;
 }
 
@@ -319,8 +320,10 @@ static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mo
         }
         if (st.st_uid != 0 && st.st_uid != x->svc_uid) {
                 WARN(x, path,
-                     prov_fmt_fix(x, "chown it to root or %s if it belongs to the application, then run slots-provision "
-                             "again", x->c->service),
+                     prov_fmt_fix(x,
+                                  "chown it to root or %s if it belongs to the application, then run slots-provision "
+                                  "again",
+                                  x->c->service),
                      "owned by %s, not root or %s: left unchanged, so slots may not reach the launcher",
                      prov_uid_str(x, st.st_uid, b, sizeof(b)), x->c->service);
                 return false;
@@ -359,7 +362,7 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* The entries of a directory fd, sorted, without "." and ".."; *n set.  NULL with n 0 when empty. */
-char **prov_list_dir(int dirfd, size_t *n, int *err)
+static char **list_dir(int dirfd, size_t *n, int *err)
 {
         char **names = NULL;
         size_t cap = 0;
@@ -408,7 +411,7 @@ fail:
         return NULL;
 }
 
-void prov_free_names(char **names, size_t n)
+static void free_names(char **names, size_t n)
 {
         for (size_t i = 0; i < n; i++)
                 free(names[i]);
@@ -506,7 +509,7 @@ int prov_releases(struct ctx *x)
                 goto out;
         if (!traverse_fix(x, relfd, rel, 0711, 0))
                 goto out;
-        names = prov_list_dir(relfd, &n, &err);
+        names = list_dir(relfd, &n, &err);
         if (err) {
                 FAILED(x, rel, NULL, "cannot list: %s", strerror(-err));
                 goto out;
@@ -548,7 +551,7 @@ int prov_releases(struct ctx *x)
                 free(rpath);
         }
 out:
-        prov_free_names(names, n);
+        free_names(names, n);
         slots_close(relfd);
         slots_close(appfd);
         free(rel);

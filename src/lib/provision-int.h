@@ -48,6 +48,7 @@ struct ctx {
         bool oom;                       /* a message could not be formatted: the run ends with ENOMEM */
         struct strbuf text, fix;        /* the message being reported, and its fix */
         char *range;                    /* the id range as messages name it */
+        char *subuid, *subgid;          /* the tree's /etc/subuid and /etc/subgid (NULL: none) */
 };
 
 /* An account change planned in the check pass, reported once the files are written. */
@@ -67,6 +68,8 @@ const char *prov_dir_fix(struct ctx *x, const char *fmt, ...) __attribute__((for
 int prov_acct_line(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void prov_report_accounts(struct ctx *x);
 void prov_index_slots(struct ctx *x);
+/* Whether gid is the own group of a slot of the pool (GID = UID). */
+bool prov_slot_gid(struct ctx *x, gid_t gid);
 const char *prov_uid_str(struct ctx *x, uid_t uid, char *buf, size_t size);
 const char *prov_gid_str(struct ctx *x, gid_t gid, char *buf, size_t size);
 
@@ -84,8 +87,6 @@ int prov_open_root(struct ctx *x, const char *path, const char *what, bool servi
 int prov_open_dirs(struct ctx *x, const char *path);
 int prov_slot_folders(struct ctx *x);
 int prov_releases(struct ctx *x);
-char **prov_list_dir(int dirfd, size_t *n, int *err);
-void prov_free_names(char **names, size_t n);
 
 /* provision-shared.c: the shared folders and what lies below them. */
 int prov_shared_dirs(struct ctx *x);

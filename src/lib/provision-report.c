@@ -191,6 +191,11 @@ static const struct pslot *slot_by_uid(struct ctx *x, uid_t id)
         return lo < x->c->slots && x->by_uid[lo]->uid == id ? x->by_uid[lo] : NULL;
 }
 
+bool prov_slot_gid(struct ctx *x, gid_t gid)
+{
+        return slot_by_uid(x, (uid_t) gid) != NULL;
+}
+
 /* Names for owners in messages: the accounts this run knows, numbers for the rest. */
 const char *prov_uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
 {

@@ -10,30 +10,45 @@
 #include "fsutil.h"
 #include "path.h"
 #include "provision-int.h"
+#include "walk.h"
 
-#define SHARE_MAX_DEPTH 64
-
-/* Group <prefix>shared, setgid on folders, g+rwX; owner and the bits of others stay. */
-static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st)
+/*
+ * The mode an entry gets with the shared group.  The shared folder itself (top) gets
+ * setgid and g+rwX, as the service's folder for the slots to share.  Below it nothing
+ * is opened: a folder gets setgid, and an entry that leaves a slot's own group (private)
+ * keeps no more for the shared group than others already had: the bits its owner gave
+ * its own group were for itself alone.  chown drops the set-id bits of a file; they are
+ * not put back.
+ */
+static mode_t share_mode(const struct stat *st, bool top, bool chgrp, bool private)
 {
-        char b1[64], b2[64];
         bool dir = S_ISDIR(st->st_mode);
-        mode_t old = st->st_mode & 07777, want;
-        bool chgrp = st->st_gid != x->shared_gid;
+        mode_t old = st->st_mode & 07777, want = old;
 
-        if (dir)
-                want = old | S_ISGID | S_IRWXG;
-        else
-                want = old | S_IRGRP | S_IWGRP | ((old & (S_IXUSR | S_IXGRP | S_IXOTH)) ? S_IXGRP : 0);
-        /* chown drops set-id bits of a file; they are not put back. */
+        if (top)
+                want |= S_ISGID | S_IRWXG;
+        else if (dir)
+                want |= S_ISGID;
+        if (!top && chgrp && private)
+                want &= ~(mode_t) S_IRWXG | (mode_t) ((old & S_IRWXO) << 3);
         if (!dir && chgrp)
                 want &= ~(mode_t) (S_ISUID | S_ISGID);
+        return want;
+}
+
+/* Group <prefix>shared and the mode of share_mode(); the owner and the bits of others stay. */
+static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st, bool top)
+{
+        char b1[64], b2[64];
+        bool chgrp = st->st_gid != x->shared_gid;
+        mode_t old = st->st_mode & 07777, want = share_mode(st, top, chgrp, prov_slot_gid(x, st->st_gid));
+
         if (!chgrp && want == old)
                 return;
         if (chgrp)
                 prov_change(x, "share %s: group %s -> %s, mode %04o -> %04o", path,
-                       prov_gid_str(x, st->st_gid, b1, sizeof(b1)), prov_gid_str(x, x->shared_gid, b2, sizeof(b2)), old,
-                       want);
+                            prov_gid_str(x, st->st_gid, b1, sizeof(b1)), prov_gid_str(x, x->shared_gid, b2, sizeof(b2)),
+                            old, want);
         else
                 prov_change(x, "share %s: mode %04o -> %04o", path, old, want);
         if (x->dry)
@@ -42,78 +57,138 @@ static void share_one(struct ctx *x, int fd, const char *path, const struct stat
                 FAILED(x, path, NULL, "cannot change group or mode: %s", strerror(errno));
 }
 
-static int share_walk(struct ctx *x, int fd, const char *path, dev_t dev, int depth)
+/*
+ * The platform's known app-private names: browser profiles and their socket
+ * folders, which hold a session's cookies and a live control socket.  Matched as
+ * the last components of a path below a shared folder.  slots-provision(8) lists them.
+ */
+static const char *const app_private[] = {
+        ".agent-browser", ".chromium", ".mozilla", ".config/chromium", ".config/google-chrome",
+        ".cache/ms-playwright",
+};
+
+const char *slots_shared_app_private(const struct slots_config *c, const char *path)
+{
+        size_t n = strlen(path);
+        const char *hit = NULL;
+
+        for (size_t i = 0; i < sizeof(app_private) / sizeof(app_private[0]) && !hit; i++) {
+                size_t k = strlen(app_private[i]);
+
+                if (n > k && path[n - k - 1] == '/' && strcmp(path + n - k, app_private[i]) == 0)
+                        hit = app_private[i];
+        }
+        if (!hit || slots_config_is_private(c, path))
+                return NULL;
+        /* Named in shared_dirs: shared on purpose. */
+        for (size_t i = 0; c->docs_root && i < c->n_shared_dirs; i++) {
+                char *d = slots_path_join(c->docs_root, c->shared_dirs[i]);
+                bool same = d && strcmp(d, path) == 0;
+
+                free(d);
+                if (same)
+                        return NULL;
+        }
+        return hit;
+}
+
+/* An app-private name below a shared folder is left as it is, with a warning naming the fix. */
+static bool share_app_private(struct ctx *x, const char *path)
+{
+        const char *hit = slots_shared_app_private(x->c, path), *rel = path;
+        size_t dl = strlen(x->c->docs_root);
+
+        if (!hit)
+                return false;
+        /* shared_dirs entries are relative to docs_root: the fix names it so. */
+        if (strncmp(path, x->c->docs_root, dl) == 0)
+                rel = path + dl + (path[dl] == '/');
+        WARN(x, path,
+             prov_fmt_fix(x, "move it out of the shared folder (it is one program's own state), or add \"%s\" to "
+                             "shared_dirs to share it on purpose", rel),
+             "is an app-private name (%s) inside a shared folder: its group and mode are left alone", hit);
+        return true;
+}
+
+/* A file below a shared folder: opened without following, checked to be the one looked at, shared. */
+static int share_file(struct ctx *x, const struct slots_walk_entry *en)
 {
         struct stat st;
-        char **names;
-        size_t n;
-        int err, r = 0;
+        int fd;
 
-        if (fstat(fd, &st) < 0) {
-                FAILED(x, path, NULL, "cannot inspect: %s", strerror(errno));
+        /* A hard link could be any file of this file system (/etc/shadow): leave it. */
+        if (en->sx->stx_nlink > 1) {
+                WARN(x, en->path, NULL, "has %lu hard links: its group and mode are left alone",
+                     (unsigned long) en->sx->stx_nlink);
                 return 0;
         }
-        share_one(x, fd, path, &st);
-        if (depth >= SHARE_MAX_DEPTH) {
-                WARN(x, path, NULL, "deeper than %d levels: not walked further", SHARE_MAX_DEPTH);
-                return 0;
-        }
-        names = prov_list_dir(fd, &n, &err);
-        if (err) {
-                FAILED(x, path, NULL, "cannot list: %s", strerror(-err));
-                return err == -ENOMEM ? err : 0;
-        }
-        for (size_t i = 0; i < n && r == 0; i++) {
-                char *cpath = slots_path_join(path, names[i]);
-                struct stat cst, ost;
-                int cfd;
-
-                if (!cpath) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (fstatat(fd, names[i], &cst, AT_SYMLINK_NOFOLLOW) < 0) {
-                        if (errno != ENOENT)
-                                FAILED(x, cpath, NULL, "cannot inspect: %s", strerror(errno));
-                        free(cpath);
-                        continue;
-                }
-                /* Never a symlink, a device or a FIFO, never another file system, never a private path. */
-                if (!(S_ISDIR(cst.st_mode) || S_ISREG(cst.st_mode)) || cst.st_dev != dev ||
-                    slots_config_is_private(x->c, cpath)) {
-                        free(cpath);
-                        continue;
-                }
-                /* A hard link could be any file of this file system (/etc/shadow): leave it. */
-                if (S_ISREG(cst.st_mode) && cst.st_nlink > 1) {
-                        WARN(x, cpath, NULL, "has %lu hard links: its group and mode are left alone",
-                             (unsigned long) cst.st_nlink);
-                        free(cpath);
-                        continue;
-                }
-                cfd = openat(fd, names[i],
-                             (S_ISDIR(cst.st_mode) ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY) |
-                                     O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(en->parent_fd, en->name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
                 /* Gone or swapped since the look: not ours to repair.  Unreadable: said so. */
-                if ((cfd < 0 && errno != ENOENT && errno != ELOOP && errno != ENOTDIR && errno != ENXIO) ||
-                    (cfd >= 0 && fstat(cfd, &ost) < 0)) {
-                        FAILED(x, cpath, NULL, "cannot inspect: %s", strerror(errno));
-                        slots_close(cfd);
-                        free(cpath);
-                        continue;
-                }
-                if (cfd >= 0 && ost.st_ino == cst.st_ino && ost.st_dev == cst.st_dev &&
-                    (ost.st_mode & S_IFMT) == (cst.st_mode & S_IFMT) && (S_ISDIR(ost.st_mode) || ost.st_nlink == 1)) {
-                        if (S_ISDIR(ost.st_mode))
-                                r = share_walk(x, cfd, cpath, dev, depth + 1);
-                        else
-                                share_one(x, cfd, cpath, &ost);
-                }
-                slots_close(cfd);
-                free(cpath);
+                if (errno != ENOENT && errno != ELOOP && errno != ENXIO)
+                        FAILED(x, en->path, NULL, "cannot open: %s", strerror(errno));
+                return 0;
         }
-        prov_free_names(names, n);
-        return r;
+        if (fstat(fd, &st) < 0) {
+                FAILED(x, en->path, NULL, "cannot inspect: %s", strerror(errno));
+        } else if (st.st_ino != en->sx->stx_ino || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+                slots_close(fd);
+                return en->last_try ? 0 : -EAGAIN;     /* replaced since the look: look again */
+        } else {
+                share_one(x, fd, en->path, &st, false);
+        }
+        slots_close(fd);
+        return 0;
+}
+
+/*
+ * The visitor of the walk below a shared folder (the folder itself at depth 0):
+ * folders and regular files get the shared group; never a symlink, a device or a
+ * FIFO, never another file system, never a private path or what lies below it,
+ * never an app-private name (reported).
+ */
+static int share_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
+                       struct slots_error *e)
+{
+        struct ctx *x = data;
+        struct stat st;
+
+        (void) e;
+        if (en->other_fs || (en->depth > 0 && slots_config_is_private(x->c, en->path)))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        if (ev != SLOTS_WALK_LEAVE && en->depth > 0 && share_app_private(x, en->path))
+                return ev == SLOTS_WALK_ENTER ? SLOTS_WALK_SKIP : 0;
+        if (ev == SLOTS_WALK_ENTRY)
+                return S_ISREG(en->sx->stx_mode) ? share_file(x, en) : 0;
+        if (ev != SLOTS_WALK_ENTER)
+                return 0;
+        if (fstat(en->fd, &st) < 0) {
+                FAILED(x, en->path, NULL, "cannot inspect: %s", strerror(errno));
+                return SLOTS_WALK_SKIP;
+        }
+        share_one(x, en->fd, en->path, &st, en->depth == 0);
+        return 0;
+}
+
+/*
+ * The shared folder fd and all below it, at any depth (walk.c).  What the walk
+ * cannot read is a failed step, reported: the run ends with exit 1, never as if
+ * the whole folder had been shared.
+ */
+static int share_walk(struct ctx *x, int fd, const char *path)
+{
+        const struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = path, .visit = share_visit, .data = x };
+        struct slots_error e;
+        int r;
+
+        slots_error_clear(&e);
+        r = slots_walk(fd, &how, &e);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                FAILED(x, e.object[0] ? e.object : path, e.fix[0] ? e.fix : NULL, "%s; the rest was shared",
+                       e.reason[0] ? e.reason : strerror(-r));
+        return 0;
 }
 
 /*
@@ -206,7 +281,7 @@ static int share_dir(struct ctx *x, int docfd, const char *entry)
         if (fd < 0)
                 FAILED(x, path, NULL, "cannot open: %s", strerror(errno));
         else
-                r = share_walk(x, fd, path, st.st_dev, 0);
+                r = share_walk(x, fd, path);
 out:
         slots_close(fd);
         slots_close(dfd);

@@ -8,7 +8,7 @@
  *      drop-in and slotctl config are looked at.  It changes nothing and reports
  *      only PROBLEMs: a conflict a careful admin must settle (a uid taken, a
  *      symlink where a folder belongs).  Any PROBLEM ends the run here, before
- *      the first change (-EEXIST: refused), with every conflict named.
+ *      the first change (a refusal naming their count), with every conflict named.
  *   2. the change (x->quiet false): the planned account files are written as one
  *      transaction, then each step makes or repairs its objects, reporting one
  *      CHANGE per object.  With --dry-run (x->dry) the same pass runs, writes
@@ -32,6 +32,7 @@
 #include "logindefs.h"
 #include "path.h"
 #include "provision-int.h"
+#include "provision-slice.h"
 
 /* A file this run replaces must be a regular file or missing: anything else is found before any change. */
 static int file_check(struct ctx *x, const char *path)
@@ -84,6 +85,8 @@ static void ctx_free(struct ctx *x)
         free(x->slots);
         free(x->table_group);
         free(x->range);
+        free(x->subuid);
+        free(x->subgid);
         free(x->failed_obj);
         free(x->failed_text);
         strbuf_free(&x->text);
@@ -149,7 +152,8 @@ static int check_pass(struct ctx *x)
         if (r == 0)
                 r = file_check(x, c->slotctl_config);
         if (r == 0 && prov_sudo_installed(x)) {
-                char name[128], *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
+                char name[128],
+                        *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
 
                 r = path ? file_check(x, path) : slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory");
                 free(path);
@@ -174,6 +178,8 @@ static int change_pass(struct ctx *x)
                 r = prov_table_step(x);
         if (r == 0)
                 r = prov_files_step(x);
+        if (r == 0)
+                r = prov_slice_step(x);
         if (r == 0)
                 r = oom_check(x);
         /* An I/O error on the way is a failed run, not a warning: exit 1, naming the first one. */
@@ -223,7 +229,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         if (r < 0)
                 goto out;
         if (x.problems) {
-                r = -EEXIST;
+                r = slots_error_refuse(e, -EEXIST, "", "%u conflict%s found; nothing was changed", x.problems,
+                                       x.problems == 1 ? "" : "s");
                 goto out;
         }
 

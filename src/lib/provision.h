@@ -32,12 +32,12 @@ struct slots_prov_opts {
  * Brings the tree under rootfd to what the config describes
  * (slots-provision(8)).  Everything is checked before anything changes: account
  * conflicts, a symlink where a slot folder belongs, a missing service account
- * are each reported as a PROBLEM and the return is -EEXIST with nothing
- * changed.  Otherwise the account files are written as one transaction, then
- * folders, traversal bits, shared folders, the table, the slotctl config and
- * the sudoers drop-in; every change is reported as it is made.  *changes
- * counts them.  Returns 0, -EEXIST (problems reported) or another -errno: e
- * says what failed, where, and its kind (invalid config or table, refused, failed).
+ * are each reported as a PROBLEM, and the run is refused (e says how many) with
+ * nothing changed.  Otherwise the account files are written as one transaction,
+ * then folders, traversal bits, shared folders, the table, the slotctl config
+ * and the sudoers drop-in; every change is reported as it is made.  *changes
+ * counts them.  Returns 0 or -errno: e says what failed or was refused, where,
+ * and its kind (failed, refused, invalid config or table), set where it was raised.
  */
 int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
                     unsigned *changes, struct slots_error *e);
@@ -67,3 +67,12 @@ const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf
  * accepts it, else a refusal (-EBADMSG) with visudo's words, or a failure to run it.
  */
 int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e);
+
+/*
+ * Whether path (docs_root/<shared folder>/..., as the walks name it) is one of the
+ * platform's app-private names (a browser profile or socket folder such as
+ * .agent-browser, .mozilla, .config/chromium) that is neither a private path nor
+ * itself an entry of shared_dirs (shared on purpose): the name it matched, else NULL.  Provision leaves such
+ * an entry alone with a warning; check FAILs it.
+ */
+const char *slots_shared_app_private(const struct slots_config *c, const char *path);

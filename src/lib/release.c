@@ -6,13 +6,17 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "fsutil.h"
 #include "ids.h"
 #include "release.h"
+#include "sdmanager.h"
 #include "service.h"
+#include "slice.h"
 #include "store.h"
 
 /* ---- the slot's own lock ---- */
@@ -101,9 +105,76 @@ static int step_accounts(struct slots_release_job *j, struct slots_error *e)
         return slots_release_accounts(j, j->name, e);
 }
 
+/* Waits until the cgroup folder holds no process; writes cgroup.kill once half the time has passed. */
+static int wait_empty(const char *unit, const char *dir, int timeout_ms, struct slots_error *e)
+{
+        struct timespec tick = { 0, 20 * 1000 * 1000 };
+        bool killed = false;
+
+        for (int waited = 0;; waited += 20) {
+                int r = slots_cgroup_populated(dir);
+
+                if (r == 0)
+                        return 0;
+                if (r < 0)
+                        return slots_error_set(e, r, dir, "cannot read cgroup.events: %s", strerror(-r));
+                if (waited >= timeout_ms) {
+                        slots_error_set(e, -EBUSY, unit, "its cgroup %s still holds processes %d ms after systemd "
+                                        "stopped it", dir, timeout_ms);
+                        slots_error_fix(e, "see what runs there (systemd-cgls %s) and end it", dir);
+                        return -EBUSY;
+                }
+                /* What systemd's stop did not end (a process moved in after it) the kernel ends at once. */
+                if (!killed && waited >= timeout_ms / 2) {
+                        char path[4200];
+                        int fd;
+
+                        snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+                        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+                        if (fd >= 0) {
+                                (void) !write(fd, "1", 1);
+                                close(fd);
+                        }
+                        killed = true;
+                }
+                nanosleep(&tick, NULL);
+        }
+}
+
+/*
+ * The slot's slice (slots-<svc>-slotNN.slice), where systemd runs and the
+ * config has a slice: stopped through systemd, which stops every scope in it
+ * (each with SIGKILL, pam/scope.c), then its cgroup empty.  A process that left
+ * the slot's uid (a user namespace) is in that cgroup still, and ends with it.
+ */
+int slots_release_slice(const struct slots_config *c, const char *slot, int timeout_ms, struct slots_error *e)
+{
+        char unit[SLOTS_UNIT_NAME_MAX], dir[4096];
+        sd_bus *bus = NULL;
+        int r;
+
+        if (!c->has_slice || !slots_systemd_booted())
+                return 0;
+        if (slots_slice_slot_unit(c->service, slot, unit) < 0 || slots_slice_cgroup(unit, dir, sizeof(dir)) < 0)
+                return slots_error_invalid(e, -ENAMETOOLONG, slot, "the slice unit's name passes 255 characters");
+        r = slots_manager_connect(&bus, e);
+        if (r == 0)
+                r = slots_manager_stop(bus, unit, (uint64_t) timeout_ms * 1000, e);
+        sd_bus_flush_close_unref(bus);
+        if (r < 0) {
+                slots_error_fix(e, "see why systemd cannot stop it (systemctl status %s)", unit);
+                return r;
+        }
+        return wait_empty(unit, dir, timeout_ms, e);
+}
+
 static int step_processes(struct slots_release_job *j, struct slots_error *e)
 {
-        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &j->procs, e);
+        int r = slots_release_slice(j->cfg, j->name, j->kill_timeout_ms, e);
+
+        /* the slice first: then the /proc pass, for what runs as the slot outside it */
+        if (r == 0)
+                r = slots_end_processes(j->slot.uid, j->slot_gid, j->kill_timeout_ms, &j->procs, e);
 
         /* Nothing of the holder runs any more: the cleanup needs no head start. */
         if (r == 0 && j->lower_after_processes)
@@ -111,9 +182,9 @@ static int step_processes(struct slots_release_job *j, struct slots_error *e)
         if (r == -EBUSY) {
                 const struct slots_proc *p = &j->procs.shown[0];
 
-                slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,suid,cmd -p %d: a process "
-                                "in uninterruptible sleep, or one that acts as %s but whose real and saved uid are "
-                                "another's) and end it", (int) p->pid, j->name);
+                slots_error_fix(e, "see why it cannot be ended (ps -o pid,stat,ruid,euid,suid,egid,supgid,cmd -p %d: "
+                                "a process in uninterruptible sleep, or one that acts as %s or carries its group but "
+                                "whose real and saved uid are another's or root's) and end it", (int) p->pid, j->name);
         }
         return r;
 }
@@ -167,7 +238,7 @@ static int step_keys(struct slots_release_job *j, struct slots_error *e)
 static int step_verify(struct slots_release_job *j, struct slots_error *e)
 {
         struct slots_procs_report again;
-        int r = slots_end_processes(j->slot.uid, j->kill_timeout_ms, &again, e);
+        int r = slots_end_processes(j->slot.uid, j->slot_gid, j->kill_timeout_ms, &again, e);
 
         if (r < 0)
                 return r;

@@ -13,7 +13,8 @@
 /*
  * The order (SPEC "slots-admin release"), step numbers as the messages show them:
  *   1  the user leaves the table ("cleanup": "pending"), under the table lock;
- *   2  the accounts are looked up, then every process of the slot is ended;
+ *   2  the accounts are looked up, then the slot's systemd slice is stopped
+ *      (where there is one) and every process of the slot is ended;
  *   3  the user's tree goes back to the service;
  *   4  scheduled jobs, FUSE mounts, home/state/run, temp files, shared folders,
  *      IPC objects and keyrings, then a last check that nothing runs and the
@@ -91,6 +92,14 @@ int slots_release(const struct slots_config *c, gid_t service_gid, const char *u
  * release holds it.  Returns the lock fd (close it to release) or -errno.
  */
 int slots_release_lock(int dirfd, const char *table_name, unsigned n, bool wait, struct slots_error *e);
+
+/*
+ * Where systemd is PID 1 and the config has a slice: stops the slot's slice
+ * through systemd (every session scope in it) and waits until its cgroup is
+ * empty, at most timeout_ms (the kernel's cgroup.kill after half of it).
+ * Without either it does nothing.  The first part of step 2.  0 or -errno.
+ */
+int slots_release_slice(const struct slots_config *c, const char *slot, int timeout_ms, struct slots_error *e);
 
 /* Looks up the accounts a release needs into j (slot, its group, the service), and refuses shared ids. */
 int slots_release_accounts(struct slots_release_job *j, const char *slot, struct slots_error *e);

@@ -1,7 +1,6 @@
 /* The self-check's run and report (slots-admin(8), "check"): which rows run, for which slots, in what order. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,189 +10,11 @@
 #include "check-int.h"
 #include "error.h"
 #include "fsutil.h"
+#include "selfcheck.h"
 
-#define PROBE_TIMEOUT_MS 10000
 #define SUDO_ROWS_MAX ((size_t) 64 << 10)   /* the rows one slot's sudo checks hand back */
 #define SUDO_SAMPLE 8                       /* assigned slots that get the sudo rows in a larger pool */
 #define SAMPLE_SHOWN 24                     /* sampled slots named in the sudo-sample row */
-
-/* ---- the report ---- */
-
-const char *slots_check_status_name(enum slots_check_status s)
-{
-        switch (s) {
-        case SLOTS_CHECK_PASS:
-                return "PASS";
-        case SLOTS_CHECK_FAIL:
-                return "FAIL";
-        case SLOTS_CHECK_SKIP:
-                return "SKIP";
-        }
-        return "?";
-}
-
-void slots_check_report_free(struct slots_check_report *rep)
-{
-        for (size_t i = 0; i < rep->n; i++) {
-                free(rep->rows[i].detail);
-                free(rep->rows[i].fix);
-        }
-        free(rep->rows);
-        memset(rep, 0, sizeof(*rep));
-}
-
-static int report_add(struct slots_check_report *rep, enum slots_check_status st, const char *check,
-                      const char *slot, const char *detail, const char *fix)
-{
-        struct slots_check_row *row;
-
-        if (rep->n == rep->cap) {
-                size_t cap = rep->cap ? rep->cap * 2 : 32;
-                struct slots_check_row *rows = realloc(rep->rows, cap * sizeof(*rows));
-                if (!rows)
-                        return -ENOMEM;
-                rep->rows = rows;
-                rep->cap = cap;
-        }
-        row = &rep->rows[rep->n];
-        memset(row, 0, sizeof(*row));
-        row->status = st;
-        row->check = check;
-        snprintf(row->slot, sizeof(row->slot), "%s", slot ? slot : "-");
-        row->detail = strdup(detail);
-        row->fix = st == SLOTS_CHECK_FAIL ? strdup(fix && fix[0] ? fix : "see slots-admin(8), CHECK") : NULL;
-        if (!row->detail || (st == SLOTS_CHECK_FAIL && !row->fix)) {
-                free(row->detail);
-                free(row->fix);
-                return -ENOMEM;
-        }
-        rep->n++;
-        if (st == SLOTS_CHECK_PASS)
-                rep->passed++;
-        else if (st == SLOTS_CHECK_FAIL)
-                rep->failed++;
-        else
-                rep->skipped++;
-        return 0;
-}
-
-/* ---- the rows and what they share ---- */
-
-void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
-             const struct strbuf *detail, const struct strbuf *fix)
-{
-        if ((detail && detail->oom) || (fix && fix->oom)) {
-                k->err = -ENOMEM;
-                return;
-        }
-        if (report_add(k->rep, st, check, slot, detail ? strbuf_str(detail) : "", fix ? strbuf_str(fix) : NULL) < 0)
-                k->err = -ENOMEM;
-}
-
-void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
-              const char *fix, const char *fmt, ...)
-{
-        struct strbuf d = { 0 }, f = { 0 };
-        va_list ap;
-
-        va_start(ap, fmt);
-        strbuf_vaddf(&d, fmt, ap);
-        va_end(ap);
-        if (fix)
-                strbuf_addf(&f, "%s", fix);
-        add_row(k, st, check, slot, &d, fix ? &f : NULL);
-        strbuf_free(&d);
-        strbuf_free(&f);
-}
-
-struct slots_perm_names names_for(const struct ctx *k)
-{
-        return (struct slots_perm_names){
-                .user = user_name_cb,
-                .group = group_name_cb,
-                .new_owner = k->have_svc ? k->svc.uid : 0,
-        };
-}
-
-int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms)
-{
-        return run_as_id(&k->svc, fn, arg, timeout_ms);
-}
-
-int probe_timeout(const struct ctx *k)
-{
-        return k->o->probe_timeout_ms > 0 ? k->o->probe_timeout_ms : PROBE_TIMEOUT_MS;
-}
-
-/* ---- reachability: the walk explains, the probe decides ---- */
-
-void reach_explain(struct ctx *k, const struct walk *w, const struct probe_res *res, int probe_r,
-                   const struct slots_ident *id, const char *who, unsigned want_end,
-                   const char *end_shown, const struct slots_perm_model *end_after, struct reach *out)
-{
-        struct slots_perm_names nm = names_for(k);
-        bool model_denies = false;
-        size_t probe_fail = SIZE_MAX;
-        char fix[FIX_MAX];
-
-        memset(out, 0, sizeof(*out));
-        for (size_t i = 0; i < w->n; i++) {
-                const struct step *s = &w->steps[i];
-                unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
-                const char *shown = !s->traverse && end_shown ? end_shown : s->path;
-                struct slots_perm_verdict v;
-
-                if (probe_r == 0 && probe_fail == SIZE_MAX &&
-                    (!(res[i].got & GOT_DONE) || res[i].err))
-                        probe_fail = i;
-                if (!s->have_model)
-                        continue;
-                v = slots_perm_eval(&s->m, id, want);
-                if (v.allowed)
-                        continue;
-                model_denies = true;
-                strbuf_sep(&out->why, "; ");
-                sb_why(&out->why, &s->m, &v, who, shown, want);
-                /* The end as another fix leaves it: only what is still missing then. */
-                if (slots_perm_fix_grant(!s->traverse && end_after ? end_after : &s->m, id, want, shown, &nm, fix,
-                                         sizeof(fix)) > 0) {
-                        strbuf_sep(&out->fix, " && ");
-                        strbuf_addf(&out->fix, "%s", fix);
-                }
-        }
-        if (probe_r < 0) {
-                out->ok = false;
-                strbuf_addf(&out->note, "%s", probe_failure(probe_r));
-                return;
-        }
-        out->ok = probe_fail == SIZE_MAX;
-        if (!out->ok) {
-                const struct step *s = &w->steps[probe_fail];
-                unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
-
-                strbuf_addf(&out->note, "as %s, %s %s fails: %s", who, s->traverse ? "search of" : "access to",
-                        !s->traverse && end_shown ? end_shown : s->path, strerror(res[probe_fail].err));
-                /* The model has no reason for this refusal: something beyond modes and ACLs made it. */
-                if (s->have_model && slots_perm_eval(&s->m, id, want).allowed) {
-                        strbuf_sep(&out->why, "; ");
-                        strbuf_addf(&out->why, "the modes and ACLs of %s allow it, so an LSM (AppArmor, SELinux) or a "
-                                "mount option (noexec) refuses it; the probe wins", s->path);
-                        strbuf_sep(&out->fix, " && ");
-                        strbuf_addf(&out->fix, "look at the LSM policy (aa-status, getenforce) and at the mount "
-                                "options of %s (findmnt -T %s)", s->path, s->path);
-                }
-        } else if (model_denies) {
-                strbuf_addf(&out->note, "the probe got through although the modes and ACLs say no (%s); the "
-                        "probe wins", strbuf_str(&out->why));
-        }
-}
-
-void reach_free(struct reach *r)
-{
-        strbuf_free(&r->why);
-        strbuf_free(&r->fix);
-        strbuf_free(&r->note);
-}
 
 /* ---- the slots to look at: every assigned slot and the test slot ---- */
 
@@ -218,7 +39,7 @@ static int add_slot(struct ctx *k, unsigned n, const char *user)
                 }
                 free(rel);
                 free(shown);
-                if (walk_path(s->tree, &s->tree_walk) < 0)
+                if (slots_perm_path_read(s->tree, &s->tree_walk) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -343,13 +164,13 @@ static int build_plan(struct ctx *k)
         for (size_t i = 0; i < k->n_launchers; i++) {
                 struct launcher *l = &k->launchers[i];
 
-                if (walk_path(l->path, &l->walk) < 0)
+                if (slots_perm_path_read(l->path, &l->walk) < 0)
                         return -ENOMEM;
                 l->first = k->plan.n;
                 if (l->walk.err)
                         continue;
                 for (size_t j = 0; j < l->walk.n; j++) {
-                        const struct step *s = &l->walk.steps[j];
+                        const struct slots_perm_step *s = &l->walk.steps[j];
                         /* The launcher itself by its configured path: exec follows the same links. */
                         if (plan_add(&k->plan, s->traverse ? s->path : l->path,
                                      s->traverse ? PROBE_SEARCH : PROBE_EXEC) < 0)
@@ -361,7 +182,7 @@ static int build_plan(struct ctx *k)
         if (!k->private_walks)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_private_paths; i++) {
-                if (walk_path(c->private_paths[i], &k->private_walks[i]) < 0 ||
+                if (slots_perm_path_read(c->private_paths[i], &k->private_walks[i]) < 0 ||
                     plan_add(&k->plan, c->private_paths[i], PROBE_PRIVATE) < 0)
                         return -ENOMEM;
         }
@@ -443,7 +264,7 @@ static void ctx_free(struct ctx *k)
                 free(s->groups);
                 free(s->tree);
                 free(s->tree_shown);
-                walk_free(&s->tree_walk);
+                slots_perm_path_free(&s->tree_walk);
                 free(s->plan.paths);
                 free(s->plan.ops);
                 free(s->tree_slot);
@@ -452,12 +273,12 @@ static void ctx_free(struct ctx *k)
         for (size_t i = 0; i < k->n_launchers; i++) {
                 free(k->launchers[i].path);
                 free(k->launchers[i].release);
-                walk_free(&k->launchers[i].walk);
+                slots_perm_path_free(&k->launchers[i].walk);
         }
         free(k->launchers);
         if (k->private_walks && k->cfg)
                 for (size_t i = 0; i < k->cfg->n_private_paths; i++)
-                        walk_free(&k->private_walks[i]);
+                        slots_perm_path_free(&k->private_walks[i]);
         free(k->private_walks);
         free(k->plan.paths);
         free(k->plan.ops);
@@ -466,6 +287,7 @@ static void ctx_free(struct ctx *k)
         if (k->res_mem)
                 probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
+        slots_procs_table_free(k->procs);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
         free(k->svc_groups);
@@ -491,13 +313,15 @@ static const struct slot_check {
         { "account", check_account, 0, NULL },
         { "slot-folders", check_folders, 0, NULL },
         { "password-locked", check_password, NEEDS_ROOT, "needs root: reads /etc/shadow" },
-        { "runner-reachable", check_runner, NEEDS_ROOT | NEEDS_PROBE | NEEDS_RELEASE, "needs root: probes as the slot" },
+        /* As the service: from the modes and ACLs it can read (check_runner), no probe. */
+        { "runner-reachable", check_runner, NEEDS_PROBE | NEEDS_RELEASE, NULL },
         { "private-unreachable", check_private, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "user-tree", check_tree, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "sudo-preflight", check_sudo, NEEDS_SUDO, NULL },
         { "sudo-env", check_sudo_env, NEEDS_SUDO, NULL },
         { "sudo-kill", check_sudo_kill, NEEDS_SUDO, NULL },
         { "chain", check_chain, NEEDS_SUDO, NULL },
+        { "slice", check_slice, 0, NULL },
 };
 
 /*
@@ -632,7 +456,7 @@ static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
                 if (!detail || (h.fix_len != SIZE_MAX && !fix))
                         k->err = -ENOMEM;
                 else if (h.check == c &&
-                         report_add(k->rep, h.status, h.name, k->slots[i].name, detail, fix) < 0)
+                         slots_check_report_add(k->rep, h.status, h.name, k->slots[i].name, detail, fix) < 0)
                         k->err = -ENOMEM;
                 free(detail);
                 free(fix);
@@ -700,6 +524,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         }
         check_hard_links(&k);
+        check_app_private(&k);
         check_sudoers_dropin(&k);
         check_sudo_grants(&k);
         if (k.err || pick_sudo_slots(&k) < 0) {

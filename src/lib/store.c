@@ -1,11 +1,13 @@
 /* The table file on disk: checked directory, lock, load, owner-preserving save. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "fsutil.h"
 #include "replace.h"
 #include "store.h"
@@ -39,10 +41,29 @@ static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_e
         return 0;
 }
 
+/* The writer's lock, "<table>.lock" beside it; then the temp a writer killed before its rename left. */
+static int take_lock(struct slots_store *s, const char *path, struct slots_error *e)
+{
+        char *lockname = NULL;
+        int r;
+
+        if (asprintf(&lockname, "%s%s", s->name, SLOTS_LOCK_SUFFIX) < 0)
+                return -ENOMEM;
+        r = slots_lock_take(s->dirfd, lockname, path, e);
+        free(lockname);
+        if (r < 0)
+                return r;
+        s->lockfd = r;
+        /* Under the lock the stale temp is ours to remove. */
+        (void) slots_replace_clean_stale(s->dirfd, s->name);
+        (void) slots_tindex_clean_stale(s->dirfd, s->name);
+        return 0;
+}
+
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e)
 {
-        char *text = NULL, *lockname = NULL;
+        char *text = NULL;
         size_t len = 0;
         int r;
 
@@ -80,16 +101,9 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
 
         if (flags & SLOTS_STORE_WRITE) {
-                if (asprintf(&lockname, "%s%s", s->name, SLOTS_LOCK_SUFFIX) < 0) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                r = slots_lock_take(s->dirfd, lockname, path, e);
+                r = take_lock(s, path, e);
                 if (r < 0)
                         goto fail;
-                s->lockfd = r;
-                /* A writer killed before its rename leaves its temp; under the lock it is ours to remove. */
-                (void) slots_replace_clean_stale(s->dirfd, s->name);
         }
 
         r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,
@@ -115,11 +129,9 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 goto fail;
 out:
         free(text);
-        free(lockname);
         return r;
 fail:
         free(text);
-        free(lockname);
         slots_store_close(s);
         return r;
 }
@@ -165,7 +177,7 @@ static int dumpfd_add(const char *text, size_t n, void *arg)
 
         if (n > sizeof(d->buf) - d->len)
                 return dumpfd_spill(d, text, n);
-        /* A third of the pieces are one byte (a quote, a comma): stored, no memcpy call (issue 18). */
+        /* A third of the pieces are one byte (a quote, a comma): stored, no memcpy call. */
         if (n == 1)
                 d->buf[d->len] = *text;
         else
@@ -215,7 +227,7 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };
         int r;
 
-        /* Straight into the temp file: the text is never all in memory next to the tree (issue 18). */
+        /* Straight into the temp file: the text is never all in memory next to the tree. */
         r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
         if (r == 0) {
                 s->exists = true;
@@ -233,6 +245,164 @@ void slots_store_close(struct slots_store *s)
         s->lockfd = s->dirfd = -1;
         free(s->path);
         s->path = NULL;
+}
+
+/* Appends ", " or " && " and the text to a verdict's reason or fix (cut with a mark when long). */
+static void verdict_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static void verdict_add(char *buf, size_t size, const char *sep, const char *fmt, ...)
+{
+        size_t used = strlen(buf);
+        va_list ap;
+
+        if (used && used < size)
+                used += (size_t) snprintf(buf + used, size - used, "%s", sep);
+        if (used >= size)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(buf + used, size - used, fmt, ap);
+        va_end(ap);
+}
+
+/* What an ACL lets: write by anyone but root, read by group g; false, false without one. */
+struct acl_lets {
+        bool write;
+        bool group_read;
+};
+
+/* Reads the access ACL of fd through the one ACL reader: 1 with *lets filled, 0 without one, or -errno. */
+static int acl_lets(int fd, const struct stat *st, gid_t g, struct acl_lets *lets)
+{
+        struct slots_acl acl = { 0 };
+        unsigned mask;
+        int r;
+
+        *lets = (struct acl_lets){ 0 };
+        if (fd < 0)
+                return -EBADF;
+        r = slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl);
+        if (r <= 0)
+                return r;
+        mask = slots_acl_mask(&acl);
+        for (size_t i = 0; i < acl.n; i++) {
+                const struct slots_acl_entry *a = &acl.entries[i];
+                unsigned eff = a->perm & mask;
+
+                if (slots_acl_named_writer(&acl, i) && a->id != 0)
+                        lets->write = true;
+                if (a->tag == SLOTS_ACL_GROUP_OBJ && (eff & SLOTS_ACL_WRITE) && st->st_gid != 0)
+                        lets->write = true;
+                if ((a->tag == SLOTS_ACL_GROUP_OBJ && st->st_gid == g && (eff & 04)) ||
+                    (a->tag == SLOTS_ACL_GROUP && a->id == g && (eff & 04)))
+                        lets->group_read = true;
+        }
+        slots_acl_free(&acl);
+        return 1;
+}
+
+static void verdict_reason(const struct stat *st, const struct slots_table_policy *p, int acl,
+                           struct slots_table_verdict *v)
+{
+        mode_t mode = st->st_mode & 07777;
+        char *reason = v->e.reason, name[64];
+        size_t rs = sizeof(v->e.reason);
+
+        if (st->st_uid != 0) {
+                v->problems |= SLOTS_POLICY_OWNER;
+                if (p->user_name)
+                        p->user_name(st->st_uid, name, sizeof(name));
+                else
+                        snprintf(name, sizeof(name), "uid %u", (unsigned) st->st_uid);
+                verdict_add(reason, rs, "; ", "owner is %s, not root", name);
+        }
+        if (p->group != (gid_t) -1 && st->st_gid != p->group) {
+                v->problems |= SLOTS_POLICY_GROUP;
+                if (p->group_name_of)
+                        p->group_name_of(st->st_gid, name, sizeof(name));
+                else
+                        snprintf(name, sizeof(name), "gid %u", (unsigned) st->st_gid);
+                verdict_add(reason, rs, "; ", "group is %s, not the service group %s", name,
+                            p->group_name ? p->group_name : "");
+        }
+        if (mode != SLOTS_TABLE_MODE) {
+                v->problems |= SLOTS_POLICY_MODE;
+                verdict_add(reason, rs, "; ", "mode is %04o, not %04o%s", (unsigned) mode, SLOTS_TABLE_MODE,
+                            mode & S_IWOTH ? " (writable by others)" :
+                            mode & S_IWGRP ? " (writable by its group)" :
+                            mode & S_IROTH ? " (readable by others)" : "");
+        }
+        if (acl > 0) {
+                v->problems |= SLOTS_POLICY_ACL;
+                verdict_add(reason, rs, "; ", "it has a POSIX ACL");
+        } else if (acl < 0) {
+                v->problems |= SLOTS_POLICY_ACL;
+                verdict_add(reason, rs, "; ", "its ACL cannot be read: %s", strerror(-acl));
+        }
+}
+
+bool slots_table_verdict(int fd, const struct stat *st, const struct slots_table_policy *p,
+                         struct slots_table_verdict *v)
+{
+        mode_t mode = st->st_mode & 07777;
+        bool judge_group = p->group != (gid_t) -1;
+        const char *g = p->group_name ? p->group_name : "GROUP";
+        struct acl_lets lets;
+        int acl = acl_lets(fd, st, p->group, &lets);
+
+        memset(v, 0, sizeof(*v));
+        v->st = *st;
+        verdict_reason(st, p, acl, v);
+        /*
+         * The owner may chmod it; group write counts for any group but root's; with an
+         * ACL, its named writers and its owning group's write under the mask; an ACL
+         * that cannot be read may hide a writer.
+         */
+        if (acl > 0)
+                v->writable = st->st_uid != 0 || (mode & S_IWOTH) || lets.write;
+        else
+                v->writable = st->st_uid != 0 || (mode & S_IWOTH) || ((mode & S_IWGRP) && st->st_gid != 0) || acl < 0;
+        if (acl > 0)
+                v->unreadable = judge_group && !lets.group_read;
+        else
+                v->unreadable = judge_group && acl == 0 && (st->st_gid != p->group || !(mode & S_IRGRP));
+        if (!v->problems)
+                return true;
+        v->e.kind = SLOTS_ERR_REFUSED;
+        snprintf(v->e.object, sizeof(v->e.object), "%s", p->path ? p->path : "");
+        if (v->problems & SLOTS_POLICY_OWNER)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", judge_group ? "chown root:%s %s" : "chown root%.0s %s",
+                            g, v->e.object);
+        else if (v->problems & SLOTS_POLICY_GROUP)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "chgrp %s %s", g, v->e.object);
+        if (v->problems & SLOTS_POLICY_MODE)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "chmod %04o %s", SLOTS_TABLE_MODE, v->e.object);
+        if (v->problems & SLOTS_POLICY_ACL)
+                verdict_add(v->e.fix, sizeof(v->e.fix), " && ", "setfacl -b %s", v->e.object);
+        return false;
+}
+
+bool slots_store_verdict(const struct slots_store *s, const struct slots_table_policy *p,
+                         struct slots_table_verdict *v)
+{
+        struct slots_table_policy q = *p;
+        struct stat st;
+        bool ok;
+        int fd;
+
+        if (!q.path)
+                q.path = s->path;
+        /* The file as it is now (a save replaced the loaded one); gone: what was loaded, its ACL unknown. */
+        fd = openat(s->dirfd, s->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+                slots_close(fd);
+                fd = -1;
+        }
+        if (fd < 0)
+                st = s->st;
+        ok = slots_table_verdict(fd, &st, &q, v);
+        slots_close(fd);
+        return ok;
 }
 
 bool slots_store_policy_ok(const struct stat *st, gid_t group)

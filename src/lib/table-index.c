@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -16,28 +19,39 @@
  * "slots-index 1 dev D ino I size S ctime C.N pool P\n", every number of fixed
  * width: the header is a function of the table's stat and the pool alone, so a
  * reader compares bytes and never parses.  The states follow, then a trailer
- * with their FNV-1a hash: the index is written without fsync, and a copy torn
- * by a crash fails the hash.
+ * with their hash: the index is written without fsync, and a copy torn by a
+ * crash fails the hash.  The hash takes eight bytes a step (a session hashes
+ * every state: 9,999 bytes at the largest pool); it guards against a torn
+ * write, not an adversary, since only root writes the index.
  */
 #define HEAD_FMT "slots-index 1 dev %016jx ino %016jx size %016jx ctime %016jx.%09ld pool %04u\n"
 #define HEAD_LEN (sizeof("slots-index 1 dev  ino  size  ctime . pool \n") - 1 + 4 * 16 + 9 + 4)
-#define TRAIL_FMT "\nfnv1a %016jx\n"
-#define TRAIL_LEN (sizeof("\nfnv1a \n") - 1 + 16)
+#define TRAIL_FMT "\nhash %016jx\n"
+#define TRAIL_LEN (sizeof("\nhash \n") - 1 + 16)
 
-static uint64_t fnv1a(const char *p, size_t n)
+static uint64_t mix(uint64_t h, uint64_t w)
 {
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+        return h ^ (h >> 29);
+}
 
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char) p[i];
-                h *= UINT64_C(0x100000001b3);
+static uint64_t states_hash(const char *p, size_t n)
+{
+        uint64_t h = mix(UINT64_C(0xcbf29ce484222325), n), w;
+        size_t i = 0;
+
+        for (; i + 8 <= n; i += 8) {
+                memcpy(&w, p + i, 8);
+                h = mix(h, w);
         }
-        return h;
+        w = 0;
+        memcpy(&w, p + i, n - i);
+        return mix(h, w);
 }
 
 static void trail_of(const char *states, unsigned pool, char buf[static TRAIL_LEN + 1])
 {
-        snprintf(buf, TRAIL_LEN + 1, TRAIL_FMT, (uintmax_t) fnv1a(states, pool));
+        snprintf(buf, TRAIL_LEN + 1, TRAIL_FMT, (uintmax_t) states_hash(states, pool));
 }
 
 static int head_of(const struct stat *st, unsigned pool, char buf[static HEAD_LEN + 1])
@@ -82,12 +96,20 @@ int slots_tindex_write(int dirfd, const char *table_name, const char *display, c
         for (size_t i = HEAD_LEN; i < HEAD_LEN + pool; i++)
                 buf[i] = state_byte((enum slots_slot_state) (unsigned char) buf[i]);
         trail_of(buf + HEAD_LEN, pool, buf + HEAD_LEN + pool);
-        (void) slots_replace_clean_stale(dirfd, name);
         r = slots_replace(dirfd, name, shown, buf, len, &def, SLOTS_REPLACE_FORCE_MODE | SLOTS_REPLACE_NO_SYNC, e);
 out:
         free(buf);
         free(name);
         free(shown);
+        return r;
+}
+
+int slots_tindex_clean_stale(int dirfd, const char *table_name)
+{
+        char *name = index_name(table_name);
+        int r = name ? slots_replace_clean_stale(dirfd, name) : -ENOMEM;
+
+        free(name);
         return r;
 }
 
@@ -179,5 +201,56 @@ int slots_tindex_lookup(int dirfd, const char *table_name, const struct stat *ta
 out:
         free(buf);
         close(fd);
+        return r;
+}
+
+/* The folder of absolute path, no symlink on the way; *name points at the last component. */
+static int open_folder(const char *path, const char **name)
+{
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *slash = strrchr(path, '/');
+        char dir[PATH_MAX];
+        size_t len;
+        long fd;
+
+        if (path[0] != '/' || !slash || slash[1] == '\0')
+                return -EINVAL;
+        len = slash == path ? 1 : (size_t) (slash - path);
+        if (len >= sizeof(dir))
+                return -ENAMETOOLONG;
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+        if (fd < 0 && errno == ENOSYS)
+                return slots_open_parent_in(AT_FDCWD, path, name);
+        if (fd < 0)
+                return -errno;
+        *name = slash + 1;
+        return (int) fd;
+}
+
+int slots_tindex_ask(const char *table, unsigned pool, unsigned n, struct slots_tindex_answer *a)
+{
+        const char *name;
+        int dirfd, fd, r = -ESTALE;
+
+        a->table_fd = -1;
+        a->why = "its folder cannot be opened without a symlink";
+        dirfd = open_folder(table, &name);
+        if (dirfd < 0)
+                return -ESTALE;
+        fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &a->table) < 0 || !S_ISREG(a->table.st_mode)) {
+                a->why = "the table cannot be opened as a regular file";
+                if (fd >= 0)
+                        close(fd);
+        } else {
+                a->table_fd = fd;
+                r = slots_tindex_lookup(dirfd, name, &a->table, pool, n, &a->state, &a->why) == 0 ? 0 : -ESTALE;
+        }
+        close(dirfd);
         return r;
 }

@@ -40,7 +40,7 @@ struct walker {
         struct slots_first first;
         uint32_t dev_major, dev_minor;  /* the root's file system, for SLOTS_WALK_ONE_FS */
         char *path;                     /* the entry being looked at, for messages */
-        size_t len, cap;
+        size_t len, cap, root_len;
         struct frame *f;                /* the levels; [lo, n) are open */
         size_t n, cap_f, lo;
 };
@@ -75,22 +75,25 @@ static void path_pop(struct walker *w, size_t len)
         w->path[len] = '\0';
 }
 
-/*
- * Records a failure of the walk at the current path.  A path too long for the
- * record keeps its start (which tree) and its end (where), "/.../" between.
- */
+void slots_walk_shown(const char *path, size_t root_len, char *buf, size_t size)
+{
+        size_t len = strlen(path), head = root_len < size / 2 ? root_len : size / 2, tail = size - head - 6;
+
+        if (len < size)
+                snprintf(buf, size, "%s", path);
+        else
+                snprintf(buf, size, "%.*s/...%s", (int) head, path, path + len - tail);
+}
+
+/* Records a failure of the walk at the current path (the first is kept). */
 static int fail(struct walker *w, int r, const char *what, const char *fix)
 {
         struct slots_error sub;
         char shown[SLOTS_ERR_TEXT];
-        size_t head = sizeof(shown) / 2, tail = sizeof(shown) - head - 6;
 
         if (w->first.r < 0)
                 return r;
-        if (w->len < sizeof(shown))
-                snprintf(shown, sizeof(shown), "%s", w->path);
-        else
-                snprintf(shown, sizeof(shown), "%.*s/...%s", (int) head, w->path, w->path + w->len - tail);
+        slots_walk_shown(w->path, w->root_len, shown, sizeof(shown));
         slots_error_clear(&sub);
         slots_error_set(&sub, r, shown, "%s: %s", what, strerror(-r));
         if (fix)
@@ -134,7 +137,8 @@ static void frame_free(struct frame *f)
 {
         if (f->d)
                 closedir(f->d);
-        for (size_t i = f->next; i < f->nents; i++)
+        /* The names handed out are the level's until it is left. */
+        for (size_t i = 0; i < f->nents; i++)
                 free(f->ents[i].name);
         free(f->ents);
         free(f->name);
@@ -296,6 +300,7 @@ static int pop(struct walker *w)
                         .sx = &f->sx,
                         .depth = f->depth,
                         .path = w->path,
+                        .root_len = w->root_len,
                         .last_try = true,
                 };
 
@@ -337,6 +342,20 @@ static int open_dir(struct walker *w, int dfd, const char *name, const struct st
         return fd;
 }
 
+/* A folder that kept changing: a failure, unless the visitor leaves it alone on purpose. */
+static int changing(struct walker *w, int dfd, const char *name, unsigned depth)
+{
+        struct statx sx = { 0 };
+        struct slots_walk_entry en = { .parent_fd = dfd, .name = name, .fd = -1, .sx = &sx, .depth = depth,
+                                       .path = w->path, .root_len = w->root_len, .last_try = true };
+        struct slots_error sub;
+
+        slots_error_clear(&sub);
+        if (w->how->visit(w->how->data, SLOTS_WALK_CHANGING, &en, &sub) == SLOTS_WALK_SKIP)
+                return 0;
+        return fail(w, -EAGAIN, "the entry kept changing during the walk", "run the same command again");
+}
+
 /*
  * Looks at the entry name of the deepest level (w->path names it) and shows it
  * to the visitor; a folder to enter is pushed.  An entry replaced between the
@@ -349,7 +368,7 @@ static int look(struct walker *w, const char *name, size_t len)
 
         for (int tries = 0; tries < 3; tries++) {
                 struct slots_walk_entry en = { .parent_fd = dfd, .name = name, .fd = -1, .depth = top->depth + 1,
-                                               .path = w->path, .last_try = tries == 2 };
+                                               .path = w->path, .root_len = w->root_len, .last_try = tries == 2 };
                 struct statx sx;
                 int r;
 
@@ -382,13 +401,13 @@ static int look(struct walker *w, const char *name, size_t len)
                 }
                 return push(w, en.fd, name, &sx, en.depth, len);
         }
-        return fail(w, -EAGAIN, "the entry kept changing during the walk", "run the same command again");
+        return changing(w, dfd, name, top->depth + 1);
 }
 
 /* The root: looked at through fd, shown, and entered through a fresh open of its own. */
 static int root(struct walker *w, int fd)
 {
-        struct slots_walk_entry en = { .parent_fd = -1, .path = w->path, .last_try = true };
+        struct slots_walk_entry en = { .parent_fd = -1, .path = w->path, .root_len = w->root_len, .last_try = true };
         struct statx sx;
         int dfd, r;
 
@@ -425,6 +444,7 @@ int slots_walk(int fd, const struct slots_walk *how, struct slots_error *e)
         if (!w.path)
                 return slots_error_set(e, -ENOMEM, start, "out of memory");
         memcpy(w.path, start, w.len + 1);
+        w.root_len = w.len;
         r = root(&w, fd);
         while (r != -ENOMEM && w.n > 0) {
                 const char *name = NULL;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "error.h"
@@ -27,6 +28,12 @@ enum slots_walk_event {
         SLOTS_WALK_ENTRY,       /* anything but a folder to be entered: never opened by the walker */
         SLOTS_WALK_ENTER,       /* a folder, opened, before what it holds (the root too, depth 0) */
         SLOTS_WALK_LEAVE,       /* the same folder after what it holds (SLOTS_WALK_POST only) */
+        /*
+         * A folder that kept changing between the look and the open, three times: the
+         * walk fails on it unless the visitor returns SLOTS_WALK_SKIP (left alone,
+         * on purpose).  fd is -1.
+         */
+        SLOTS_WALK_CHANGING,
 };
 
 /* What the visitor is told of one entry. */
@@ -37,6 +44,7 @@ struct slots_walk_entry {
         const struct statx *sx; /* the entry itself (AT_SYMLINK_NOFOLLOW); for a folder, the one opened */
         unsigned depth;         /* 0: the root; 1: an entry of the root */
         const char *path;       /* the walk's path of it, for messages (raw bytes) */
+        size_t root_len;        /* the length of the root's path at its start (slots_walk_shown()) */
         bool other_fs;          /* SLOTS_WALK_ONE_FS: a folder not entered, on another file system */
         bool last_try;          /* the visitor's -EAGAIN will not be retried again: decide now */
 };
@@ -76,3 +84,10 @@ struct slots_walk {
  * that did not reach the end of every folder never returns 0.
  */
 int slots_walk(int fd, const struct slots_walk *how, struct slots_error *e);
+
+/*
+ * A walk's path as an error record shows it: whole when it fits in size, else
+ * the root's path (its first root_len bytes: which tree, at most half of
+ * size) and the path's end (where), "/.../" between.
+ */
+void slots_walk_shown(const char *path, size_t root_len, char *buf, size_t size);

@@ -43,7 +43,7 @@ done <<'TABLE'
 uid=slot02|homeDirectory|/home/slot02|/var/lib/slots/svc/home/slot02|slot02 has home /home/slot02, planned /var/lib/slots/svc/home/slot02|set homeDirectory /var/lib/slots/svc/home/slot02 on the account slot02
 uid=slot02|uidNumber|61002|60002|slot02 exists with uid 61002, planned 60002 (uid_base + 2)|set uidNumber and gidNumber 60002 on the account slot02
 uid=slot02|gidNumber|60003|60002|slot02 has primary gid 60003, planned 60002|set gidNumber 60002 on the account slot02
-uid=slot03|loginShell|/bin/bash|/usr/sbin/nologin|slot03 has shell /bin/bash, planned /usr/sbin/nologin|set loginShell /usr/sbin/nologin on the account slot03
+uid=slot03|loginShell|/bin/bash|/usr/sbin/nologin|slot03 has shell /bin/bash, configured /usr/sbin/nologin|set loginShell /usr/sbin/nologin on slot03 in the directory, or set "shell" in the config
 cn=slot01|gidNumber|61001|60001|group slot01 exists with gid 61001, planned 60001|set gidNumber 60001 on the group slot01
 cn=slotshared|gidNumber|61000|60000|group slotshared exists with gid 61000, planned 60000 (uid_base)|set gidNumber 60000 on the group slotshared
 TABLE

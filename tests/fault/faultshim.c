@@ -971,6 +971,11 @@ WRAP(ssize_t, readlinkat, C_READLINKAT, dirfd, AT_TARGET(path), -1,
      (int dirfd, const char *path, char *buf, size_t size), (dirfd, path, buf, size))
 /* _FORTIFY_SOURCE (as Debian's build flags set it) turns some of these calls into glibc's
  * checking entry points: the same calls, counted and failed under the same names. */
+int __openat_2(int dirfd, const char *path, int flags);
+int __open_2(const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t count, size_t size);
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t size);
+ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t size);
 int __openat_2(int dirfd, const char *path, int flags)
 {
         static int (*f)(int, const char *, int);

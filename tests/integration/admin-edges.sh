@@ -88,9 +88,19 @@ check "release with the slot's account gone: says so, with the fix" \
 	"$OUT/rel6.err"
 check "the slot is left pending" grep -A3 '"slot06"' "$TABLE" | grep -q pending
 check "once the account is back, release --slot finishes" prints "slot06 released" "$SLOTS_ADMIN" --slot slot06 release
+check "assign held.lock slot07" prints slot07 "$SLOTS_ADMIN" assign held.lock slot07
 # (on the same mount as the table: a hard link cannot cross mounts)
 ln "$TABLE.lock" /etc/lock.second-name || not_ok "linking the lock file"
-check "assign held.lock slot07" prints slot07 "$SLOTS_ADMIN" assign held.lock slot07
+# assign takes the slot's lock as release does, before any change: refused, the table as it was.
+cp -p "$TABLE" "$OUT/table.before-lock"
+"$SLOTS_ADMIN" assign held.lock slot07 >"$OUT/as7.out" 2>"$OUT/as7.err"
+rc=$?
+check "assign while the lock file has a second name: exit 1 (exit $rc)" test "$rc" = 1
+check "assign while the lock file has a second name: refused, named" \
+	grep -q "slots.json.lock: the lock file is not a plain file" "$OUT/as7.err"
+check "assign while the lock file has a second name: no slot printed" test ! -s "$OUT/as7.out"
+"$SLOTS_ADMIN" assign other.user >/dev/null 2>&1
+check "a new assign then changes nothing in the table" cmp -s "$TABLE" "$OUT/table.before-lock"
 "$SLOTS_ADMIN" release held.lock >"$OUT/rel7.out" 2>"$OUT/rel7.err"
 rc=$?
 check "release while the lock file has a second name: exit 1 (exit $rc)" test "$rc" = 1

@@ -65,7 +65,7 @@ check "release bob from a table with an ACL" prints "slot02 released" admin rele
 check "assign and release keep the POSIX ACL" [ "$(getfacl -cn "$TABLE" 2>/dev/null)" = "$acl_before" ]
 setfacl -b "$TABLE"
 check "no temp or backup file is left next to the table" \
-	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' | wc -l)" = 0 ]
+	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' -e '^slots.json.index$' | wc -l)" = 0 ]
 
 # --- 2. a malformed table: exit 2, file:line:column named, file byte-for-byte unchanged ---
 bad_table() {
@@ -154,6 +154,24 @@ if [ -w /dev/full ]; then
 else
 	not_ok "/dev/full is missing in the namespace: the full stdout case cannot run"
 fi
+# Closed at start, fds 0-2 get /dev/null first (as sudo and doas do): the lock file, opened
+# later, never becomes stdout or stderr, and a slot name nobody can read is exit 1.
+: >"$T/etc/slots.json.lock"
+check_exit "assign with stdout closed fails (exit 1)" 1 admin assign alice slot01 >&- 2>"$T/err"
+check "and says stdout was closed" grep -q "cannot print the slot name.*standard output: closed when assign started" "$T/err"
+check "the lock file got no slot name" test ! -s "$T/etc/slots.json.lock"
+check "release carol for a new assign" prints "slot03 released" admin release carol
+check_exit "a new assign with stdout closed fails too (exit 1)" 1 admin assign dora slot03 >&- 2>"$T/err"
+check "the lock file is still empty" test ! -s "$T/etc/slots.json.lock"
+check "the assignment stands: the same assign prints it" prints slot03 admin assign dora slot03
+check "release dora" prints "slot03 released" admin release dora
+check "carol back in slot03" prints slot03 admin assign carol slot03
+check_exit "a refusal with stderr closed: exit 1" 1 admin assign carol slot01 2>&-
+check "the lock file got no error line" test ! -s "$T/etc/slots.json.lock"
+check_exit "with stdin, stdout and stderr closed: exit 1" 1 admin assign alice slot01 <&- >&- 2>&-
+check "the lock file is empty after all of them" test ! -s "$T/etc/slots.json.lock"
+check_exit "status with stdout closed fails (exit 1)" 1 admin status >&- 2>"$T/err"
+check "and says so" grep -q "cannot print the status: standard output: closed when status started" "$T/err"
 check_exit "an invalid user id is a usage error" 2 admin assign "a/b" 2>/dev/null
 check_exit "an invalid slot name is a usage error" 2 admin assign alice slot1 2>/dev/null
 admin release nobody-here >"$T/out"
@@ -202,11 +220,29 @@ EOF
 chgrp 0 "$TABLE"
 admin status >"$T/out"
 check "status with a root:root table exits 0" [ $? = 0 ]
-check "status warns when the table is not root:<service group> 0640" grep -q "^WARN table .*root:root 0640" "$T/out"
-check "the warning names the fix" grep -q "chown root:svc" "$T/out"
+check "status warns when the table is not root:<service group> 0640" \
+	grep -q "^WARN table $TABLE: group is root, not the service group svc; the service cannot rely on reading it" "$T/out"
+check "the warning names the fix" grep -q -- "-- fix: chgrp svc $TABLE\$" "$T/out"
 admin status --json >"$T/status.json"
 check "status --json with a root:root table exits 0" [ $? = 0 ]
 check "status --json says ok false then" python3 -c \
 	'import json, sys; assert json.load(open(sys.argv[1]))["table"]["ok"] is False' "$T/status.json"
+
+# The store's one verdict: the same words in status, check and assign's warning; an ACL and
+# a write by others are named, each with its part of the one fix line.
+chgrp 4242 "$TABLE"
+chmod 0662 "$TABLE"
+setfacl -m u:4243:r "$TABLE"
+admin status >"$T/out"
+check "status names what others may do" grep -q "^WARN table $TABLE: mode is 0662, not 0640 (writable by others); it has a POSIX ACL; someone but root may write it" "$T/out"
+check "status gives the one fix line" grep -q -- "-- fix: chmod 0640 $TABLE && setfacl -b $TABLE\$" "$T/out"
+admin assign dave slot02 >/dev/null 2>"$T/err"
+check "assign warns of a table others may write" grep -q "warning: $TABLE is root:svc 0662: someone but root may write it" "$T/err"
+check "assign gives the same fix" grep -qx "slots-admin: fix: chmod 0640 $TABLE && setfacl -b $TABLE" "$T/err"
+sh -c "$(sed -n 's/^slots-admin: fix: //p' "$T/err")"
+admin status --json >"$T/status.json"
+check "after the printed fix status --json says ok true" python3 -c \
+	'import json, sys; assert json.load(open(sys.argv[1]))["table"]["ok"] is True' "$T/status.json"
+admin release dave >/dev/null
 
 slots_done

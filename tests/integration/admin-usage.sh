@@ -18,8 +18,8 @@ usage no-command "no command given (assign, release, status, check)"
 usage unknown-command "unknown command 'frobnicate' (assign, release, status, check)" frobnicate
 usage unknown-option "" --frobnicate status
 usage missing-config-argument "" status --config
-usage json-with-assign "--json goes with status or check" --json assign alice
-usage json-with-release "--json goes with status or check" --json release alice
+usage json-assign-nothing "assign takes USER and an optional SLOT" --json assign
+usage json-release-nothing "release takes USER, or --slot SLOT" --json release
 usage slot-with-status "--slot goes with release" --slot slot01 status
 usage slot-with-assign "--slot goes with release" --slot slot01 assign alice
 usage check-with-argument "check takes no arguments" check slot01

@@ -1,11 +1,13 @@
 #!/bin/sh
-# assign prepares the user's tree (slots-admin(8), assign): created if missing, group slotNN,
-# folders 2770, files g+rw, nothing for others, owners kept; symlinks never followed, other file
-# systems never entered; a failure leaves the assignment standing and the same assign repairs it.
-# release gives the tree back to the service group.
+# assign prepares the user's tree (slots-admin(8), assign): created if missing, granted to the
+# slot's uid by an ACL entry u:slotNN:rwX (folders with its default), no access for the owning
+# group or others, owners and groups kept; symlinks never followed, other file systems never
+# entered; a failure leaves the assignment standing and the same assign repairs it.  release
+# gives the tree back to the service with group bits closed.
 . "$top_srcdir/tests/integration/release-lib.sh"
 
 SLOT1_GID=$(gid_of slot01)
+U1=$(uid_of slot01)
 TREE=$DOCS/_users/alice
 
 # --- docs_root missing: exit 1, the assignment stands, the same assign again finishes it ---
@@ -22,7 +24,9 @@ check "the assignment stands" test "$(table_entry slot01 | jq -r .user)" = alice
 mv "$S/docs.away" "$DOCS"
 check "the same assign again exits 0 and prints slot01" prints slot01 admin assign alice slot01
 check "the tree's parent _users is made svc:svc 0711" test "$(stat -c '%U:%G %a' "$DOCS/_users")" = "svc:svc 711"
-check "the tree is made svc:slot01 2770" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:slot01 2770"
+check "the tree is made svc:svc 0700, then granted (mask rwx)" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:svc 770"
+check "the tree's ACL names slot01's uid and nobody's group" \
+	test "$(getfacl -acn -- "$TREE" 2>/dev/null | grep . | tr '\n' ' ')" = "user::rwx user:$U1:rwx group::--- mask::rwx other::--- "
 
 # --- an existing tree: groups, modes, owners; symlinks; other file systems ---
 mkdir -p "$TREE/a/b" "$TREE/c" "$S/outside/dir"
@@ -66,8 +70,18 @@ check "assign again (a repair) exits 0" prints slot01 admin assign alice slot01
 in_tree() {
 	find "$TREE" \( -path "$TREE/mnt" -o -path "$TREE/bind" \) -prune -o ! -type l "$@" -print
 }
-check "every entry has group slot01" test "$(in_tree ! -gid "$SLOT1_GID" | wc -l)" = 0
-check "every folder is 2770" test "$(in_tree -type d ! -perm 2770 | wc -l)" = 0
+# ungranted: the entries below the tree without slot01's ACL entry or with access for their group.
+ungranted() {
+	in_tree | while read -r p; do
+		getfacl -cn -- "$p" 2>/dev/null | grep -q "^user:$U1:rw" &&
+			getfacl -cn -- "$p" 2>/dev/null | grep -qx 'group::---' || echo "$p"
+	done
+}
+check "every entry grants slot01's uid and nothing to its group" test "$(ungranted | wc -l)" = 0
+check "every folder has slot01's entry in its default ACL" \
+	test "$(in_tree -type d | while read -r p; do getfacl -cnd -- "$p" 2>/dev/null | grep -q "^user:$U1:rwx" || echo "$p"; done | wc -l)" = 0
+check "every folder is 0770 (the mask)" test "$(in_tree -type d ! -perm 0770 | wc -l)" = 0
+check "no entry got group slot01" test "$(in_tree -gid "$SLOT1_GID" | wc -l)" = 0
 check "every file is g+rw" test "$(in_tree ! -type d ! -perm -0060 | wc -l)" = 0
 check "nothing is open to others" test "$(in_tree -perm /0007 | wc -l)" = 0
 check "no setuid or setgid file is left" test "$(in_tree ! -type d -perm /6000 | wc -l)" = 0
@@ -76,8 +90,8 @@ check "owners stay (root's file is still root's)" test "$(stat -c %U "$TREE/a/f6
 check "a 0644 file became 0660" test "$(stat -c %a "$TREE/a/f644")" = 660
 check "a 0777 file became 0770" test "$(stat -c %a "$TREE/f777")" = 770
 check "a 04755 file became 0770" test "$(stat -c %a "$TREE/c/suid")" = 770
-check "a FIFO became 0660 slot01 (and assign did not block on it)" \
-	test "$(stat -c '%G %a' "$TREE/c/fifo")" = "slot01 660"
+check "a FIFO became 0660 with slot01's entry (and assign did not block on it)" \
+	test "$(stat -c '%a' "$TREE/c/fifo")" = 660
 check "symlink targets outside the tree are unchanged" \
 	test "$(stat_all "$S/outside/file" "$S/outside/dir" "$S/outside/dir/inner" /etc/shadow "$S/outside")" = "$outside_before"
 check "the symlinks themselves are unchanged" \
@@ -89,7 +103,9 @@ check "a bind mount inside the tree is not entered" \
 
 # --- the slot can work in its tree, and nobody else can ---
 check "slot01 can write in the tree" runuser -u slot01 -- sh -c "echo x >'$TREE/a/by-slot'"
-check "slot01 can read svc's 0600 file (now 0660 slot01)" quiet runuser -u slot01 -- cat "$TREE/a/b/f600"
+check "slot01 can read svc's 0600 file (now granted to slot01)" quiet runuser -u slot01 -- cat "$TREE/a/b/f600"
+check_fails "a process of slot02 with slot01's group cannot read it" \
+	setpriv --reuid slot02 --regid slot01 --clear-groups -- cat "$TREE/a/b/f600"
 check_fails "slot02 cannot list the tree" runuser -u slot02 -- ls "$TREE"
 check_fails "slot02 cannot list _users" runuser -u slot02 -- ls "$DOCS/_users"
 
@@ -98,8 +114,8 @@ chmod 0755 "$TREE/a"
 chgrp svc "$TREE/a/f644"
 chmod 0604 "$TREE/a/f644"
 check "the same assign again exits 0" prints slot01 admin assign alice slot01
-check "it repaired the folder's mode" test "$(stat -c %a "$TREE/a")" = 2770
-check "it repaired the file's group and mode" test "$(stat -c '%G %a' "$TREE/a/f644")" = "slot01 660"
+check "it repaired the folder's mode" test "$(stat -c %a "$TREE/a")" = 770
+check "it repaired the file's mode, its group kept" test "$(stat -c '%G %a' "$TREE/a/f644")" = "svc 660"
 
 # --- symlinks on the way to a tree are never followed ---
 mkdir -p "$S/elsewhere"
@@ -135,8 +151,21 @@ open("f", "w").write("x")' "$DEEP"
 check "a tree 3000 levels deep was made" test "$(find "$DEEP" -name f | wc -l)" = 1
 check "assign on a tree 3000 levels deep works with 1,024 descriptors" \
 	prints slot03 prlimit --nofile=1024 "$SLOTS_ADMIN" --config "$CONF" assign deep slot03
-check "the deepest file is slot03 660" test "$(find "$DEEP" -name f -printf '%g %m')" = "slot03 660"
-check "every folder of it is slot03 2770" test "$(find "$DEEP" -type d ! -perm 2770 | wc -l)" = 0
+# (python: the deepest path is longer than PATH_MAX, so it is reached through folder fds)
+check "the deepest file is granted to slot03 (u:slot03:rw- in its ACL)" python3 -c 'import os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+while True:
+    try:
+        nfd = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    except FileNotFoundError:
+        break
+    os.close(fd)
+    fd = nfd
+f = os.open("f", os.O_RDONLY, dir_fd=fd)
+a = os.getxattr(f, "system.posix_acl_access")
+ents = [struct.unpack_from("<HHI", a, i) for i in range(4, len(a), 8)]
+sys.exit(0 if (2, 6, int(sys.argv[2])) in ents else 1)' "$DEEP" "$(uid_of slot03)"
+check "every folder of it is 0770 (the mask)" test "$(find "$DEEP" -type d ! -perm 0770 | wc -l)" = 0
 check "release of the deep tree works with 1,024 descriptors" \
 	quiet prlimit --nofile=1024 "$SLOTS_ADMIN" --config "$CONF" release deep
 check "the deepest file is the service's again" test "$(find "$DEEP" -name f -printf '%g')" = svc
@@ -148,7 +177,9 @@ check "release alice exits 0" quiet admin release alice
 check "no entry has group slot01" test "$(in_tree -gid "$SLOT1_GID" | wc -l)" = 0
 check "every entry has the service group" test "$(in_tree ! -group svc | wc -l)" = 0
 check "no entry is owned by slot01" test "$(find "$TREE" -uid "$(uid_of slot01)" | wc -l)" = 0
-check "the tree root is svc:svc 2770" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:svc 2770"
+check "the tree root is svc:svc 0700" test "$(stat -c '%U:%G %a' "$TREE")" = "svc:svc 700"
+check "no entry keeps access for its group" test "$(in_tree -perm /0070 | wc -l)" = 0
+check "no ACL entry names slot01" test "$(in_tree | while read -r p; do getfacl -cn -- "$p" 2>/dev/null | grep -q ":$U1:" && echo "$p"; done | wc -l)" = 0
 check "symlink targets are still unchanged" \
 	test "$(stat_all "$S/outside/file" "$S/outside/dir" "$S/outside/dir/inner" /etc/shadow "$S/outside")" = "$outside_before"
 check "nobody's symlink and the mount are unchanged" \

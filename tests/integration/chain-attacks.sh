@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 13, round 3: what the owner chain and the temp walks of release cannot be steered by.
+# What the owner chain and the temp walks of release cannot be steered by.
 # Each attack is made as the attacker (runuser -u slotNN|svc) or set up by root the way a
 # careless admin would, on a provisioned host in private namespaces; the test asserts the
 # product's exit status, what it printed, and that nothing outside the intended tree changed.

@@ -72,13 +72,31 @@ repaired releases
 # allowed_cwd without the docs root.
 python3 - "$SLOTCTL" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1])); d["allowed_cwd"] = ["/srv/elsewhere"]
+d = json.load(open(sys.argv[1])); d["allowed_cwd"] = ["/srv/elsewhere", "/var/lib/slots/vstudio/state"]
 open(sys.argv[1], "w").write(json.dumps(d, indent=2, sort_keys=True) + "\n")
 EOF
 detect cwd slotctl-config ""
 check "cwd: the detail names allowed_cwd" grep -q 'allowed_cwd does not cover the docs root' "$OUT/cwd.out"
+check "cwd: the enforcing slotctl refuses the chain in the docs root" \
+	grep -q "^FAIL chain slot01: in $DOCS: the launcher exits 126: slotctl: $DOCS is outside the allowed folders" \
+	"$OUT/cwd.out"
 apply_slotctl_fix "$FIX"
 repaired cwd
+
+# allowed_cwd without the slots' state folders: the test slot's probe (in its state folder) fails.
+python3 - "$SLOTCTL" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); d["allowed_cwd"] = [c for c in d["allowed_cwd"] if not c.endswith("/state")]
+open(sys.argv[1], "w").write(json.dumps(d, indent=2, sort_keys=True) + "\n")
+EOF
+detect cwd-state slotctl-config ""
+check "cwd-state: the detail names the state folders" \
+	grep -q 'allowed_cwd does not cover the slots. state folders /var/lib/slots/vstudio/state' "$OUT/cwd-state.out"
+check "cwd-state: the test slot's chain is the slotctl's 126, quoted" grep -q \
+	'^FAIL chain slot08: in /var/lib/slots/vstudio/state/slot08: the launcher exits 126: slotctl: .* is outside the allowed' \
+	"$OUT/cwd-state.out"
+apply_slotctl_fix "$FIX"
+repaired cwd-state
 
 # allowed_exec without the launcher.
 python3 - "$SLOTCTL" <<'EOF'
@@ -134,7 +152,7 @@ mv "$OUT/current.keep" "$APP/current"
 rm -r "$APP/releases/2026.09.3"
 repaired no-current
 
-# app_root reached through a symlink: refused, as slots-provision refuses it (issue 13); the
+# app_root reached through a symlink: refused, as slots-provision refuses it; the
 # row names the link.  (tests/integration/check-roots.sh has the service's own swaps.)
 ln -s srv "$SLOTS_SCRATCH/srv-link"
 sed -i "s|\"app_root\": \"$APP\"|\"app_root\": \"$SLOTS_SCRATCH/srv-link/app\"|" "$CONF"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # slots-admin check: the FAIL rows of the account and table layers that no other test
-# produced (issue 19).  Each case is a row of a table: how the fixture host is broken, the
+# produced.  Each case is a row of a table: how the fixture host is broken, the
 # row that must fail, words its detail must hold, and how the host is put back (the printed
 # fix itself where it is a command, run as printed).  Every run: exit 1, the row FAIL with a
 # fix, nothing changed by check; after the repair check exits 0 again.

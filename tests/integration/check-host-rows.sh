@@ -1,5 +1,5 @@
 #!/bin/sh
-# slots-admin check: the host-wide rows (check-host.c) that no other test produced (issue 19).
+# slots-admin check: the host-wide rows (check-host.c) that no other test produced.
 # Each FAIL case is a row of a table: how the fixture host is broken, the row that must fail,
 # words its detail must hold, and how the host is put back (the printed fix itself where it is
 # a command, run as printed): exit 1, the row FAIL with a fix, nothing changed by check, exit 0

@@ -12,6 +12,8 @@ APP=$SLOTS_SCRATCH/srv/app
 DOCS=$SLOTS_SCRATCH/srv/docs
 RELEASE=2026.10.1
 LAUNCHER=$APP/releases/$RELEASE/bin/run
+# slotctl as the platform's enforces it: 126 "outside the allowed folders" (slotctl-enforcing.py).
+SLOTCTL_BIN=$SLOTS_SCRATCH/srv/slotctl
 OUT=$(mktemp -d /tmp/check-out.XXXXXX)
 unset SLOTS_CONFIG
 
@@ -47,6 +49,7 @@ check_write_config() {
   "uid_max": $UID_MAX,
   "app_root": "$APP",
   "launcher": "run",
+  "slotctl": "$SLOTCTL_BIN",
   "docs_root": "$DOCS",
   "shared_dirs": ["shared"],
   "private_paths": ["$APP/state", "$APP/.env"],
@@ -65,6 +68,7 @@ check_write_app() {
 	printf '#!/bin/sh\nexec "$@"\n' >"$LAUNCHER"
 	chown $SERVICE:$SERVICE "$LAUNCHER"
 	chmod 0755 "$LAUNCHER"
+	install -m 0755 -o root -g root "$top_srcdir/tests/integration/slotctl-enforcing.py" "$SLOTCTL_BIN"
 	ln -s "releases/$RELEASE" "$APP/current"
 	install -d -m 0700 -o $SERVICE -g $SERVICE "$APP/state"
 	echo "browser profile" >"$APP/state/profile"
@@ -118,7 +122,7 @@ check_fixture_accounts() {
 EOF
 	chown root:root "$SLOTCTL"
 	chmod 0644 "$SLOTCTL"
-	printf '%s ALL=(%s) NOPASSWD: /usr/bin/true, %s/releases/*/bin/run\n' $SERVICE "$runas" "$APP" >"$SUDOERS"
+	printf '%s ALL=(%s) NOPASSWD: /usr/bin/true, /usr/bin/kill, %s\n' $SERVICE "$runas" "$SLOTCTL_BIN" >"$SUDOERS"
 	chmod 0440 "$SUDOERS"
 	visudo -cqf "$SUDOERS" || { echo "Bail out! the test's sudoers drop-in is invalid"; exit 99; }
 }

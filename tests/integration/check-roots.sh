@@ -1,5 +1,5 @@
 #!/bin/sh
-# slots-admin check against a hostile service or slot (issue 13, check's side): a configured
+# slots-admin check against a hostile service or slot (check's side): a configured
 # root reached through a symlink, the sudoers drop-in swapped for the service's copy, a
 # hard-linked file in a user's tree or a shared folder, and a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
 # where the attacker could make it; check must FAIL the row, name the component and give a

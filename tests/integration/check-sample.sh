@@ -1,5 +1,5 @@
 #!/bin/sh
-# slots-admin check above the sudo sample (issue 18): with more than 8 assigned slots the real
+# slots-admin check above the sudo sample: with more than 8 assigned slots the real
 # sudo rows (sudo-preflight, sudo-env, sudo-kill, chain) run for the test slot, 8 assigned slots
 # (the lowest, the highest, evenly between) and every slot with limits of its own, the same ones
 # every run; a SKIP row names them.  Every slot is still covered by sudoers-dropin (the drop-in

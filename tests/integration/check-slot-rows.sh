@@ -1,5 +1,5 @@
 #!/bin/sh
-# slots-admin check: the per-slot rows (check-slot.c) that no other test produced (issue 19):
+# slots-admin check: the per-slot rows (check-slot.c) that no other test produced:
 # the account's uid against the range and uid_base, a lookup that fails, password fields that
 # are empty or hold a DES hash, a launcher gone from the release in use, a private path a slot
 # can write, a user's tree that is a symlink or a file.  Each FAIL case breaks the fixture,

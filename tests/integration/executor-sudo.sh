@@ -139,6 +139,16 @@ check_fails "run: a name outside the list does not arrive" grep -q "NOT_LISTED\|
 # set-user-ID program before sudo runs, so sudo never sees it: the name is accepted
 # in --preserve-env but passes nothing.  The launcher sets TMPDIR itself.
 check_fails "run: TMPDIR cannot arrive (glibc drops it for set-user-ID sudo)" grep -q "^env TMPDIR=" "$OUT/run.out"
+# HOME: the slot's own unless the caller lists it.  The executor's process has its own HOME;
+# a run whose --preserve-env leaves HOME out must not get it (always_set_home).
+NOHOME=$(echo "$LIST" | tr ',' '\n' | grep -vx HOME | paste -sd, -)
+runuser -u "$SVC" -- env -i PATH=/usr/bin:/bin HOME=/var/lib/daemon-home LANG=C.UTF-8 \
+	sudo -n -u slot01 --preserve-env=$NOHOME -- "$LAUNCH" >"$OUT/nohome.out" 2>&1
+check "HOME not listed: the slot gets its own home, not the caller's" \
+	grep -qx "env HOME=/var/lib/slots/$SVC/home/slot01" "$OUT/nohome.out"
+runuser -u "$SVC" -- env -i PATH=/usr/bin:/bin HOME=/var/lib/daemon-home LANG=C.UTF-8 \
+	sudo -n -u slot01 --preserve-env=$LIST -- "$LAUNCH" >"$OUT/home.out" 2>&1
+check "HOME listed: the caller's HOME arrives" grep -qx "env HOME=/var/lib/daemon-home" "$OUT/home.out"
 as_svc sudo -n -u slot01 --preserve-env=$LIST -- "$CURRENT" >"$OUT/cur.out" 2>&1
 check "run: the launcher through current is accepted" grep -qx "id slot01 slot01" "$OUT/cur.out"
 
@@ -175,6 +185,54 @@ if [ -n "$pgid" ]; then
 	check "kill: the process group is gone within 5 s" sh -c "! ps -o pid= -g $pgid >/dev/null 2>&1"
 fi
 wait
+
+# 4b. The kill from a terminal, under Debian's "Defaults use_pty": the service's shell on a
+# pseudo-terminal (script) starts the run as a job of its own process group, as the executor
+# does, and ends it with the same kill.  With use_pty on these commands sudo would run the
+# command in a session of its own on a new pty: the job's group would hold only root's sudo,
+# the kill as slot01 would get EPERM and the run would live on; the drop-in turns it off.
+grep -q '^Defaults[[:space:]]*use_pty' /etc/sudoers || echo 'Defaults use_pty' >>/etc/sudoers
+check "the namespace's sudoers has Debian's Defaults use_pty" grep -q '^Defaults[[:space:]]*use_pty' /etc/sudoers
+cat >"$OUT/tty-kill.sh" <<TTY
+set -m
+tty >/dev/null && echo TTY
+sudo -n -u slot01 true && echo PREFLIGHT
+sudo -n -u slot01 -- "$LAUNCH" /bin/sh -c 'sleep 300 & sleep 300' </dev/null >/dev/null 2>&1 &
+pg=\$!
+i=0
+while [ \$i -lt 50 ] && [ "\$(ps -o pid= -u slot01 | wc -l)" -lt 2 ]; do sleep 0.1; i=\$((i + 1)); done
+ps -o pgid= -u slot01 | grep -qw "\$pg" && echo INGROUP
+sudo -n -u slot01 kill -s TERM -- -\$pg && echo KILLED
+i=0
+while [ \$i -lt 50 ] && ps -o pid= -u slot01 >/dev/null 2>&1; do sleep 0.1; i=\$((i + 1)); done
+ps -o pid= -u slot01 >/dev/null 2>&1 && echo ALIVE || echo GONE
+TTY
+chmod 0644 "$OUT/tty-kill.sh"
+# tty_kill NAME: the case above as the service on a terminal; its lines in $OUT/NAME.out.
+tty_kill() {
+	runuser -u "$SVC" -- script -qec "sh $OUT/tty-kill.sh" /dev/null </dev/null 2>&1 | tr -d '\r' >"$OUT/$1.out"
+	pkill -KILL -u slot01 2>/dev/null
+	sed 's/^/# /' "$OUT/$1.out"
+}
+if command -v script >/dev/null 2>&1; then
+	tty_kill tty
+	check "terminal: the service's shell has a controlling terminal" grep -qx TTY "$OUT/tty.out"
+	check "terminal: the preflight passes" grep -qx PREFLIGHT "$OUT/tty.out"
+	check "terminal: the run's command stays in the job's process group" grep -qx INGROUP "$OUT/tty.out"
+	check "terminal: sudo -n -u slot01 kill -s TERM -- -PGID exits 0" grep -qx KILLED "$OUT/tty.out"
+	check "terminal: the process group is gone within 5 s" grep -qx GONE "$OUT/tty.out"
+	# The same drop-in without !use_pty: the command leaves the group, the kill cannot end it.
+	d=/etc/sudoers.d/slots-$SVC
+	cp -p "$d" "$OUT/dropin.good"
+	sed 's/, !use_pty//' "$OUT/dropin.good" >"$d"
+	check "terminal: the drop-in without !use_pty still parses" visudo -cqf "$d"
+	tty_kill tty-pty
+	check_fails "terminal, use_pty: the command is not in the job's group" grep -qx INGROUP "$OUT/tty-pty.out"
+	check_fails "terminal, use_pty: the run outlives the kill" grep -qx GONE "$OUT/tty-pty.out"
+	cat "$OUT/dropin.good" >"$d"
+else
+	echo "ok # SKIP the terminal cases: script(1), which makes their pseudo-terminal, is not installed"
+fi
 
 # 5. Everything else stays refused.  Each line: what, then the command run as the service.
 refuses() {

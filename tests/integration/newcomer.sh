@@ -18,8 +18,8 @@ slots_enter_namespace "$@"
 check_fixture
 
 # --- assign on a table the service cannot read ---
-# table state                    want: exit  warning on stderr
-while read -r owner mode warn; do
+# table state                    want: exit  warning on stderr, its fix (the store's verdict)
+while read -r owner mode warn fix; do
 	chown "$owner" "$TABLE"
 	chmod "$mode" "$TABLE"
 	user=u-$(echo "$owner$mode" | tr -dc 'a-z0-9')
@@ -31,7 +31,7 @@ while read -r owner mode warn; do
 		check "$owner $mode: stderr says the service cannot read the table" \
 			grep -q "warning: $TABLE is $owner 0*$mode: the service account $SERVICE cannot read it" "$OUT/assign.err"
 		check "$owner $mode: stderr gives the fix" \
-			grep -qx "slots-admin: fix: chown root:$SERVICE $TABLE && chmod 0640 $TABLE" "$OUT/assign.err"
+			grep -qxF "slots-admin: fix: $(echo "$fix" | sed "s|SVC|$SERVICE|g; s|TBL|$TABLE|g")" "$OUT/assign.err"
 		# The fix it prints works: the service reads the table afterwards.
 		sh -c "$(sed -n 's/^slots-admin: fix: //p' "$OUT/assign.err")"
 		check "$owner $mode: after the printed fix the service can read the table" \
@@ -43,9 +43,9 @@ while read -r owner mode warn; do
 	chown "root:$SERVICE" "$TABLE"
 	chmod 0640 "$TABLE"
 done <<EOF
-root:root 640 yes
-root:root 600 yes
-root:$SERVICE 600 yes
+root:root 640 yes chgrp SVC TBL
+root:root 600 yes chgrp SVC TBL && chmod 0640 TBL
+root:$SERVICE 600 yes chmod 0640 TBL
 root:$SERVICE 640 no
 root:$SERVICE 644 no
 EOF

@@ -1,5 +1,5 @@
 /*
- * Test helper: ends every process of UID with slots_end_processes() and prints
+ * Test helper: ends every process carrying UID or GID with slots_end_processes() and prints
  * what it took ("rounds R stopped S killed K ms M survivors N"), for the
  * measurements of release-hostile-procs.sh.  Exit 0 when none is left.
  */
@@ -14,11 +14,12 @@ int main(int argc, char **argv)
         struct slots_error e;
         int r;
 
-        if (argc != 3) {
-                fprintf(stderr, "usage: release-endprocs UID TIMEOUT_MS\n");
+        if (argc != 4) {
+                fprintf(stderr, "usage: release-endprocs UID GID TIMEOUT_MS\n");
                 return 2;
         }
-        r = slots_end_processes((uid_t) strtoul(argv[1], NULL, 10), atoi(argv[2]), &rep, &e);
+        r = slots_end_processes((uid_t) strtoul(argv[1], NULL, 10), (gid_t) strtoul(argv[2], NULL, 10), atoi(argv[3]),
+                                &rep, &e);
         printf("rounds %u stopped %lu killed %lu ms %ld survivors %u\n", rep.rounds, rep.stopped, rep.killed,
                rep.elapsed_ms, rep.survivors);
         if (r < 0)

@@ -10,7 +10,8 @@
 #   4 a slot makes its user's tree 1,005 levels deep; a pending slot's walk goes through it
 #   5 folder names with ESC ] 0 ; ... BEL, ESC [ 2K and CR reach the terminal
 #   6 a user_tree that can name a shared folder
-# (7, the table lock during cleanup, is tested with the release code.)
+#   7 a slot hides a hard link 70 folders deep in a shared folder
+# (The table lock during cleanup is tested with the release code.)
 RELEASE_POOL=4
 . "$top_srcdir/tests/integration/release-lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
@@ -230,5 +231,24 @@ check "assign Workflow with user_tree {user}: the config is refused (exit 2)" te
 check "the refusal names user_tree and the shared folder" grep -q 'user_tree.*can name the shared folder "Workflow"' "$P/err"
 check_exit "provision refuses the config too (exit 2)" 2 "$SLOTS_PROVISION" --config "$S/bad.conf" --dry-run
 check "the shared folder is exactly as before" same wf "$D/Workflow"
+
+# ---- 7: a hard link 70 folders deep in a shared folder ----
+# hard_links_row: the status of check's hard-links row, its line in $P/check.
+hard_links_row() {
+	adm check >"$P/check" 2>&1
+	awk '$2 == "hard-links" { print $1; exit }' "$P/check"
+}
+check "check's hard-links row passes on the clean host" test "$(hard_links_row)" = PASS
+runuser -u slot03 -- python3 -c 'import os, sys
+os.chdir(sys.argv[1])
+for i in range(70):
+    os.mkdir("d"); os.chdir("d")
+open("mine", "w").write("x")
+os.link("mine", "again")' "$D/Workflow"
+check "slot03 made two names of one file 70 folders deep in Workflow" \
+	test "$(find "$D/Workflow" -name again -links 2 | wc -l)" = 1
+check "check's hard-links row FAILs on the link 70 deep" test "$(hard_links_row)" = FAIL
+check "the row names the deep link" grep -q 'hard-links.*/d/d/again' "$P/check"
+runuser -u slot03 -- sh -c "rm -rf '$D/Workflow/d'"
 
 slots_done

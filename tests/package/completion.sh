@@ -31,8 +31,8 @@ slots-admin|-|--config --help --version
 slots-admin|--ver|--version
 slots-admin status|-|--config --json
 slots-admin check|-|--config --json
-slots-admin release|-|--config --slot
-slots-admin assign|-|--config
+slots-admin release|-|--config --json --slot
+slots-admin assign|-|--config --json
 slots-admin status||$(printf '%s\n' $USERS $POOL | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 slots-admin status|slot0|$POOL
 slots-admin status|slot03|slot03

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every key of "slots-admin status --json", "slots-admin check --json" and
+# Every key of "slots-admin status --json", "check --json", "assign --json", "release --json" and
 # "slots-provision --json" is documented in the man page, and every documented key
 # shows up in real output.  The man pages list the keys as ".It Li path" items after a
 # ".\" json-keys: NAME" marker, with "a.b" for a nested object and "a[].b" for the
@@ -123,6 +123,32 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [c for c in d["checks"] if "bad\\xff\x1b[31mrel" in c["detail"]], d' "$OUT/check-badname.json"
 ln -sfn "releases/$RELEASE" "$APP/current"
+
+# ---- slots-admin assign and release --json: changed, a repeat, a refusal with its error ----
+run assign 0 "$SLOTS_ADMIN" assign --json json.user
+run assign-again 0 "$SLOTS_ADMIN" assign --json json.user
+run assign-refused 1 "$SLOTS_ADMIN" assign --json other.json.user slot01
+check "assign --json: changed, then not; a refusal names its error" python3 -c '
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert a["changed"] is True and a["slot"] == b["slot"] and a["user"] == "json.user" and a["error"] is None, a
+assert b["changed"] is False and b["error"] is None, b
+assert c["changed"] is False and c["error"]["what"] == "cannot assign slot01" and c["error"]["fix"], c' \
+	"$OUT/assign.json" "$OUT/assign-again.json" "$OUT/assign-refused.json"
+compare assign "$top_srcdir/man/slots-admin.8" "$OUT/assign.json" "$OUT/assign-refused.json"
+run release 0 "$SLOTS_ADMIN" release --json json.user
+run release-again 0 "$SLOTS_ADMIN" release --json json.user
+check "release --json: changed, then not" python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["changed"] is True and a["slot"] and a["user"] == "json.user" and a["error"] is None, a
+assert b["changed"] is False and b["slot"] is None, b' "$OUT/release.json" "$OUT/release-again.json"
+run release-refused 1 "$SLOTS_ADMIN" release --json --slot slot09
+check "release --json outside the pool: the error, nothing changed" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["changed"] is False and d["error"]["reason"], d' "$OUT/release-refused.json"
+compare release "$top_srcdir/man/slots-admin.8" "$OUT/release.json" "$OUT/release-refused.json"
 
 # ---- slots-provision: an image with changes and warnings, a conflict, an invalid config ----
 img=$SLOTS_SCRATCH/image

@@ -176,7 +176,7 @@ static int prep_stale_index(void)
         if (!f)
                 return 1;
         fprintf(f, "slots-index 1 dev %016x ino %016x size %016x ctime %016x.%09d pool %04u\naaaa"
-                "\nfnv1a %016x\n", 0, 0, 0, 0, 0, 4u, 0);
+                "\nhash %016x\n", 0, 0, 0, 0, 0, 4u, 0);
         return fclose(f) == 0 && chmod(path, 0640) == 0 ? 0 : 1;
 }
 
@@ -292,10 +292,15 @@ static const struct tcase cases[] = {
         { "require_assigned ignores non-slots", "slots_req", "alice", NULL, 0, NULL, NULL, PAM_IGNORE,
           { WANT_END }, NO_NICE, 0, { NULL } },
 
-        /* Options: debug logs what was applied; an unknown option is logged and ignored. */
-        { "debug and an unknown option", "slots_opts", "slot01", CONFIG(LIMITS_A), 0, NULL, NULL,
-          PAM_SUCCESS, { WANT_A, WANT_END }, NO_NICE, 2,
-          { "unknown option ignored: bogus_option", "nofile=200:300" } },
+        /*
+         * Options: an unknown option refuses a slot's session before any limit is set (a misspelt
+         * require_assigned must not drop the check), one line naming it; any other account is
+         * ignored as before, the option logged.
+         */
+        { "an unknown option refuses a slot", "slots_opts", "slot01", CONFIG(LIMITS_A), 0, NULL, NULL,
+          PAM_PERM_DENIED, { WANT_END }, NO_NICE, 1, { "slot01", "unknown option bogus_option", "refused" } },
+        { "an unknown option, another account", "slots_opts", "alice", CONFIG(LIMITS_A), 0, NULL, NULL,
+          PAM_IGNORE, { WANT_END }, NO_NICE, 2, { "unknown option ignored", "bogus_option", "not a slot account" } },
 
         /* The documented line, "optional": a failure is logged but does not fail the session. */
         { "optional in a real stack does not block", "slots_optional", "slot01", NULL, 0, NULL, NULL,

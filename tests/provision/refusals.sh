@@ -103,9 +103,9 @@ prov "$P/r2" >"$P/out" 2>"$P/err"
 st=$?
 check "with the lock free and the real visudo, the run succeeds" test "$st" = 0
 check "and installs the drop-in" test -s "$P/r2/etc/sudoers.d/slots-video-studio"
-check "a plain file of the shared folder was fixed (group slotshared, 0664)" \
+check "a plain file of the shared folder got the group and no bit (group slotshared, 0644)" \
 	test "$(stat -c '%g %a' "$P/r2/srv/video-studio/docs/assets/logo.png")" = \
-	"$(awk -F: '$1 == "slotshared" { print $3 }' "$P/r2/etc/group") 664"
+	"$(awk -F: '$1 == "slotshared" { print $3 }' "$P/r2/etc/group") 644"
 check "a hard-linked file in a shared folder keeps owner, group and mode" \
 	test "$(stat -c '%u:%g %a' "$P/r2/etc/victim")" = "0:0 600"
 check "with a warning that names it" grep -q "victim-link: has 2 hard links" "$P/err"

@@ -49,6 +49,14 @@ rc=$?
 check "--root that is not there: exit 2 (exit $rc)" test "$rc" = 2
 check "--root that is not there: named" grep -q "cannot open the root: $OUT/no-image" "$OUT/noroot.err"
 
+# --- a tree without its config: the tree is not ready, a failure (1), not a usage error ---
+mkdir -p "$OUT/bare-image/etc"
+"$SLOTS_PROVISION" --root "$OUT/bare-image" --dry-run >"$OUT/bare.out" 2>"$OUT/bare.err"
+rc=$?
+check "--root whose tree has no config: exit 1 (exit $rc)" test "$rc" = 1
+check "--root whose tree has no config: names it and the fix" \
+	grep -q "cannot read the config: .*slots.conf" "$OUT/bare.err"
+
 # --- standard output that cannot be written: exit 1 and said, never a silent success ---
 "$SLOTS_PROVISION" --config "$OUT/here/slots.conf" --ldif dc=x >/dev/full 2>"$OUT/full.err"
 rc=$?

@@ -72,8 +72,8 @@ slot_procs() {
 world_snap() {
 	# shellcheck disable=SC2086
 	{
-		find $AREAS -printf '%p %y %U:%G %m %l\n'
-		find $AREAS -type f -exec sha256sum {} +
+		find $AREAS ! -name "$REL_INDEX" -printf '%p %y %U:%G %m %l\n'
+		find $AREAS -type f ! -name "$REL_INDEX" -exec sha256sum {} +
 		getfacl -Rnps $AREAS 2>/dev/null
 		find /tmp -xdev \( -uid "$U2" -o -gid "$G2" -o -uid "$U3" \) -printf '/tmp %p %y %U:%G %m %l\n' \
 			2>/dev/null

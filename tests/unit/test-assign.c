@@ -1,19 +1,30 @@
 /*
  * Assign's decision table (slots-admin(8) "assign"): for a table, a user and the
- * slot asked for, the verdict and the slot it is about; and the refusal each
- * verdict prints, with its fix.
+ * slot asked for, the verdict and the slot it is about; the refusal each verdict
+ * prints, with its fix; and slots_assign's sequence: no change and both locks
+ * free after a repeat or a refusal, and a held slot lock waited for without the
+ * table lock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "assign.h"
+#include "fsutil.h"
+#include "release.h"
 #include "unit.h"
 
 #define TBL(entries) "{\"version\": 1, \"slots\": {" entries "}}"
@@ -118,11 +129,190 @@ static void test_refusal(void **state)
                 fail_msg("%d refusals wrong", failures);
 }
 
+/* ---- slots_assign: the sequence, on a table in a scratch folder (no docs_root: no tree) ---- */
+
+static const char seq_table[] =
+        "{\"version\": 1, \"slots\": {\"slot01\": {\"user\": \"alice\", \"since\": \"2026-10-01T09:12:00Z\"}, "
+        "\"slot02\": {\"cleanup\": \"pending\", \"released\": \"2026-10-02T10:00:00Z\"}}}\n";
+
+struct seq {
+        char dir[64], table[96], lock[104];
+        struct slots_config *cfg;
+        struct slots_table_policy policy;
+};
+
+static void seq_setup(struct seq *q)
+{
+        char conf[256];
+        struct slots_error e;
+        FILE *f;
+
+        snprintf(q->dir, sizeof(q->dir), "/tmp/test-assign.XXXXXX");
+        assert_non_null(mkdtemp(q->dir));
+        snprintf(q->table, sizeof(q->table), "%s/slots.json", q->dir);
+        snprintf(q->lock, sizeof(q->lock), "%s.lock", q->table);
+        f = fopen(q->table, "w");
+        assert_non_null(f);
+        fputs(seq_table, f);
+        assert_int_equal(fclose(f), 0);
+        snprintf(conf, sizeof(conf), "{\"service\": \"svc\", \"slots\": 3, \"table\": \"%s\"}", q->table);
+        slots_error_clear(&e);
+        if (slots_config_parse(conf, strlen(conf), "test.conf", &q->cfg, &e) < 0)
+                fail_msg("config: %s", e.reason);
+        q->policy = (struct slots_table_policy){ .group = getgid(), .group_name = "svc" };
+}
+
+static void seq_teardown(struct seq *q)
+{
+        unlink(q->lock);
+        unlink(q->table);
+        rmdir(q->dir);
+        slots_config_free(q->cfg);
+}
+
+/* The table lock is free: another open of the lock file gets it at once. */
+static bool table_lock_free(const struct seq *q)
+{
+        int fd = open(q->lock, O_RDONLY | O_CLOEXEC);
+        bool free_ = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+
+        if (fd >= 0)
+                close(fd);
+        return free_;
+}
+
+static char *read_all(const char *path)
+{
+        static char buf[4096];
+        FILE *f = fopen(path, "r");
+        size_t n;
+
+        assert_non_null(f);
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        return buf;
+}
+
+/*
+ * The same assignment again is done (changed false), each refusal is refused with the
+ * table byte for byte as it was, and after every one both the table lock and the slot's
+ * own lock are free again.
+ */
+static void test_assign_sequence(void **state)
+{
+        static const struct {
+                const char *user;
+                unsigned want;
+                int r;
+                enum slots_assign_verdict verdict;
+                unsigned slot;
+        } seq_rows[] = {
+                { "alice", 0, 0, SLOTS_ASSIGN_AGAIN, 1 },
+                { "alice", 1, 0, SLOTS_ASSIGN_AGAIN, 1 },
+                { "bob", 1, -EPERM, SLOTS_ASSIGN_TAKEN, 1 },
+                { "bob", 2, -EPERM, SLOTS_ASSIGN_PENDING, 2 },
+                { "bob", 5, -EPERM, SLOTS_ASSIGN_OUT_OF_POOL, 5 },
+                { "alice", 3, -EPERM, SLOTS_ASSIGN_HELD_ELSEWHERE, 1 },
+        };
+        struct seq q;
+
+        (void) state;
+        seq_setup(&q);
+        for (size_t i = 0; i < sizeof(seq_rows) / sizeof(seq_rows[0]); i++) {
+                struct slots_assign_report rep = { 0 };
+                struct slots_error e;
+                const char *name;
+                int dfd, lk;
+
+                print_message("row %zu: %s %u\n", i, seq_rows[i].user, seq_rows[i].want);
+                slots_error_clear(&e);
+                assert_int_equal(slots_assign(q.cfg, &q.policy, seq_rows[i].user, seq_rows[i].want, &rep, &e), seq_rows[i].r);
+                assert_int_equal(rep.verdict, seq_rows[i].verdict);
+                assert_int_equal(rep.slot, seq_rows[i].slot);
+                assert_false(rep.changed);
+                assert_false(rep.tree_prepared);
+                if (seq_rows[i].r < 0)
+                        assert_int_equal(e.kind, SLOTS_ERR_REFUSED);
+                assert_string_equal(read_all(q.table), seq_table);
+                assert_true(table_lock_free(&q));
+                dfd = slots_open_parent_in(AT_FDCWD, q.table, &name);
+                assert_true(dfd >= 0);
+                lk = slots_release_lock(dfd, name, 1, false, &e);
+                assert_true(lk >= 0);
+                close(lk);
+                close(dfd);
+        }
+        seq_teardown(&q);
+}
+
+/*
+ * A held slot lock (a release of the slot, or another assign of its user walking the
+ * tree) is waited for without the table lock: while assign waits, the table lock is free;
+ * once the slot lock is let go, assign ends.  The wait is seen in the child's syscall (an
+ * fcntl lock), not timed.
+ */
+static void test_assign_waits_without_table_lock(void **state)
+{
+        struct slots_error e;
+        const char *name;
+        char path[64], line[128];
+        bool waiting = false;
+        struct seq q;
+        int dfd, lk, status;
+        pid_t pid;
+
+        (void) state;
+        seq_setup(&q);
+        dfd = slots_open_parent_in(AT_FDCWD, q.table, &name);
+        assert_true(dfd >= 0);
+        lk = slots_release_lock(dfd, name, 1, false, &e);
+        assert_true(lk >= 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                struct slots_assign_report rep = { 0 };
+
+                /* The lock belongs to the open file description, which fork shares: not the child's. */
+                close(lk);
+                _exit(slots_assign(q.cfg, &q.policy, "alice", 0, &rep, &e) == 0 && rep.slot == 1 ? 0 : 1);
+        }
+        snprintf(path, sizeof(path), "/proc/%d/syscall", (int) pid);
+        for (int i = 0; i < 20000 && !waiting; i++) {
+                FILE *f = fopen(path, "r");
+
+                if (f && fgets(line, sizeof(line), f))
+                        waiting = strncmp(line, "72 ", 3) == 0;     /* fcntl: F_OFD_SETLKW */
+                if (f)
+                        fclose(f);
+                if (!waiting)
+                        usleep(1000);
+        }
+        if (!waiting) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                close(lk);
+                close(dfd);
+                seq_teardown(&q);
+                print_message("skipped: the child's syscall cannot be read from /proc\n");
+                skip();
+        }
+        assert_true(table_lock_free(&q));
+        close(lk);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        close(dfd);
+        seq_teardown(&q);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_choose),
                 cmocka_unit_test(test_refusal),
+                cmocka_unit_test(test_assign_sequence),
+                cmocka_unit_test(test_assign_waits_without_table_lock),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,7 @@
 #include "fstree.h"
 #include "unit.h"
 #include "unit-text.h"
+#include "walk.h"
 
 #define SVC 4300
 #define SLOT 4301
@@ -481,11 +482,14 @@ static void test_temp(void **state)
         mk("tmp/strangers-dir/strangers-file", FILE_, STRANGER, STRANGER, 0644, NULL);
         mk("tmp/docs", DIR_, SVC, SVC, 0755, NULL);
         mk("tmp/docs/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
-        /* Others' folders are searched to SLOTS_CLEANUP_MAX_DEPTH levels below /tmp, no deeper. */
+        /* Others' folders are searched at any depth below /tmp: past the walk's fd bound, and far past. */
         mk("tmp/near", DIR_, STRANGER, STRANGER, 0777, NULL);
-        strangers_chain("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2);
+        strangers_chain("tmp/near", SLOTS_WALK_OPEN_MAX + 2);
         mk("tmp/far", DIR_, STRANGER, STRANGER, 0777, NULL);
-        strangers_chain("tmp/far", SLOTS_CLEANUP_MAX_DEPTH - 1);
+        strangers_chain("tmp/far", 200);
+        /* A set-gid file of the slot's group that another account made (a borrowed egid) goes too. */
+        mk("tmp/strangers-setgid", FILE_, STRANGER, SLOT, 02755, NULL);
+        mk("tmp/strangers-setgid-other", FILE_, STRANGER, STRANGER, 02755, NULL);
         mk("var/tmp/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
         mk("dev/shm/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
         mk("run/lock/slots-file", FILE_, SLOT, SLOT, 0644, NULL);
@@ -497,13 +501,16 @@ static void test_temp(void **state)
         mk("run/user/4400/slots-file", FILE_, SLOT, SLOT, 0600, NULL);
         mk("var/mail/slot01", FILE_, SLOT, 8, 0660, NULL);
         all_there(after, N_ELEM(after));
-        assert_true(chain_end_there("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2));
+        assert_true(chain_end_there("tmp/near", SLOTS_WALK_OPEN_MAX + 2));
+        assert_true(chain_end_there("tmp/far", 200));
 
         slots_error_clear(&e);
         assert_int_equal(slots_cleanup_temp(bfd, c, &slot, &e), 0);
         assert_int_equal(are_there(after, N_ELEM(after)), 0);
-        assert_false(chain_end_there("tmp/near", SLOTS_CLEANUP_MAX_DEPTH - 2));
-        assert_true(chain_end_there("tmp/far", SLOTS_CLEANUP_MAX_DEPTH - 1));
+        assert_false(chain_end_there("tmp/near", SLOTS_WALK_OPEN_MAX + 2));
+        assert_false(chain_end_there("tmp/far", 200));
+        assert_int_equal(faccessat(bfd, "tmp/strangers-setgid", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(is("tmp/strangers-setgid-other", STRANGER, STRANGER, 02755), 0);
         /* The mailbox stays for the MTA, owner, group and mode as they were, and empty. */
         assert_int_equal(is("var/mail/slot01", SLOT, 8, 0660), 0);
         assert_int_equal(st_of("var/mail/slot01").st_size, 0);

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -677,6 +679,48 @@ void __wrap___syslog_chk(int priority, int flag, const char *fmt, ...)
         va_end(ap);
 }
 
+/*
+ * cmd_fds_guard: in a child, each set of closed fds among 0-2 comes back as the mask, each
+ * of them open on /dev/null afterwards, and a file opened next gets fd 3 or above.
+ */
+static void test_fds_guard(void **state)
+{
+        static const unsigned masks[] = { 0, 1, 2, 4, 3, 6, 5, 7 };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+                pid_t pid = fork();
+                int status;
+
+                assert_true(pid >= 0);
+                if (pid == 0) {
+                        struct stat null, st;
+                        int fd;
+
+                        if (stat("/dev/null", &null) < 0)
+                                _exit(10);
+                        for (int k = 0; k <= 2; k++)
+                                if (masks[i] & (1u << k))
+                                        close(k);
+                        if (cmd_fds_guard() != masks[i] || cmd_fds_closed != masks[i])
+                                _exit(11);
+                        for (int k = 0; k <= 2; k++)
+                                if ((masks[i] & (1u << k)) &&
+                                    (fstat(k, &st) < 0 || st.st_rdev != null.st_rdev || !S_ISCHR(st.st_mode)))
+                                        _exit(12);
+                        fd = open("/dev/null", O_RDONLY);
+                        if (fd < 3)
+                                _exit(13);
+                        /* stdout closed at start: what was printed reached nobody. */
+                        _exit((masks[i] & 2) ? (cmd_stdout_done() == -EBADF ? 0 : 14) : (cmd_stdout_done() == 0 ? 0 : 15));
+                }
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                print_message("mask %u: exit %d\n", masks[i], WEXITSTATUS(status));
+                assert_true(WIFEXITED(status));
+                assert_int_equal(WEXITSTATUS(status), 0);
+        }
+}
+
 static void test_log(void **state)
 {
         (void) state;
@@ -715,6 +759,7 @@ int main(void)
                 cmocka_unit_test(test_report),
                 cmocka_unit_test(test_exit_for),
                 cmocka_unit_test(test_load_config),
+                cmocka_unit_test(test_fds_guard),
                 cmocka_unit_test(test_json_text),
                 cmocka_unit_test(test_log),
         };

@@ -35,11 +35,13 @@ static const struct {
 } sudoers[] = {
         { "no launcher: true and kill only", CONF(""),
           { "Cmnd_Alias SLOTS_WEB_APP_CTL = /usr/bin/true \"\", /usr/bin/kill ^-s [A-Z0-9]+ -- ",
-            "web-app ALL = (web-app : ALL) !SLOTS_WEB_APP_CTL\n", "NOPASSWD: NOSETENV: SLOTS_WEB_APP_CTL\n" },
+            "web-app ALL = (web-app : ALL) !SLOTS_WEB_APP_CTL\n", "NOPASSWD: NOSETENV: SLOTS_WEB_APP_CTL\n",
+            "Defaults!SLOTS_WEB_APP_CTL env_reset, !setenv, !requiretty, !use_pty\n" },
           { "_RUN", NULL } },
         { "a launcher: releases and current by name, no env kept", CONF(RUN ", \"sudo_env\": []"),
           { "Cmnd_Alias SLOTS_WEB_APP_RUN = /opt/web/releases/*/bin/run, /opt/web/current/bin/run\n",
-            "Defaults!SLOTS_WEB_APP_RUN fast_glob, env_reset, !setenv, !requiretty, !env_check, !env_keep\n",
+            "Defaults!SLOTS_WEB_APP_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
+            "!env_check, !env_keep\n",
             "!SLOTS_WEB_APP_CTL, !SLOTS_WEB_APP_RUN\n" },
           { "NOPASSWD: SETENV", NULL } },
         { "sudo_env kept exactly; PATH turns secure_path off", CONF(RUN ", \"sudo_env\": [\"LANG\", \"PATH\"]"),
@@ -159,17 +161,20 @@ static const struct {
         const char *conf;
         const char *json;               /* the whole file */
 } slotctl[] = {
-        { "neither docs_root nor a launcher: empty lists, no docs_root", CONF(""),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": []\n}\n" },
+        { "neither docs_root nor a launcher: the state folders, no docs_root", CONF(""),
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
         { "app_root without a launcher allows no program", CONF(", \"app_root\": \"/opt/web\""),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": []\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
         { "app_root \"/\": the releases below the root", CONF(ROOT_RUN),
-          "{\n  \"allowed_cwd\": [],\n  \"allowed_exec\": [\n    \"/releases/*/bin/run\"\n  ]\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [\n    \"/releases/*/bin/run\"\n  ]\n}\n" },
         { "docs_root and a launcher", CONF(RUN ", \"docs_root\": \"/srv/docs\""),
-          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\"\n  ],\n  \"allowed_exec\": [\n    \"/opt/web/releases/*/bin/run\"\n"
-          "  ],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\",\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [\n"
+          "    \"/opt/web/releases/*/bin/run\"\n  ],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
         { "docs_root only",  CONF(", \"docs_root\": \"/srv/docs\""),
-          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\"\n  ],\n  \"allowed_exec\": [],\n  \"docs_root\": \"/srv/docs\"\n}\n" },
+          "{\n  \"allowed_cwd\": [\n    \"/srv/docs\",\n    \"/var/lib/slots/web-app/state\"\n  ],\n  \"allowed_exec\": [],\n"
+          "  \"docs_root\": \"/srv/docs\"\n}\n" },
+        { "slots_root \"/\": the state folders below the root", CONF(", \"slots_root\": \"/\""),
+          "{\n  \"allowed_cwd\": [\n    \"/state\"\n  ],\n  \"allowed_exec\": []\n}\n" },
 };
 
 static void test_slotctl(void **state)

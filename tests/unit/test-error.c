@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,12 +113,48 @@ static void test_kinds_and_format(void **state)
                 fail_msg("%d rows failed", failures);
 }
 
+/*
+ * A text longer than its field is cut with a mark: reason, object and fix each end in "..."
+ * after exactly SLOTS_ERR_TEXT - 1 characters; a text that fits, to the last byte, keeps no mark;
+ * slots_error_format marks its own cut too.
+ */
+static void test_cut_marked(void **state)
+{
+        static const size_t lens[] = { 10, SLOTS_ERR_TEXT - 1, SLOTS_ERR_TEXT, 3 * SLOTS_ERR_TEXT };
+        static char text[3 * SLOTS_ERR_TEXT + 1];
+        struct slots_error e;
+        char small[16];
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+                bool cut = lens[i] > SLOTS_ERR_TEXT - 1;
+                size_t want = cut ? SLOTS_ERR_TEXT - 1 : lens[i];
+
+                memset(text, 'x', lens[i]);
+                text[lens[i]] = '\0';
+                slots_error_refuse(&e, -EPERM, text, "%s", text);
+                slots_error_fix(&e, "%s", text);
+                print_message("length %zu\n", lens[i]);
+                assert_int_equal(strlen(e.reason), want);
+                assert_int_equal(strlen(e.object), want);
+                assert_int_equal(strlen(e.fix), want);
+                assert_int_equal(strcmp(e.reason + want - 3, "...") == 0, cut);
+                assert_int_equal(strcmp(e.object + want - 3, "...") == 0, cut);
+                assert_int_equal(strcmp(e.fix + want - 3, "...") == 0, cut);
+        }
+        slots_error_set(&e, -EIO, "/a/long/path", "a reason");
+        assert_string_equal(slots_error_format(&e, small, sizeof(small)), "/a/long/path...");
+        slots_error_set(&e, -EIO, "/p", "r");
+        assert_string_equal(slots_error_format(&e, small, sizeof(small)), "/p: r");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_first_keep),
                 cmocka_unit_test(test_first_keep_no_record),
                 cmocka_unit_test(test_kinds_and_format),
+                cmocka_unit_test(test_cut_marked),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

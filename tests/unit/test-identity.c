@@ -74,14 +74,24 @@ static const struct {
                                      "vsshared",
                                      "remove slot03 from the members of adm in the directory" } } },
         { "a usable hash", NOLOGIN, "$y$j9T$salt$hash", G(OWN, SHARED), 2, &none, &none, false,
-          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password (its shadow field starts with neither ! "
-                                       "nor *)", "usermod -L slot03" } } },
-        { "a DES-looking field", NOLOGIN, "x", G(OWN, SHARED), 2, &none, &none, false,
-          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password (its shadow field starts with neither ! "
-                                       "nor *)", "usermod -L slot03" } } },
+          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($y$) in its shadow entry: it could "
+                                       "log in with a password", "usermod -L slot03" } } },
+        { "a field libxcrypt was not asked about", NOLOGIN, "x", G(OWN, SHARED), 2, &none, &none, false,
+          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash (DES) in its shadow entry: it could "
+                                       "log in with a password", "usermod -L slot03" } } },
+        { "a long method name is cut", NOLOGIN, "$abcdefghijk$x", G(OWN, SHARED), 2, &none, &none, false,
+          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($abcdefgh$) in its shadow entry: it "
+                                       "could log in with a password", "usermod -L slot03" } } },
         { "an empty password field", NOLOGIN, "", G(OWN, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_PASSWORD] = { "slot03 has an empty password field: it needs no password at all",
                                        "usermod -L slot03" } } },
+        { "a password in the directory", NOLOGIN, "$6$a$b", G(OWN, SHARED), 2, &none, &none, true,
+          { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($6$) in its shadow entry: it could "
+                                       "log in with a password", "lock the password of slot03 in the directory" } } },
+        { "a shell drift in the directory", "/bin/bash", "!", G(OWN, SHARED), 2, &none, &none, true,
+          { [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/bash, configured /usr/sbin/nologin",
+                                    "set loginShell /usr/sbin/nologin on slot03 in the directory, or set "
+                                    "\"shell\" in the config" } } },
         { "a shell drift", "/bin/bash", "!", G(OWN, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/bash, configured /usr/sbin/nologin",
                                     "usermod -s /usr/sbin/nologin slot03" } } },
@@ -134,25 +144,53 @@ static void test_judge(void **state)
                 fail_msg("%d of %zu rows failed", failures, N_ELEM(rows));
 }
 
-/* The password field's rule on both sides: '!' and '*' lock, anything else is usable. */
+/* The password field's rule on both sides: '!' and '*' lock, a field no method reads too. */
+#define U SLOTS_HASH_UNASKED
+#define M SLOTS_HASH_METHOD
+#define N SLOTS_HASH_NO_METHOD
 static void test_password_usable(void **state)
 {
         static const struct {
                 const char *hash;
+                enum slots_hash_method method;
                 bool usable;
         } p[] = {
-                { "!", false }, { "!!", false }, { "*", false }, { "!*", false }, { "*LK*", false },
-                { "!$6$a$b", false }, { "", true }, { "$6$a$b", true }, { "x", true }, { " !", true },
-                { "ab01234567890", true },
+                { "!", U, false }, { "!!", U, false }, { "*", U, false }, { "!*", U, false },
+                { "*LK*", U, false }, { "!$6$a$b", M, false }, { "*", M, false },
+                { "", U, true }, { "", N, true }, { "$6$a$b", U, true }, { "$6$a$b", M, true },
+                { "x", U, true }, { "x", N, false }, { "NP", N, false }, { " !", U, true },
+                { "ab01234567890", M, true },
         };
         int failures = 0;
 
         (void) state;
         for (size_t i = 0; i < N_ELEM(p); i++)
-                if (slots_identity_password_usable(p[i].hash) != p[i].usable)
-                        ROW_FAIL("\"%s\": usable %d, expected %d", p[i].hash, !p[i].usable, p[i].usable);
+                if (slots_identity_password_usable(p[i].hash, p[i].method) != p[i].usable)
+                        ROW_FAIL("\"%s\" (method %d): usable %d, expected %d", p[i].hash, (int) p[i].method, !p[i].usable,
+                                 p[i].usable);
         if (failures)
                 fail_msg("%d rows failed", failures);
+}
+
+/* The password's source and libxcrypt's word: the passwd field is named, a field no method reads passes. */
+static void test_password_source(void **state)
+{
+        struct slots_identity id = { .name = "slot03", .hash = "abJnggxhB/yWI", .hash_in_passwd = true,
+                                     .hash_method = SLOTS_HASH_METHOD };
+        struct slots_identity_verdict v;
+
+        (void) state;
+        assert_int_equal(slots_identity_judge(&id, &v), 0);
+        assert_string_equal(v.p[SLOTS_IDENT_PASSWORD].detail, "slot03 has a usable password hash (DES) in its passwd "
+                            "entry: it could log in with a password");
+        assert_null(strstr(v.p[SLOTS_IDENT_PASSWORD].detail, "abJ"));
+        slots_identity_verdict_free(&v);
+        id.hash = "x";
+        id.hash_method = SLOTS_HASH_NO_METHOD;
+        assert_int_equal(slots_identity_judge(&id, &v), 0);
+        assert_int_equal(v.n, 0);
+        assert_null(v.p[SLOTS_IDENT_PASSWORD].detail);
+        slots_identity_verdict_free(&v);
 }
 
 /* subuid(5) text: the account's lines by name or by uid, in order; everything else skipped. */
@@ -244,6 +282,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_judge),
                 cmocka_unit_test(test_password_usable),
+                cmocka_unit_test(test_password_source),
                 cmocka_unit_test(test_subid_parse),
                 cmocka_unit_test(test_subid_read),
         };

@@ -5,7 +5,10 @@
  * and as root, the child really is the other account with exactly its groups, and cannot
  * become root again; a setresuid that lies (only the effective uid changes) is caught before fn
  * runs; a probe child (real and saved uid 0) holds no capability.  slots_ident_of for an
- * account that does not exist: -ENOENT.  setresuid is wrapped at link time.
+ * account that does not exist: -ENOENT.  setresuid is wrapped at link time.  The channel: a
+ * program's exit status, 126 and 127 included, is the program's; a program that cannot be run
+ * -ENOEXEC, a failed step before it its -errno, even after every other fd was closed; and a
+ * child started in a folder (slots_run_in) is there, as root before the drop too.
  */
 #include <errno.h>
 #include <grp.h>
@@ -19,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "privdrop.h"
 
@@ -190,6 +195,97 @@ static void probe_without_capabilities(void **state)
         assert_int_equal(slots_run_as_unkillable(&nobody, no_capability, NULL, 5000), 0);
 }
 
+/* Runs "/bin/sh -c 'exit N'" (N: arg), or a program that does not exist (arg < 0). */
+static int run_program(void *arg)
+{
+        int n = (int) (intptr_t) arg;
+        char code[32];
+        const char *const argv[] = { "/bin/sh", "-c", code, NULL };
+        const char *const missing[] = { "/nonexistent/slots-test", NULL };
+        const char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+
+        snprintf(code, sizeof(code), "exit %d", n);
+        slots_run_closefrom(3);
+        if (n < 0)
+                slots_run_exec(missing[0], missing, envp);
+        slots_run_exec(argv[0], argv, envp);
+}
+
+static int fail_setup(void *arg)
+{
+        slots_run_closefrom(3);
+        slots_run_fail((int) (intptr_t) arg);
+}
+
+/* What the parent reports, as is (id NULL) and dropped to itself as root. */
+static void program_statuses(void **state)
+{
+        static const struct {
+                const char *what;
+                int (*fn)(void *arg);
+                int arg, want;
+        } rows[] = {
+                { "exit 0", run_program, 0, 0 },
+                { "exit 1", run_program, 1, 1 },
+                { "exit 124", run_program, 124, 124 },
+                { "exit 125", run_program, 125, 125 },
+                { "exit 126 is the program's, not a failed drop", run_program, 126, 126 },
+                { "exit 127", run_program, 127, 127 },
+                { "exit 255", run_program, 255, 255 },
+                { "no such program", run_program, -1, -ENOEXEC },
+                { "a step before the exec fails", fail_setup, EMFILE, -EMFILE },
+        };
+        struct slots_ident id = self();
+
+        (void) state;
+        id.groups = (const gid_t[]){ 0 };
+        id.n_groups = 1;
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                int r = slots_run_in(NULL, -1, rows[i].fn, (void *) (intptr_t) rows[i].arg, 5000);
+
+                if (r != rows[i].want)
+                        fail_msg("%s, as is: %d, want %d", rows[i].what, r, rows[i].want);
+                if (getuid() != 0)
+                        continue;
+                r = slots_run_as(&id, rows[i].fn, (void *) (intptr_t) rows[i].arg, 5000);
+                if (r != rows[i].want)
+                        fail_msg("%s, dropped: %d, want %d", rows[i].what, r, rows[i].want);
+        }
+}
+
+/* 0 when the working folder is arg (and, for nobody, it cannot be listed: entered before the drop). */
+static int in_folder(void *arg)
+{
+        char cwd[4096];
+
+        if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, arg) != 0)
+                return 1;
+        if (geteuid() == 65534 && access(".", R_OK | X_OK) == 0)
+                return 2;
+        return 0;
+}
+
+static void started_in_folder(void **state)
+{
+        const struct slots_ident nobody = { 65534, 65534, NULL, 0 };
+        char dir[] = "/tmp/test-privdrop.XXXXXX";
+        int fd;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(chmod(dir, 0700), 0);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(slots_run_in(NULL, fd, in_folder, dir, 5000), 0);
+        if (getuid() == 0)
+                /* A folder nobody cannot enter: entered as root, before the drop. */
+                assert_int_equal(slots_run_in(&nobody, fd, in_folder, dir, 5000), 0);
+        /* A folder that cannot be entered: the change's errno, fn never runs. */
+        assert_int_equal(slots_run_in(NULL, 9999, in_folder, dir, 5000), -EBADF);
+        close(fd);
+        rmdir(dir);
+}
+
 static void ident_of_missing(void **state)
 {
         struct slots_ident id;
@@ -214,6 +310,8 @@ int main(void)
                 cmocka_unit_test(lying_drop_caught),
                 cmocka_unit_test(probe_without_capabilities),
                 cmocka_unit_test(ident_of_missing),
+                cmocka_unit_test(program_statuses),
+                cmocka_unit_test(started_in_folder),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

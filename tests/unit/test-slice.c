@@ -11,9 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "config.h"
+#include "fsutil.h"
+#include "provision-slice.h"
+#include "sdmanager.h"
 #include "slice.h"
 #include "unit.h"
 
@@ -268,6 +275,219 @@ static void test_render(void **state)
         free(text);
 }
 
+/* sdmanager.c: a slice's cgroup folder, each "-" of its name a level, as systemd lays them out. */
+static const struct {
+        const char *unit, *dir;
+} cgroups[] = {
+        { "slots-video.slice", "/sys/fs/cgroup/slots.slice/slots-video.slice" },
+        { "slots-video-slot03.slice", "/sys/fs/cgroup/slots.slice/slots-video.slice/slots-video-slot03.slice" },
+        { "slots-video\\x2dstudio-slot01.slice",
+          "/sys/fs/cgroup/slots.slice/slots-video\\x2dstudio.slice/slots-video\\x2dstudio-slot01.slice" },
+        { "slots.slice", "/sys/fs/cgroup/slots.slice" },
+        { "slots-video.scope", NULL },
+        { ".slice", NULL },
+};
+
+static void test_cgroup(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(cgroups); i++) {
+                char buf[512];
+                int r = slots_slice_cgroup(cgroups[i].unit, buf, sizeof(buf));
+
+                if (!cgroups[i].dir ? r != -EINVAL : r != 0 || strcmp(buf, cgroups[i].dir) != 0)
+                        ROW_FAIL("%s: %d \"%s\"", cgroups[i].unit, r, r ? "" : buf);
+        }
+        assert_int_equal(failures, 0);
+}
+
+/* cgroup.events as the kernel writes it; a folder that is gone is empty. */
+static void test_populated(void **state)
+{
+        char dir[] = "/tmp/test-slice-cg.XXXXXX", path[64];
+        FILE *f;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(slots_cgroup_populated(dir), 0);
+        snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+        f = fopen(path, "w");
+        fputs("populated 1\nfrozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), 1);
+        f = fopen(path, "w");
+        fputs("populated 0\nfrozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), 0);
+        f = fopen(path, "w");
+        fputs("frozen 0\n", f);
+        fclose(f);
+        assert_int_equal(slots_cgroup_populated(dir), -EBADMSG);
+        unlink(path);
+        rmdir(dir);
+}
+
+/* ---- provision-slice.c in a scratch image (no systemd is asked: host is false) ---- */
+
+struct lines {
+        char text[16][160];
+        unsigned n, warnings;
+};
+
+static void collect(void *arg, const struct slots_prov_msg *m)
+{
+        struct lines *l = arg;
+
+        if (m->kind != SLOTS_PROV_CHANGE) {
+                l->warnings++;
+                return;
+        }
+        if (l->n < N_ELEM(l->text))
+                snprintf(l->text[l->n++], sizeof(l->text[0]), "%s", m->text);
+}
+
+static struct slots_config *conf(const char *text)
+{
+        struct slots_config *c = NULL;
+        struct slots_error e;
+
+        slots_error_clear(&e);
+        if (slots_config_parse(text, strlen(text), "t.conf", &c, &e) != 0)
+                fail_msg("config: %s", e.reason);
+        return c;
+}
+
+static int run_as(int rootfd, const struct slots_config *c, bool host, bool dry, struct lines *l)
+{
+        struct slots_prov_slice_opts o = { .rootfd = rootfd, .host = host, .dry_run = dry, .report = collect, .arg = l };
+        struct slots_error e;
+        unsigned changes = 0;
+        int r;
+
+        memset(l, 0, sizeof(*l));
+        slots_error_clear(&e);
+        r = slots_provision_slices(c, &o, &changes, &e);
+        if (r == 0)
+                assert_int_equal(changes, l->n);
+        return r;
+}
+
+static int run(int rootfd, const struct slots_config *c, bool dry, struct lines *l)
+{
+        return run_as(rootfd, c, false, dry, l);
+}
+
+static char *slurp(int rootfd, const char *path)
+{
+        int fd = slots_open_in(rootfd, path, O_RDONLY);
+        char *buf = NULL;
+        size_t len;
+
+        if (fd < 0)
+                return NULL;
+        assert_int_equal(slots_read_all(fd, 1 << 16, &buf, &len), 0);
+        close(fd);
+        return buf;
+}
+
+static void test_provision(void **state)
+{
+        char dir[] = "/tmp/test-slice.XXXXXX", *text;
+        struct slots_config *c2, *c1, *c0;
+        struct lines l;
+        struct stat st;
+        int rootfd;
+
+        (void) state;
+        assert_non_null(mkdtemp(dir));
+        rootfd = open(dir, O_RDONLY | O_DIRECTORY);
+        assert_true(rootfd >= 0);
+        assert_int_equal(mkdirat(rootfd, "etc", 0755), 0);
+        c2 = conf("{\"service\": \"video-studio\", \"slots\": 2, \"slice\": {\"pool\": {\"MemoryMax\": \"4G\"}, "
+                  "\"default\": {\"TasksMax\": 64}, \"slot02\": {\"CPUQuota\": \"50%\"}}}");
+        c1 = conf("{\"service\": \"video-studio\", \"slots\": 1, \"slice\": {}}");
+        c0 = conf("{\"service\": \"video-studio\", \"slots\": 1}");
+
+        /* a host without systemd as PID 1: one warning, nothing written */
+        if (!slots_systemd_booted()) {
+                assert_int_equal(run_as(rootfd, c2, true, false, &l), 0);
+                assert_int_equal(l.n, 0);
+                assert_int_equal(l.warnings, 1);
+                assert_int_equal(fstatat(rootfd, "etc/systemd", &st, AT_SYMLINK_NOFOLLOW), -1);
+        }
+
+        /* a dry run reports the folders and the three units, and makes nothing */
+        assert_int_equal(run(rootfd, c2, true, &l), 0);
+        assert_int_equal(l.n, 5);
+        assert_string_equal(l.text[0], "create folder /etc/systemd (root:root 0755)");
+        assert_string_equal(l.text[1], "create folder /etc/systemd/system (root:root 0755)");
+        assert_string_equal(l.text[2], "write slice unit /etc/systemd/system/slots-video\\x2dstudio.slice (root:root 0644)");
+        assert_string_equal(l.text[4],
+                            "write slice unit /etc/systemd/system/slots-video\\x2dstudio-slot02.slice (root:root 0644)");
+        assert_int_equal(fstatat(rootfd, "etc/systemd", &st, AT_SYMLINK_NOFOLLOW), -1);
+
+        assert_int_equal(run(rootfd, c2, false, &l), 0);
+        assert_int_equal(l.n, 5);
+        text = slurp(rootfd, "/etc/systemd/system/slots-video\\x2dstudio-slot02.slice");
+        assert_non_null(text);
+        assert_non_null(strstr(text, "\n[Slice]\nTasksMax=64\nCPUQuota=50%\n"));
+        free(text);
+        text = slurp(rootfd, "/etc/systemd/system/slots-video\\x2dstudio.slice");
+        assert_non_null(strstr(text, "\n[Slice]\nMemoryMax=4294967296\n"));
+        free(text);
+        assert_int_equal(fstatat(rootfd, "etc/systemd/system/slots-video\\x2dstudio-slot01.slice", &st, 0), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+
+        /* again: nothing to do */
+        assert_int_equal(run(rootfd, c2, false, &l), 0);
+        assert_int_equal(l.n, 0);
+
+        /* a unit mode an admin changed is put back */
+        assert_int_equal(fchmodat(rootfd, "etc/systemd/system/slots-video\\x2dstudio-slot01.slice", 0600, 0), 0);
+        assert_int_equal(run(rootfd, c2, false, &l), 0);
+        assert_int_equal(l.n, 1);
+
+        /* the pool shrinks to one slot: slot02's unit goes, an admin's unit of the same pattern stays */
+        {
+                static const char admin[] = "[Slice]\nMemoryMax=1G\n";
+                int fd = openat(rootfd, "etc/systemd/system/slots-video\\x2dstudio-extra.slice", O_WRONLY | O_CREAT, 0644);
+                assert_true(fd >= 0);
+                assert_int_equal(write(fd, admin, strlen(admin)), (ssize_t) strlen(admin));
+                close(fd);
+        }
+        assert_int_equal(run(rootfd, c1, false, &l), 0);
+        assert_int_equal(l.n, 3);
+        assert_string_equal(l.text[2], "remove slice unit /etc/systemd/system/slots-video\\x2dstudio-slot02.slice");
+        assert_int_equal(fstatat(rootfd, "etc/systemd/system/slots-video\\x2dstudio-slot02.slice", &st, 0), -1);
+
+        /* no slice key at all: every unit of the pool goes, the admin's stays */
+        assert_int_equal(run(rootfd, c0, false, &l), 0);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(fstatat(rootfd, "etc/systemd/system/slots-video\\x2dstudio.slice", &st, 0), -1);
+        assert_int_equal(fstatat(rootfd, "etc/systemd/system/slots-video\\x2dstudio-extra.slice", &st, 0), 0);
+        assert_int_equal(run(rootfd, c0, false, &l), 0);
+        assert_int_equal(l.n, 0);
+
+        /* a symlink where a unit goes (a masked unit) is refused, neither followed nor replaced */
+        assert_int_equal(symlinkat("/dev/null", rootfd, "etc/systemd/system/slots-video\\x2dstudio.slice"), 0);
+        assert_int_equal(run(rootfd, c1, false, &l), -ELOOP);
+        assert_int_equal(fstatat(rootfd, "etc/systemd/system/slots-video\\x2dstudio.slice", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISLNK(st.st_mode));
+
+        slots_config_free(c2);
+        slots_config_free(c1);
+        slots_config_free(c0);
+        close(rootfd);
+        {
+                char cmd[64];
+
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+                assert_int_equal(system(cmd), 0);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -278,6 +498,9 @@ int main(void)
                 cmocka_unit_test(test_names),
                 cmocka_unit_test(test_overlay),
                 cmocka_unit_test(test_render),
+                cmocka_unit_test(test_cgroup),
+                cmocka_unit_test(test_populated),
+                cmocka_unit_test(test_provision),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -424,6 +425,118 @@ static void test_store_bad_path(void **state)
         assert_string_equal(e.object, path);
 }
 
+/* ---- the table policy's verdict: slots_table_verdict ---- */
+
+/* One table file as stat shows it, and what the verdict says of it (fd: a scratch file without an ACL). */
+static const struct verdict_case {
+        uid_t uid;
+        gid_t gid;
+        mode_t mode;
+        gid_t group;                    /* the service group judged; (gid_t) -1: not judged */
+        bool ok, writable, unreadable;
+        unsigned problems;
+        const char *reason, *fix;
+} verdict_cases[] = {
+        { 0, 42, 0640, 42, true, false, false, 0, "", "" },
+        { 0, 0, 0640, 42, false, false, true, SLOTS_POLICY_GROUP, "group is gid 0, not the service group svc",
+          "chgrp svc T" },
+        { 0, 42, 0600, 42, false, false, true, SLOTS_POLICY_MODE, "mode is 0600, not 0640", "chmod 0640 T" },
+        { 0, 42, 0644, 42, false, false, false, SLOTS_POLICY_MODE, "mode is 0644, not 0640 (readable by others)",
+          "chmod 0640 T" },
+        { 0, 42, 0660, 42, false, true, false, SLOTS_POLICY_MODE, "mode is 0660, not 0640 (writable by its group)",
+          "chmod 0640 T" },
+        { 0, 0, 0660, 42, false, false, true, SLOTS_POLICY_GROUP | SLOTS_POLICY_MODE,
+          "group is gid 0, not the service group svc; mode is 0660, not 0640 (writable by its group)",
+          "chgrp svc T && chmod 0640 T" },
+        { 0, 42, 0646, 42, false, true, false, SLOTS_POLICY_MODE, "mode is 0646, not 0640 (writable by others)",
+          "chmod 0640 T" },
+        { 4242, 42, 0640, 42, false, true, false, SLOTS_POLICY_OWNER, "owner is uid 4242, not root",
+          "chown root:svc T" },
+        { 4242, 7, 0600, 42, false, true, true, SLOTS_POLICY_OWNER | SLOTS_POLICY_GROUP | SLOTS_POLICY_MODE,
+          "owner is uid 4242, not root; group is gid 7, not the service group svc; mode is 0600, not 0640",
+          "chown root:svc T && chmod 0640 T" },
+        /* pam_slots: the group is not judged, only who may write. */
+        { 0, 7, 0640, (gid_t) -1, true, false, false, 0, "", "" },
+        { 0, 7, 0664, (gid_t) -1, false, true, false, SLOTS_POLICY_MODE,
+          "mode is 0664, not 0640 (writable by its group)", "chmod 0640 T" },
+        { 4242, 7, 0600, (gid_t) -1, false, true, false, SLOTS_POLICY_OWNER | SLOTS_POLICY_MODE,
+          "owner is uid 4242, not root; mode is 0600, not 0640", "chown root T && chmod 0640 T" },
+};
+
+static void test_verdict_table(void **state)
+{
+        (void) state;
+        make_file("t.json", "{}", getuid(), getgid(), 0600);
+        for (size_t i = 0; i < N_ELEM(verdict_cases); i++) {
+                const struct verdict_case *c = &verdict_cases[i];
+                const struct slots_table_policy p = { .path = "T", .group = c->group, .group_name = "svc" };
+                struct slots_table_verdict v;
+                struct stat st;
+                int fd = openat(dfd, "t.json", O_RDONLY | O_CLOEXEC);
+
+                assert_true(fd >= 0);
+                assert_int_equal(fstat(fd, &st), 0);
+                st.st_uid = c->uid;
+                st.st_gid = c->gid;
+                st.st_mode = S_IFREG | c->mode;
+                print_message("case %zu: %u:%u %04o\n", i, (unsigned) c->uid, (unsigned) c->gid, (unsigned) c->mode);
+                assert_int_equal(slots_table_verdict(fd, &st, &p, &v), c->ok);
+                assert_int_equal(v.problems, c->problems);
+                assert_int_equal(v.writable, c->writable);
+                assert_int_equal(v.unreadable, c->unreadable);
+                assert_string_equal(v.e.reason, c->reason);
+                assert_string_equal(v.e.fix, c->fix);
+                if (!c->ok)
+                        assert_int_equal(v.e.kind, SLOTS_ERR_REFUSED);
+                close(fd);
+        }
+}
+
+/*
+ * A table with a POSIX ACL (the kernel's attribute: version 2, user_obj, a named user,
+ * group_obj, mask, other): a problem with the fix setfacl -b; writable when the mask
+ * lets write through; and the policy fails closed when the ACL cannot be read (fd -1).
+ */
+static void test_verdict_acl(void **state)
+{
+        static const unsigned char acl[] = {
+                2, 0, 0, 0,
+                0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,  /* user_obj rw- */
+                0x02, 0, 6, 0, 0x92, 0x10, 0, 0,        /* user 4242 rw- */
+                0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,  /* group_obj r-- */
+                0x10, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,  /* mask rw- */
+                0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,  /* other --- */
+        };
+        const struct slots_table_policy p = { .path = "T", .group = (gid_t) -1 };
+        struct slots_table_verdict v;
+        struct stat st;
+        int fd;
+
+        (void) state;
+        make_file("t.json", "{}", getuid(), getgid(), 0640);
+        fd = openat(dfd, "t.json", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        if (fsetxattr(fd, "system.posix_acl_access", acl, sizeof(acl), 0) < 0) {
+                close(fd);
+                print_message("skipped: the scratch file system takes no POSIX ACL: %s\n", strerror(errno));
+                skip();
+        }
+        assert_int_equal(fstat(fd, &st), 0);
+        st.st_uid = 0;
+        assert_false(slots_table_verdict(fd, &st, &p, &v));
+        assert_int_equal(v.problems, SLOTS_POLICY_MODE | SLOTS_POLICY_ACL);     /* the mask shows as g+w */
+        assert_true(v.writable);
+        assert_string_equal(v.e.fix, "chmod 0640 T && setfacl -b T");
+        close(fd);
+
+        st.st_mode = S_IFREG | 0640;
+        assert_false(slots_table_verdict(-1, &st, &p, &v));
+        assert_int_equal(v.problems, SLOTS_POLICY_ACL);
+        assert_true(v.writable);
+        assert_non_null(strstr(v.e.reason, "its ACL cannot be read"));
+        assert_string_equal(v.e.fix, "setfacl -b T");
+}
+
 static void on_alarm(int sig)
 {
         static const char msg[] = "blocked on a FIFO\n";
@@ -450,6 +563,8 @@ int main(void)
                 TEST(test_store_save_fault),
                 TEST(test_store_index_fault),
                 TEST(test_store_bad_path),
+                TEST(test_verdict_table),
+                TEST(test_verdict_acl),
         };
 
         signal(SIGALRM, on_alarm);

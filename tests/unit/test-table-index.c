@@ -236,12 +236,51 @@ static void test_written_mode(void **state)
         assert_int_equal(st.st_nlink, 1);
 }
 
+/* The session's way in: the folder without a symlink, the table a regular file, then the index. */
+static void test_ask(void **state)
+{
+        struct slots_tindex_answer a;
+        char path[1024], link[300];
+
+        (void) state;
+        save_table(POOL);
+        snprintf(path, sizeof(path), "%s/slots.json", base);
+        assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), 0);
+        assert_true(a.table_fd >= 0);
+        close(a.table_fd);
+        assert_int_equal(a.state, SLOTS_SLOT_ASSIGNED);
+        assert_int_equal(slots_tindex_ask(path, POOL, 3, &a), 0);
+        close(a.table_fd);
+        assert_int_equal(a.state, SLOTS_SLOT_FREE);
+        /* A symlink on the way to the folder: the caller's full read decides. */
+        snprintf(link, sizeof(link), "%s-link", base);
+        (void) unlink(link);
+        assert_int_equal(symlink(base, link), 0);
+        snprintf(path, sizeof(path), "%s/slots.json", link);
+        assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), -ESTALE);
+        assert_int_equal(a.table_fd, -1);
+        assert_non_null(strstr(a.why, "symlink"));
+        assert_int_equal(unlink(link), 0);
+        /* The table a FIFO: never opened for reading as a table. */
+        assert_int_equal(unlinkat(bfd, "slots.json", 0), 0);
+        assert_int_equal(mkfifoat(bfd, "slots.json", 0640), 0);
+        snprintf(path, sizeof(path), "%s/slots.json", base);
+        assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), -ESTALE);
+        assert_int_equal(a.table_fd, -1);
+        assert_non_null(strstr(a.why, "regular"));
+        /* No table at all. */
+        assert_int_equal(unlinkat(bfd, "slots.json", 0), 0);
+        assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), -ESTALE);
+        assert_int_equal(a.table_fd, -1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 TEST(test_trust),
                 TEST(test_outside_pool),
                 TEST(test_written_mode),
+                TEST(test_ask),
         };
 
         fstree_init();

@@ -4,11 +4,10 @@
  * links, names with escapes, ACLs naming the slot, trees deeper than SLOTS_TREE_OPEN_MAX
  * levels, mounts; user_tree patterns of every shape for a pending slot; the refusals.  And
  * the races a slot can run during a walk, each at its exact window through link-time wraps
- * (-Wl,--wrap=statx,--wrap=fchown,--wrap=syscall): a folder replaced by a file, a symlink or
+ * (-Wl,--wrap=statx,--wrap=fchown,--wrap=fsetxattr): a folder replaced by a file, a symlink or
  * another folder between the look and the open; an entry that keeps changing; a hard link made
  * between the look and the change, or between the change and the check after it; a symlink
- * swapped in before the chmod; a folder moved away while its parent was closed; a kernel
- * without fchmodat2.
+ * swapped in before the open; a folder moved away while its parent was closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,27 +34,20 @@
 #include "unit.h"
 #include "unit-text.h"
 
-#ifndef SYS_fchmodat2
-#define SYS_fchmodat2 452
-#endif
-
 #define SVC 4300
 #define SLOT 4301       /* slot01's uid and gid */
 #define OTHER 4302      /* slot02's */
 #define STRANGER 4400
 #define USER "alice"
 
-static bool have_fchmodat2;     /* the kernel (or valgrind) knows fchmodat2: assign's by-name path runs */
-
 /* ---- the races: a hook run inside the window, once per armed count ---- */
 
-static const char *hook_name;   /* the entry whose statx or fchmodat2 fires the hook */
-static ino_t hook_ino;          /* the inode whose fchown fires it */
+static const char *hook_name;   /* the entry whose statx fires the hook */
+static ino_t hook_ino;          /* the inode whose fchown or fsetxattr fires it */
 static int hook_left;           /* how many more times it fires */
 static void (*hook_after_statx)(int dfd, const char *name);
 static void (*hook_after_fchown)(int fd);
-static void (*hook_after_chmodat)(int dfd, const char *name);
-static bool no_fchmodat2;       /* an older kernel: fchmodat2 is ENOSYS */
+static void (*hook_after_fsetxattr)(int fd);
 
 static void hooks_off(void)
 {
@@ -64,8 +56,7 @@ static void hooks_off(void)
         hook_left = 0;
         hook_after_statx = NULL;
         hook_after_fchown = NULL;
-        hook_after_chmodat = NULL;
-        no_fchmodat2 = false;
+        hook_after_fsetxattr = NULL;
 }
 
 static bool fires(const char *name)
@@ -80,8 +71,8 @@ int __real_statx(int fd, const char *name, int flags, unsigned mask, struct stat
 int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx);
 int __real_fchown(int fd, uid_t uid, gid_t gid);
 int __wrap_fchown(int fd, uid_t uid, gid_t gid);
-long __real_syscall(long n, ...);
-long __wrap_syscall(long n, ...);
+int __real_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
 
 int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx)
 {
@@ -106,27 +97,15 @@ int __wrap_fchown(int fd, uid_t uid, gid_t gid)
         return r;
 }
 
-long __wrap_syscall(long n, ...)
+int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
 {
-        va_list ap;
-        long a[6];
-        long r;
-        int saved;
+        int r = __real_fsetxattr(fd, name, value, size, flags), saved = errno;
+        struct stat st;
 
-        va_start(ap, n);
-        for (int i = 0; i < 6; i++)
-                a[i] = va_arg(ap, long);
-        va_end(ap);
-        if (n != SYS_fchmodat2)
-                return __real_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
-        if (no_fchmodat2) {
-                errno = ENOSYS;
-                return -1;
+        if (r == 0 && hook_after_fsetxattr && hook_left > 0 && fstat(fd, &st) == 0 && st.st_ino == hook_ino) {
+                hook_left--;
+                hook_after_fsetxattr(fd);
         }
-        r = __real_syscall(n, a[0], a[1], a[2], a[3]);
-        saved = errno;
-        if (r == 0 && hook_after_chmodat && fires((const char *) a[1]))
-                hook_after_chmodat((int) a[0], (const char *) a[1]);
         errno = saved;
         return r;
 }
@@ -179,7 +158,7 @@ static int prepare(const struct slots_config *c, struct slots_tree_stats *st, st
         st->note = on_note;
         notes[0] = '\0';
         slots_error_clear(e);
-        return slots_tree_prepare(AT_FDCWD, c, USER, SLOT, SVC, SVC, st, e);
+        return slots_tree_prepare(AT_FDCWD, c, USER, SLOT, SLOT, SVC, SVC, st, e);
 }
 
 static int release(const struct slots_config *c, const char *user, struct slots_tree_stats *st,
@@ -192,7 +171,7 @@ static int release(const struct slots_config *c, const char *user, struct slots_
         return slots_tree_release(AT_FDCWD, c, user, SLOT, SLOT, SVC, SVC, st, e);
 }
 
-/* The user's tree, made as assign leaves it: service:slot01 2770. */
+/* A user's tree granted by group (service:slot01 2770): assign replaces that grant, release closes it. */
 static void user_tree(void)
 {
         mk("docs/_users", DIR_, SVC, SVC, 0711, NULL);
@@ -251,24 +230,44 @@ static int objs_are(const struct obj *o, size_t n)
         return failures + is("outside", 0, 0, 0600);
 }
 
+/* assign grants the slot by uid: owner and group stay, the group and others get nothing. */
 static const struct obj prepare_objs[] = {
-        { "plain", FILE_, STRANGER, STRANGER, 0644, NULL, STRANGER, SLOT, 0660 },
-        /* Set-id bits go, the group gets rw. */
-        { "setid", FILE_, STRANGER, STRANGER, 06755, NULL, STRANGER, SLOT, 0770 },
-        { "sticky-dir", DIR_, STRANGER, STRANGER, 01777, NULL, STRANGER, SLOT, 02770 },
-        { "fifo", FIFO_, STRANGER, STRANGER, 0644, NULL, STRANGER, SLOT, 0660 },
-        { "esc\033[31m\nname", FILE_, STRANGER, STRANGER, 0604, NULL, STRANGER, SLOT, 0660 },
-        /* Already right: nothing to change, never opened. */
-        { "right", FILE_, STRANGER, SLOT, 0660, NULL, STRANGER, SLOT, 0660 },
+        { "plain", FILE_, STRANGER, STRANGER, 0644, NULL, STRANGER, STRANGER, 0660 },
+        /* Set-id bits go; the slot gets x where the owner had it. */
+        { "setid", FILE_, STRANGER, STRANGER, 06755, NULL, STRANGER, STRANGER, 0770 },
+        { "sticky-dir", DIR_, STRANGER, STRANGER, 01777, NULL, STRANGER, STRANGER, 0770 },
+        { "fifo", FIFO_, STRANGER, STRANGER, 0644, NULL, STRANGER, STRANGER, 0660 },
+        { "esc\033[31m\nname", FILE_, STRANGER, STRANGER, 0604, NULL, STRANGER, STRANGER, 0660 },
+        /* The old grant to the slot's group: the group loses it for the uid's entry. */
+        { "by-group", FILE_, STRANGER, SLOT, 0660, NULL, STRANGER, SLOT, 0660 },
         /* Sockets, devices and symlinks are left alone; so is what a symlink points at. */
         { "sock", SOCK_, STRANGER, STRANGER, 0777, NULL, STRANGER, STRANGER, -1 },
         { "dev", DEV_, STRANGER, STRANGER, 0666, NULL, STRANGER, STRANGER, 0666 },
         { "link", LINK_, STRANGER, STRANGER, 0, NULL, STRANGER, STRANGER, -1 },
-        /* A file or FIFO with a second name elsewhere is never changed (and reported). */
+        /* A file or FIFO with a second name elsewhere is never widened (and reported). */
         { "linked", FILE_, STRANGER, STRANGER, 0644, "outside-link", STRANGER, STRANGER, 0644 },
         { "linked-fifo", FIFO_, STRANGER, STRANGER, 0644, "outside-fifo", STRANGER, STRANGER, 0644 },
         /* A linked socket is one that assign never changes anyway: skipped, not reported. */
         { "linked-sock", SOCK_, STRANGER, STRANGER, 0755, "outside-sock", STRANGER, STRANGER, -1 },
+        /* The slot's own set-id file with a second name: its bits go all the same (that only narrows). */
+        { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SLOT, SLOT, 0755 },
+        /* Named entries of other accounts (set below) go: only the slot is granted (x: a group had it). */
+        { "acl-others", FILE_, STRANGER, STRANGER, 0664, NULL, STRANGER, STRANGER, 0670 },
+};
+
+/* The ACL each granted entry has afterwards (numeric ids; SLOT is 4301). */
+static const struct {
+        const char *name;
+        acl_type_t type;
+        const char *want;
+} prepare_acls[] = {
+        { "plain", ACL_TYPE_ACCESS, "user::rw-,user:4301:rw-,group::---,mask::rw-,other::---" },
+        { "setid", ACL_TYPE_ACCESS, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
+        { "sticky-dir", ACL_TYPE_ACCESS, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
+        { "sticky-dir", ACL_TYPE_DEFAULT, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
+        { "by-group", ACL_TYPE_ACCESS, "user::rw-,user:4301:rw-,group::---,mask::rw-,other::---" },
+        { "linked", ACL_TYPE_ACCESS, "user::rw-,group::r--,other::r--" },
+        { "acl-others", ACL_TYPE_ACCESS, "user::rw-,user:4301:rwx,group::---,mask::rwx,other::---" },
 };
 
 static void test_prepare_kinds(void **state)
@@ -284,22 +283,35 @@ static void test_prepare_kinds(void **state)
                 skip();
         c = config_with(NULL);
         make_objs(prepare_objs, N_ELEM(prepare_objs));
+        set_acl(T "acl-others", "u::rw-,u:4400:rwx,g::r--,g:4402:rwx,m::rwx,o::r--", ACL_TYPE_ACCESS);
         dev_before = st_of(T "dev");
         assert_int_equal(prepare(c, &st, &e), 0);
         failures = objs_are(prepare_objs, N_ELEM(prepare_objs));
+        for (size_t i = 0; i < N_ELEM(prepare_acls); i++) {
+                char rel[300];
+
+                snprintf(rel, sizeof(rel), T "%s", prepare_acls[i].name);
+                failures += acl_is(rel, prepare_acls[i].type, prepare_acls[i].want);
+        }
         if (st_of(T "dev").st_rdev != dev_before.st_rdev)
                 ROW_FAIL("the device node changed");
-        if (st.linked != 2 || !strstr(notes, "/linked: has 2 hard links: left alone") ||
+        if (st.linked != 3 || !strstr(notes, "/linked: has 2 hard links: left alone") ||
             !strstr(notes, "/linked-fifo: has 2 hard links") || strstr(notes, "linked-sock"))
                 ROW_FAIL("linked %lu, notes:\n%s", st.linked, notes);
-        if (st.entries != 13 || st.changed != 5 || st.skipped != 4)
-                ROW_FAIL("entries %lu changed %lu skipped %lu, want 13 5 4", st.entries, st.changed, st.skipped);
+        /* Changed: the tree, plain, setid, sticky-dir, fifo, the escaped name, by-group, linked-setid, acl-others. */
+        if (st.entries != 15 || st.changed != 9 || st.skipped != 4)
+                ROW_FAIL("entries %lu changed %lu skipped %lu, want 15 9 4", st.entries, st.changed, st.skipped);
+        /* A second assign finds everything right. */
+        memset(&st, 0, sizeof(st));
+        assert_int_equal(prepare(c, &st, &e), 0);
+        if (st.changed != 0)
+                ROW_FAIL("the second assign changed %lu entries", st.changed);
         slots_config_free(c);
         if (failures)
                 fail_msg("%d failures", failures);
 }
 
-/* A tree that does not exist yet: made service:slot 2770 below a _users made service 0711. */
+/* A tree that does not exist yet: made service:service 0700 with the slot's ACL entry below a _users made service 0711. */
 static void test_prepare_creates(void **state)
 {
         struct slots_config *c;
@@ -314,13 +326,15 @@ static void test_prepare_creates(void **state)
         assert_int_equal(prepare(c, &st, &e), 0);
         failures += is("docs/work", SVC, SVC, 0711);
         failures += is("docs/work/" USER, SVC, SVC, 0711);
-        failures += is("docs/work/" USER "/files", SVC, SLOT, 02770);
+        failures += is("docs/work/" USER "/files", SVC, SVC, 0770);
+        failures += acl_is("docs/work/" USER "/files", ACL_TYPE_ACCESS,
+                           "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---");
         /* A run killed after mkdir left root's folder of mode 0: the next run finishes it. */
         assert_int_equal(mkdirat(bfd, "docs/work/bob", 0), 0);
         memset(&st, 0, sizeof(st));
-        assert_int_equal(slots_tree_prepare(AT_FDCWD, c, "bob", OTHER, SVC, SVC, &st, &e), 0);
+        assert_int_equal(slots_tree_prepare(AT_FDCWD, c, "bob", OTHER, OTHER, SVC, SVC, &st, &e), 0);
         failures += is("docs/work/bob", SVC, SVC, 0711);
-        failures += is("docs/work/bob/files", SVC, OTHER, 02770);
+        failures += is("docs/work/bob/files", SVC, SVC, 0770);
         slots_config_free(c);
         if (failures)
                 fail_msg("%d failures", failures);
@@ -388,12 +402,12 @@ static void test_deep(void **state)
                         ROW_FAIL("depth %d: prepare %d: %s: %s", depths[i], r, e.object, e.reason);
                 if (st.entries != (unsigned long) (2 + 4 * depths[i] + 1))
                         ROW_FAIL("depth %d: %lu entries walked, want %d", depths[i], st.entries, 2 + 4 * depths[i] + 1);
-                failures += deep_is(T "deep", depths[i], SLOT, SLOT, 02770, 0660);
+                failures += deep_is(T "deep", depths[i], SLOT, SLOT, 0770, 0660);
                 /* Release gives it all to the service, at every depth. */
                 r = release(c, USER, &st, &e);
                 if (r != 0)
                         ROW_FAIL("depth %d: release %d: %s: %s", depths[i], r, e.object, e.reason);
-                failures += deep_is(T "deep", depths[i], SVC, SVC, 02770, 0660);
+                failures += deep_is(T "deep", depths[i], SVC, SVC, 0700, 0600);
                 slots_config_free(c);
                 reset_docs();
         }
@@ -434,12 +448,12 @@ static void test_two_deep_branches(void **state)
         /* The tree, 20 files, and per branch its folder, 4 entries a level and the leaf. */
         if (st.entries != (unsigned long) (1 + 20 + 2 * (1 + 4 * depth + 1)))
                 ROW_FAIL("%lu entries walked, want %d", st.entries, 1 + 20 + 2 * (1 + 4 * depth + 1));
-        failures += deep_is(T "a", depth, SLOT, SLOT, 02770, 0660);
-        failures += deep_is(T "b", depth, SLOT, SLOT, 02770, 0660);
+        failures += deep_is(T "a", depth, SLOT, SLOT, 0770, 0660);
+        failures += deep_is(T "b", depth, SLOT, SLOT, 0770, 0660);
         failures += is(T "side19", SLOT, SLOT, 0660);
         assert_int_equal(release(c, USER, &st, &e), 0);
-        failures += deep_is(T "a", depth, SVC, SVC, 02770, 0660);
-        failures += deep_is(T "b", depth, SVC, SVC, 02770, 0660);
+        failures += deep_is(T "a", depth, SVC, SVC, 0700, 0600);
+        failures += deep_is(T "b", depth, SVC, SVC, 0700, 0600);
         slots_config_free(c);
         if (failures)
                 fail_msg("%d failures", failures);
@@ -447,11 +461,12 @@ static void test_two_deep_branches(void **state)
 
 /* ---- release: what the slot leaves, and ACLs naming it ---- */
 
+/* The user's own tree goes to the service with its owner's bits only: no group keeps access. */
 static const struct obj release_objs[] = {
-        { "mine", FILE_, SLOT, SLOT, 06777, NULL, SVC, SVC, 0770 },
-        { "dir", DIR_, SLOT, SLOT, 0777, NULL, SVC, SVC, 0770 },
-        { "dir/theirs", FILE_, STRANGER, SLOT, 0664, NULL, STRANGER, SVC, 0660 },
-        { "fifo", FIFO_, SLOT, SLOT, 0666, NULL, SVC, SVC, 0660 },
+        { "mine", FILE_, SLOT, SLOT, 06777, NULL, SVC, SVC, 0700 },
+        { "dir", DIR_, SLOT, SLOT, 0777, NULL, SVC, SVC, 0700 },
+        { "dir/theirs", FILE_, STRANGER, SLOT, 0664, NULL, STRANGER, SVC, 0600 },
+        { "fifo", FIFO_, SLOT, SLOT, 0666, NULL, SVC, SVC, 0600 },
         /* Symlinks and special files of the slot change owner only; never followed. */
         { "sock", SOCK_, SLOT, SLOT, 0777, NULL, SVC, SVC, -1 },
         { "dev", DEV_, SLOT, SLOT, 0666, NULL, SVC, SVC, 0666 },
@@ -459,29 +474,37 @@ static const struct obj release_objs[] = {
         { "slot-group-link", LINK_, STRANGER, SLOT, 0, NULL, STRANGER, SVC, -1 },
         { "strangers-link", LINK_, STRANGER, STRANGER, 0, NULL, STRANGER, STRANGER, -1 },
         { "linked", FILE_, SLOT, SLOT, 0666, "outside-link", SLOT, SLOT, 0666 },
+        /* A linked set-id file of the slot: never widened, but its bits go (that only narrows). */
+        { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SLOT, SLOT, 0755 },
+        { "linked-setgid-group", FILE_, STRANGER, SLOT, 02755, "outside-setgid", STRANGER, SLOT, 0755 },
         /* Files with ACLs (set below): the group goes to the service like any other. */
         { "acl-file", FILE_, STRANGER, STRANGER, 0640, NULL, STRANGER, SVC, -1 },
         { "acl-dir", DIR_, STRANGER, STRANGER, 0750, NULL, STRANGER, SVC, -1 },
         { "acl-dir-default-only", DIR_, STRANGER, STRANGER, 0750, NULL, STRANGER, SVC, -1 },
         { "acl-strangers", FILE_, STRANGER, STRANGER, 0640, NULL, STRANGER, SVC, -1 },
+        { "acl-linked", FILE_, STRANGER, STRANGER, 0640, "outside-acl", STRANGER, STRANGER, -1 },
 };
 
-/* ACLs: entries naming the slot go, the others stay (access and default ACL). */
+/*
+ * ACLs: entries naming the slot go, the others stay (access and default ACL), the
+ * mask closed with the group bits; an ACL left with no named entry goes too.
+ */
 static const struct {
         const char *name;
         acl_type_t type;
         const char *before, *after;
 } release_acls[] = {
         { "acl-file", ACL_TYPE_ACCESS, "u::rw-,u:4301:rwx,u:4400:r--,g::r--,g:4301:rw-,m::rwx,o::---",
-          "user::rw-,user:4400:r--,group::r--,mask::rwx,other::---" },
-        { "acl-dir", ACL_TYPE_ACCESS, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---",
-          "user::rwx,group::r-x,mask::rwx,other::---" },
+          "user::rw-,user:4400:r--,group::r--,mask::---,other::---" },
+        { "acl-dir", ACL_TYPE_ACCESS, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---", "user::rwx,group::---,other::---" },
         { "acl-dir", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,g:4301:r-x,g:4402:r-x,m::rwx,o::---",
           "user::rwx,group::r-x,group:4402:r-x,mask::rwx,other::---" },
-        { "acl-dir-default-only", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---",
-          "user::rwx,group::r-x,mask::rwx,other::---" },
+        { "acl-dir-default-only", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---", "" },
         { "acl-strangers", ACL_TYPE_ACCESS, "u::rw-,u:4400:r--,g::r--,m::r--,o::---",
-          "user::rw-,user:4400:r--,group::r--,mask::r--,other::---" },
+          "user::rw-,user:4400:r--,group::r--,mask::---,other::---" },
+        /* A linked file keeps its mode, but the slot's entry goes (that only narrows). */
+        { "acl-linked", ACL_TYPE_ACCESS, "u::rw-,u:4301:rw-,g::r--,m::rw-,o::---",
+          "user::rw-,group::r--,mask::rw-,other::---" },
 };
 
 static void test_release_kinds(void **state)
@@ -503,7 +526,7 @@ static void test_release_kinds(void **state)
         }
         assert_int_equal(release(c, USER, &st, &e), 0);
         failures = objs_are(release_objs, N_ELEM(release_objs));
-        failures += is("docs/_users/" USER, SVC, SVC, 02770);
+        failures += is("docs/_users/" USER, SVC, SVC, 0700);
         if (!strstr(notes, "/linked: has 2 hard links: left alone"))
                 ROW_FAIL("the linked file was not reported:\n%s", notes);
         for (size_t i = 0; i < N_ELEM(release_acls); i++) {
@@ -611,10 +634,10 @@ static void test_refusals(void **state)
         c = config_with(NULL);
         assert_int_equal(slots_config_parse(text, strlen(text), "slots.conf", &none, &e), 0);
         /* No docs_root in the config: nothing to do either way. */
-        assert_int_equal(slots_tree_prepare(AT_FDCWD, none, USER, SLOT, SVC, SVC, &st, &e), 0);
+        assert_int_equal(slots_tree_prepare(AT_FDCWD, none, USER, SLOT, SLOT, SVC, SVC, &st, &e), 0);
         assert_int_equal(slots_tree_release(AT_FDCWD, none, USER, SLOT, SLOT, SVC, SVC, &st, &e), 0);
         /* Ids and names that never name a tree. */
-        assert_int_equal(slots_tree_prepare(AT_FDCWD, c, "../etc", SLOT, SVC, SVC, NULL, &e), -EINVAL);
+        assert_int_equal(slots_tree_prepare(AT_FDCWD, c, "../etc", SLOT, SLOT, SVC, SVC, NULL, &e), -EINVAL);
         assert_string_equal(e.reason, "invalid user id");
         assert_int_equal(slots_tree_release(AT_FDCWD, c, "a/b", SLOT, SLOT, SVC, SVC, NULL, &e), -EINVAL);
         assert_string_equal(e.reason, "invalid user id");
@@ -818,7 +841,7 @@ static void test_race_dir_swapped(void **state)
         } rows[] = {
                 { "a file", swap_dir_for_file, "spare-file", FILE_, 0660 },
                 { "a symlink to a folder outside", swap_dir_for_link, "spare-link", LINK_, -1 },
-                { "another folder", swap_dir_for_dir, "spare-dir", DIR_, 02770 },
+                { "another folder", swap_dir_for_dir, "spare-dir", DIR_, 0770 },
         };
         int failures = 0;
 
@@ -932,7 +955,7 @@ static void test_race_release_file(void **state)
         } rows[] = {
                 { "replaced by the slot's symlink to a root file", file_to_slot_link, true, SVC, -1 },
                 { "removed", file_removed, false, 0, 0 },
-                { "replaced by another of the slot's files", file_replaced, true, SVC, 0660 },
+                { "replaced by another of the slot's files", file_replaced, true, SVC, 0600 },
                 { "given a second name", file_linked, true, SLOT, 0666 },
         };
         int failures = 0;
@@ -984,11 +1007,6 @@ static void link_after_fchown(int fd)
         assert_int_equal(linkat(AT_FDCWD, p, bfd, "stolen", AT_SYMLINK_FOLLOW), 0);
 }
 
-static void link_after_chmodat(int dfd, const char *name)
-{
-        assert_int_equal(linkat(dfd, name, bfd, "stolen", 0), 0);
-}
-
 static void test_race_link_after_change(void **state)
 {
         struct slots_config *c;
@@ -1013,26 +1031,24 @@ static void test_race_link_after_change(void **state)
         assert_non_null(strstr(notes, "/victim: has 2 hard links"));
         assert_int_equal(unlinkat(bfd, "stolen", 0), 0);
         slots_config_free(c);
-        if (!have_fchmodat2) {
-                print_message("# assign's by-name change not run: no fchmodat2 here (a kernel before 6.6, or "
-                              "valgrind)\n");
-                return;
-        }
         c = config_with(NULL);
-        /* Assign changes it by name (fchownat, fchmodat2), then looks again. */
-        mk(T "victim2", FILE_, STRANGER, STRANGER, 0604, NULL);
-        hook_name = "victim2";
+        /* Assign grants the slot through the fd, then looks again. */
+        mk(T "victim2", FILE_, STRANGER, STRANGER, 06604, NULL);
+        hook_ino = st_of(T "victim2").st_ino;
         hook_left = 1;
-        hook_after_chmodat = link_after_chmodat;
+        hook_after_fsetxattr = link_after_fchown;
         assert_int_equal(prepare(c, &st, &e), 0);
         hooks_off();
+        /* Undone: the old mode without its set-id bits, the slot's entry gone. */
         assert_int_equal(is(T "victim2", STRANGER, STRANGER, 0604), 0);
+        assert_int_equal(acl_is(T "victim2", ACL_TYPE_ACCESS, "user::rw-,group::---,mask::---,other::r--"), 0);
         assert_int_equal(st.linked, 1);
         assert_non_null(strstr(notes, "/victim2: has 2 hard links"));
+        assert_int_equal(unlinkat(bfd, "stolen", 0), 0);
         slots_config_free(c);
 }
 
-/* A symlink to a root file renamed over the name before assign's chmod: looked at again, left alone. */
+/* A symlink to a root file renamed over the name before assign opens it: looked at again, left alone. */
 static void file_to_root_link(int dfd, const char *name)
 {
         char target[300];
@@ -1054,7 +1070,6 @@ static void test_race_link_before_chmod(void **state)
         c = config_with(NULL);
         user_tree();
         mk("outside", FILE_, 0, 0, 0600, NULL);
-        /* Its group is right already: only the mode changes, so fchmodat2 is the first call after the look. */
         mk(T "victim", FILE_, SLOT, SLOT, 0644, NULL);
         hook_name = "victim";
         hook_left = 1;
@@ -1064,35 +1079,6 @@ static void test_race_link_before_chmod(void **state)
         assert_int_equal(is("outside", 0, 0, 0600), 0);
         assert_true(S_ISLNK(st_of(T "victim").st_mode));
         slots_config_free(c);
-}
-
-/* A kernel before 6.6 (no fchmodat2): every file is opened and changed through its fd instead. */
-static void test_no_fchmodat2(void **state)
-{
-        struct slots_config *c;
-        struct slots_tree_stats st;
-        struct slots_error e;
-        int failures = 0;
-
-        (void) state;
-        if (!need_root())
-                skip();
-        c = config_with(NULL);
-        user_tree();
-        mk(T "a", FILE_, STRANGER, STRANGER, 0644, NULL);
-        mk(T "b", FILE_, STRANGER, STRANGER, 04755, NULL);
-        mk(T "c", FIFO_, STRANGER, STRANGER, 0600, NULL);
-        no_fchmodat2 = true;
-        assert_int_equal(prepare(c, &st, &e), 0);
-        hooks_off();
-        failures += is(T "a", STRANGER, SLOT, 0660);
-        failures += is(T "b", STRANGER, SLOT, 0770);
-        failures += is(T "c", STRANGER, SLOT, 0660);
-        if (st.changed != 3)
-                ROW_FAIL("changed %lu, want 3", st.changed);
-        slots_config_free(c);
-        if (failures)
-                fail_msg("%d failures", failures);
 }
 
 /*
@@ -1160,15 +1146,11 @@ int main(void)
                 TEST(test_race_release_file),
                 TEST(test_race_link_after_change),
                 TEST(test_race_link_before_chmod),
-                TEST(test_no_fchmodat2),
                 TEST(test_race_moved_while_closed),
         };
 
         /* A walk that never ends (a read-ahead walked again) fails the test instead of hanging it. */
         alarm(600);
         fstree_init();
-        /* A name that does not exist: ENOENT where fchmodat2 is there, ENOSYS where not. */
-        have_fchmodat2 = __real_syscall(SYS_fchmodat2, AT_FDCWD, "/nonexistent/fchmodat2", 0, 0) < 0 &&
-                         errno != ENOSYS;
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-# A shared folder deeper than the walk goes: the first 64 levels are shared, the rest reported.
+# A shared folder 66 levels deep: the one walker goes to its end, every level shared.
 d=$ROOT/srv/docs/team
 mkdir -p "$d"
 chmod 0755 "$ROOT/srv" "$ROOT/srv/docs"

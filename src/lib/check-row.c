@@ -1,0 +1,131 @@
+/* A row of the self-check's report and the helpers every row shares: names in fixes, runs as the service, reach. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-row.h"
+
+#define PROBE_TIMEOUT_MS 10000
+
+/* ---- the rows and what they share ---- */
+
+void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
+             const struct strbuf *detail, const struct strbuf *fix)
+{
+        if ((detail && detail->oom) || (fix && fix->oom)) {
+                k->err = -ENOMEM;
+                return;
+        }
+        if (slots_check_report_add(k->rep, st, check, slot, detail ? strbuf_str(detail) : "",
+                                   fix ? strbuf_str(fix) : NULL) < 0)
+                k->err = -ENOMEM;
+}
+
+void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
+              const char *fix, const char *fmt, ...)
+{
+        struct strbuf d = { 0 }, f = { 0 };
+        va_list ap;
+
+        va_start(ap, fmt);
+        strbuf_vaddf(&d, fmt, ap);
+        va_end(ap);
+        if (fix)
+                strbuf_addf(&f, "%s", fix);
+        add_row(k, st, check, slot, &d, fix ? &f : NULL);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+struct slots_perm_names names_for(const struct ctx *k)
+{
+        return (struct slots_perm_names){
+                .user = slots_perm_user_name,
+                .group = slots_perm_group_name,
+                .new_owner = k->have_svc ? k->svc.uid : 0,
+        };
+}
+
+int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms)
+{
+        return run_as_id(&k->svc, fn, arg, timeout_ms);
+}
+
+int probe_timeout(const struct ctx *k)
+{
+        return k->o->probe_timeout_ms > 0 ? k->o->probe_timeout_ms : PROBE_TIMEOUT_MS;
+}
+
+/* ---- reachability: the walk explains, the probe decides ---- */
+
+void reach_explain(struct ctx *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
+                   const struct slots_ident *id, const char *who, unsigned want_end,
+                   const char *end_shown, const struct slots_perm_model *end_after, struct reach *out)
+{
+        struct slots_perm_names nm = names_for(k);
+        bool model_denies = false;
+        size_t probe_fail = SIZE_MAX;
+        char fix[FIX_MAX];
+
+        memset(out, 0, sizeof(*out));
+        for (size_t i = 0; i < w->n; i++) {
+                const struct slots_perm_step *s = &w->steps[i];
+                unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
+                const char *shown = !s->traverse && end_shown ? end_shown : s->path;
+                struct slots_perm_verdict v;
+
+                if (probe_r == 0 && probe_fail == SIZE_MAX &&
+                    (!(res[i].got & GOT_DONE) || res[i].err))
+                        probe_fail = i;
+                if (!s->have_model)
+                        continue;
+                v = slots_perm_eval(&s->m, id, want);
+                if (v.allowed)
+                        continue;
+                model_denies = true;
+                strbuf_sep(&out->why, "; ");
+                slots_perm_sb_why(&out->why, &s->m, &v, who, shown, want);
+                /* The end as another fix leaves it: only what is still missing then. */
+                if (slots_perm_fix_grant(!s->traverse && end_after ? end_after : &s->m, id, want, shown, &nm, fix,
+                                         sizeof(fix)) > 0) {
+                        strbuf_sep(&out->fix, " && ");
+                        strbuf_addf(&out->fix, "%s", fix);
+                }
+        }
+        if (probe_r < 0) {
+                out->ok = false;
+                strbuf_addf(&out->note, "%s", probe_failure(probe_r));
+                return;
+        }
+        out->ok = probe_fail == SIZE_MAX;
+        if (!out->ok) {
+                const struct slots_perm_step *s = &w->steps[probe_fail];
+                unsigned want = s->traverse ? SLOTS_PERM_X : want_end;
+
+                strbuf_addf(&out->note, "as %s, %s %s fails: %s", who, s->traverse ? "search of" : "access to",
+                        !s->traverse && end_shown ? end_shown : s->path, strerror(res[probe_fail].err));
+                /* The model has no reason for this refusal: something beyond modes and ACLs made it. */
+                if (s->have_model && slots_perm_eval(&s->m, id, want).allowed) {
+                        strbuf_sep(&out->why, "; ");
+                        strbuf_addf(&out->why, "the modes and ACLs of %s allow it, so an LSM (AppArmor, SELinux) or a "
+                                "mount option (noexec) refuses it; the probe wins", s->path);
+                        strbuf_sep(&out->fix, " && ");
+                        strbuf_addf(&out->fix, "look at the LSM policy (aa-status, getenforce) and at the mount "
+                                "options of %s (findmnt -T %s)", s->path, s->path);
+                }
+        } else if (model_denies) {
+                strbuf_addf(&out->note, "the probe got through although the modes and ACLs say no (%s); the "
+                        "probe wins", strbuf_str(&out->why));
+        }
+}
+
+void reach_free(struct reach *r)
+{
+        strbuf_free(&r->why);
+        strbuf_free(&r->fix);
+        strbuf_free(&r->note);
+}
+

@@ -1,0 +1,444 @@
+/* The rule a tree walk applies to each entry of a user's tree: owner, group, mode, the slot's ACL entry, set-id bits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "acl.h"
+#include "fsutil.h"
+#include "tree-int.h"
+
+#define SETID_BITS ((mode_t) (S_ISUID | S_ISGID))
+
+/* Tells the admin about an entry left alone on purpose; the walk goes on. */
+static void note(const struct tree_walk *t, const char *path, const char *why)
+{
+        if (t->stats->note)
+                t->stats->note(t->stats->note_data, path, why);
+}
+
+static int fail(struct slots_error *e, const struct slots_walk_entry *en, int r, const char *what)
+{
+        char shown[SLOTS_ERR_TEXT];
+
+        slots_walk_shown(en->path, en->root_len, shown, sizeof(shown));
+        return slots_error_set(e, r, shown, "%s: %s", what, strerror(-r));
+}
+
+/* A file linked during the walk: the change was undone. */
+static void linked_note(struct tree_walk *t, const struct slots_walk_entry *en, unsigned long nlink)
+{
+        char why[160];
+
+        t->stats->linked++;
+        snprintf(why, sizeof(why), "has %lu hard links: left alone (it was linked during the walk; a walk never "
+                 "widens a file that also has a name elsewhere)", nlink);
+        note(t, en->path, why);
+}
+
+/* Whether the entry names the slot by its owner or its group. */
+static bool names_slot(const struct tree_walk *t, uid_t uid, gid_t gid)
+{
+        return uid == t->slot_uid || gid == t->slot_gid;
+}
+
+/* ---- assign: the slot's uid by an ACL entry, nothing for the group or others ---- */
+
+/* The slot's permission on an entry: rwx on a folder, rw on a file, and x where anyone had it. */
+static unsigned slot_perm(mode_t mode)
+{
+        if (S_ISDIR(mode))
+                return 7;
+        return (mode & 0111) ? 7 : 6;
+}
+
+/*
+ * The ACL an entry gets at assign: its owner's bits kept (rwx on a default
+ * ACL), the slot's entry, the mask the slot's permission, and nothing for
+ * anyone else: no owning group, no other, no other named entry (a named
+ * group can be borrowed as the slot's own could; a named user is another
+ * account reaching a user's data).
+ */
+static int acl_want(const struct tree_walk *t, unsigned owner, unsigned sp, struct slots_acl *want)
+{
+        size_t n = 0;
+
+        want->entries = calloc(5, sizeof(*want->entries));
+        if (!want->entries)
+                return -ENOMEM;
+        want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_USER_OBJ, .perm = owner };
+        want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_USER, .perm = sp, .id = t->slot_uid };
+        want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_GROUP_OBJ, .perm = 0 };
+        want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_MASK, .perm = sp };
+        want->entries[n++] = (struct slots_acl_entry) { .tag = SLOTS_ACL_OTHER, .perm = 0 };
+        /* Already in the order the kernel wants: by tag, then by id. */
+        want->n = n;
+        return 0;
+}
+
+static bool acl_same(const struct slots_acl *a, const struct slots_acl *b)
+{
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (a->entries[i].tag != b->entries[i].tag || a->entries[i].perm != b->entries[i].perm ||
+                    ((a->entries[i].tag == SLOTS_ACL_USER || a->entries[i].tag == SLOTS_ACL_GROUP) &&
+                     a->entries[i].id != b->entries[i].id))
+                        return false;
+        return true;
+}
+
+static int acl_put(int fd, const char *attr, const struct slots_acl *acl)
+{
+        unsigned char *buf;
+        size_t len;
+        int r = slots_acl_encode(acl, &buf, &len);
+
+        if (r < 0)
+                return r;
+        r = fsetxattr(fd, attr, buf, len, 0) < 0 ? -errno : 0;
+        free(buf);
+        return r;
+}
+
+/* The ACL attr of fd as assign wants it; 1 when it must be written (*want filled), 0 when it is right. */
+static int acl_plan(const struct tree_walk *t, int fd, const char *attr, unsigned owner, unsigned sp,
+                    struct slots_acl *want)
+{
+        struct slots_acl cur = { 0 };
+        int r = slots_acl_get(fd, attr, &cur);
+
+        if (r < 0 && r != -EBADMSG)
+                return r;
+        r = acl_want(t, owner, sp, want);
+        if (r == 0)
+                r = acl_same(&cur, want) ? 0 : 1;
+        slots_acl_free(&cur);
+        return r;
+}
+
+/*
+ * A link made while the grant was written: the slot's entry goes again and
+ * the old mode comes back without set-id bits (its other name is never widened).
+ */
+static int undo_if_linked(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        struct stat now;
+
+        if (S_ISDIR(st->st_mode))
+                return 0;
+        if (fstat(fd, &now) < 0)
+                return fail(e, en, -errno, "cannot stat");
+        if (now.st_nlink <= 1)
+                return 0;
+        if (slots_acl_strip(fd, false, t->slot_uid, (gid_t) -1) < 0 || fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
+                return fail(e, en, -errno, "cannot undo a change to a file linked meanwhile");
+        linked_note(t, en, (unsigned long) now.st_nlink);
+        return 1;
+}
+
+/* assign's rule on an open folder, file or FIFO with one link. */
+static int prepare_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        bool dir = S_ISDIR(st->st_mode);
+        unsigned sp = slot_perm(st->st_mode), owner = dir ? 7 : (st->st_mode >> 6) & 7;
+        mode_t closed = (mode_t) (owner << 6);
+        struct slots_acl acc = { 0 }, def = { 0 };
+        int r, ra, rd = 0;
+
+        ra = acl_plan(t, fd, SLOTS_ACL_ACCESS, owner, sp, &acc);
+        if (ra >= 0 && dir)
+                rd = acl_plan(t, fd, SLOTS_ACL_DEFAULT, 7, 7, &def);
+        r = ra < 0 ? ra : rd;
+        if (r < 0) {
+                r = fail(e, en, r, "cannot read the ACL");
+                goto out;
+        }
+        if (!ra && !rd && (st->st_mode & 07777) == (closed | (mode_t) (sp << 3)))
+                goto out;
+        /* The group and others lose their bits first: the grant never widens anything, even for a moment. */
+        if (fchmod(fd, closed) < 0) {
+                r = fail(e, en, -errno, "cannot change mode");
+                goto out;
+        }
+        r = acl_put(fd, SLOTS_ACL_ACCESS, &acc);
+        if (r == 0 && dir)
+                r = acl_put(fd, SLOTS_ACL_DEFAULT, &def);
+        if (r < 0) {
+                r = fail(e, en, r, r == -EOPNOTSUPP ? "cannot grant the slot by an ACL entry (the file system "
+                                                        "has no POSIX ACLs)"
+                                                      : "cannot set the ACL");
+                if (r == -EOPNOTSUPP)
+                        slots_error_fix(e, "keep docs_root on a file system with POSIX ACLs (ext4, xfs, btrfs, tmpfs)");
+                goto out;
+        }
+        r = undo_if_linked(t, fd, st, en, e);
+        if (r == 0)
+                t->stats->changed++;
+        r = r < 0 ? r : 0;
+out:
+        slots_acl_free(&acc);
+        slots_acl_free(&def);
+        return r;
+}
+
+/* ---- release: to the service, group bits closed, the slot's ACL entries gone ---- */
+
+/* What an entry becomes at release; false when it stays as it is. */
+static bool release_target(const struct tree_walk *t, const struct stat *st, uid_t *nu, gid_t *ng, mode_t *nm)
+{
+        mode_t mode = st->st_mode & 07777;
+
+        *nu = st->st_uid == t->slot_uid ? t->svc_uid : st->st_uid;
+        *ng = t->mode == TREE_RELEASE_ALL || st->st_gid == t->slot_gid ? t->svc_gid : st->st_gid;
+        /*
+         * The user's own tree keeps nothing for any group (a run that kept the service's
+         * groups finds nothing); another user's tree keeps its group bits, the ACL mask
+         * of its current holder's entry.
+         */
+        if (t->mode == TREE_RELEASE_ALL)
+                *nm = mode & 0700;
+        else
+                *nm = S_ISDIR(st->st_mode) ? mode & ~(mode_t) 0007 : mode & ~(SETID_BITS | S_ISVTX | 0007);
+        if (t->mode == TREE_RELEASE_SLOT && !names_slot(t, st->st_uid, st->st_gid))
+                return false;
+        return *nu != st->st_uid || *ng != st->st_gid || *nm != mode;
+}
+
+/* An ACL with no named entry left is removed: the mode says it all. */
+static int acl_drop_plain(int fd, const char *attr)
+{
+        struct slots_acl acl = { 0 };
+        bool named = false;
+        int r = slots_acl_get(fd, attr, &acl);
+
+        if (r <= 0)
+                return r == -EBADMSG ? 0 : r;
+        for (size_t i = 0; i < acl.n; i++)
+                named |= acl.entries[i].tag == SLOTS_ACL_USER || acl.entries[i].tag == SLOTS_ACL_GROUP;
+        slots_acl_free(&acl);
+        if (named)
+                return 0;
+        return fremovexattr(fd, attr) < 0 && errno != ENODATA ? -errno : 1;
+}
+
+/* release's rule on an open folder, file or FIFO with one link. */
+static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        bool dir = S_ISDIR(st->st_mode), changed = false;
+        uid_t nu;
+        gid_t ng;
+        mode_t nm;
+        int r;
+
+        if (release_target(t, st, &nu, &ng, &nm)) {
+                /*
+                 * The mode narrows first: should the chown fail, the entry still names the
+                 * slot, so the next release finds it again.
+                 */
+                if (nm != (st->st_mode & 07777) && fchmod(fd, nm) < 0)
+                        return fail(e, en, -errno, "cannot change mode");
+                if ((nu != st->st_uid || ng != st->st_gid) &&
+                    fchown(fd, nu == st->st_uid ? (uid_t) -1 : nu, ng == st->st_gid ? (gid_t) -1 : ng) < 0)
+                        return fail(e, en, -errno, "cannot change owner or group");
+                changed = true;
+                if (!dir) {
+                        struct stat now;
+
+                        if (fstat(fd, &now) < 0)
+                                return fail(e, en, -errno, "cannot stat");
+                        if (now.st_nlink > 1) {
+                                if (fchown(fd, st->st_uid, st->st_gid) < 0 ||
+                                    fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
+                                        return fail(e, en, -errno, "cannot undo a change to a file linked meanwhile");
+                                linked_note(t, en, (unsigned long) now.st_nlink);
+                                return 0;
+                        }
+                }
+        }
+        r = slots_acl_strip(fd, dir, t->slot_uid, t->slot_gid);
+        if (r < 0 && r != -EBADMSG)
+                return fail(e, en, r, "cannot remove the slot's ACL entries");
+        changed |= r > 0;
+        if (t->mode == TREE_RELEASE_ALL) {
+                r = acl_drop_plain(fd, SLOTS_ACL_ACCESS);
+                if (r >= 0 && dir)
+                        r = acl_drop_plain(fd, SLOTS_ACL_DEFAULT);
+                if (r < 0)
+                        return fail(e, en, r, "cannot remove the ACL");
+        }
+        if (changed)
+                t->stats->changed++;
+        return 0;
+}
+
+static int tree_fix_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        return t->mode == TREE_PREPARE ? prepare_fd(t, fd, st, en, e) : release_fd(t, fd, st, en, e);
+}
+
+/* ---- the visitor ---- */
+
+static bool same_inode(const struct stat *st, const struct statx *sx)
+{
+        return st->st_ino == sx->stx_ino && (st->st_mode & S_IFMT) == (sx->stx_mode & S_IFMT) &&
+               (uint32_t) major(st->st_dev) == sx->stx_dev_major && (uint32_t) minor(st->st_dev) == sx->stx_dev_minor;
+}
+
+/* Opens a file or FIFO of the walk, checked to be the entry looked at: fd, -ENOENT (gone), -EAGAIN, -errno. */
+static int open_entry(const struct slots_walk_entry *en, struct stat *st, struct slots_error *e)
+{
+        int fd = openat(en->parent_fd, en->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return -ENOENT;
+                if (errno == ELOOP || errno == ENXIO)
+                        return -EAGAIN;
+                return fail(e, en, -errno, "cannot open");
+        }
+        if (fstat(fd, st) < 0) {
+                int r = fail(e, en, -errno, "cannot stat");
+
+                close(fd);
+                return r;
+        }
+        if (!same_inode(st, en->sx)) {
+                close(fd);
+                return -EAGAIN;
+        }
+        return fd;
+}
+
+/*
+ * A file with more than one name is never widened: its other name may be a
+ * shared or private file.  What only narrows is done all the same, through
+ * its fd: its set-id bits go when it names the slot, and at release the ACL
+ * entries naming the slot.
+ */
+static int visit_linked(struct tree_walk *t, const struct slots_walk_entry *en, int fd, const struct stat *st,
+                        struct slots_error *e)
+{
+        char why[160];
+        int r;
+
+        if (names_slot(t, st->st_uid, st->st_gid) && (st->st_mode & SETID_BITS)) {
+                if (fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
+                        return fail(e, en, -errno, "cannot clear the set-id bits");
+                t->stats->changed++;
+        }
+        if (t->mode != TREE_PREPARE) {
+                r = slots_acl_strip(fd, false, t->slot_uid, t->slot_gid);
+                if (r < 0 && r != -EBADMSG)
+                        return fail(e, en, r, "cannot remove the slot's ACL entries");
+        }
+        if (t->mode == TREE_RELEASE_SLOT && !names_slot(t, st->st_uid, st->st_gid)) {
+                t->stats->skipped++;
+                return 0;
+        }
+        t->stats->linked++;
+        snprintf(why, sizeof(why), "has %lu hard links: left alone but for set-id bits (a walk never widens a file "
+                 "that also has a name elsewhere)", (unsigned long) st->st_nlink);
+        note(t, en->path, why);
+        return 0;
+}
+
+/* A regular file or FIFO. */
+static int visit_file(struct tree_walk *t, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        struct stat st;
+        int fd, r;
+
+        /* A linked file with nothing to narrow is never opened at assign. */
+        if (en->sx->stx_nlink > 1 && t->mode == TREE_PREPARE &&
+            !((en->sx->stx_mode & SETID_BITS) && names_slot(t, en->sx->stx_uid, en->sx->stx_gid))) {
+                        char why[128];
+
+                t->stats->linked++;
+                snprintf(why, sizeof(why), "has %lu hard links: left alone (a walk never widens a file that also "
+                         "has a name elsewhere)", (unsigned long) en->sx->stx_nlink);
+                note(t, en->path, why);
+                return 0;
+        }
+        fd = open_entry(en, &st, e);
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        r = st.st_nlink > 1 ? visit_linked(t, en, fd, &st, e) : tree_fix_fd(t, fd, &st, en, e);
+        close(fd);
+        return r;
+}
+
+/* Symlinks, sockets, devices: never opened or followed; at release the slot's ones change owner. */
+static int visit_other(struct tree_walk *t, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        uid_t nu = en->sx->stx_uid;
+        gid_t ng = en->sx->stx_gid;
+
+        if (t->mode == TREE_PREPARE || !names_slot(t, nu, ng)) {
+                t->stats->skipped++;
+                return 0;
+        }
+        if (nu == t->slot_uid)
+                nu = t->svc_uid;
+        if (ng == t->slot_gid)
+                ng = t->svc_gid;
+        if (fchownat(en->parent_fd, en->name, nu, ng, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : fail(e, en, -errno, "cannot change owner or group");
+        t->stats->changed++;
+        return 0;
+}
+
+int tree_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        struct tree_walk *t = data;
+        mode_t type = en->sx->stx_mode & S_IFMT;
+        int r;
+
+        if (ev == SLOTS_WALK_LEAVE)
+                return 0;
+        if (ev == SLOTS_WALK_CHANGING) {
+                if (t->mode != TREE_RELEASE_SLOT)
+                        return 0;
+                /* Someone who still holds a slot is busy there: never let that block this release. */
+                t->stats->entries++;
+                t->stats->refused++;
+                note(t, en->path, "kept changing during the walk: left alone");
+                return SLOTS_WALK_SKIP;
+        }
+        if (en->other_fs) {
+                t->stats->entries++;
+                t->stats->skipped++;
+                return 0;
+        }
+        if (ev == SLOTS_WALK_ENTER) {
+                struct stat st;
+
+                r = fstat(en->fd, &st) < 0 ? fail(e, en, -errno, "cannot stat")
+                                          : tree_fix_fd(t, en->fd, &st, en, e);
+        } else if (type == S_IFREG || type == S_IFIFO) {
+                r = visit_file(t, en, e);
+        } else {
+                r = visit_other(t, en, e);
+        }
+        if (r == -EAGAIN && en->last_try) {
+                if (t->mode == TREE_RELEASE_SLOT) {
+                        /* Someone who still holds a slot is busy there: never let that block this release. */
+                        t->stats->refused++;
+                        note(t, en->path, "kept changing during the walk: left alone");
+                        r = 0;
+                } else {
+                        r = fail(e, en, -EAGAIN, "the entry kept changing during the walk");
+                        slots_error_fix(e, "run the same command again");
+                }
+        }
+        if (r != -EAGAIN)
+                t->stats->entries++;
+        return r;
+}

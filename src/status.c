@@ -1,0 +1,247 @@
+/* slots-admin status: the table's rows, its file's verdict and the test slot, as text or JSON. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cmdutil.h"
+#include "ids.h"
+#include "nss.h"
+#include "service.h"
+#include "status.h"
+#include "store.h"
+
+/* What status shows: the config, the table, the accounts' uids and the verdict on the table file. */
+struct status {
+        struct slots_config *cfg;
+        gid_t group;
+        char *group_name;
+        struct slots_store store;
+        bool store_open;
+        unsigned only;                  /* 0: every slot */
+        long *uids;                     /* [1..pool]: the account's uid, or -1 */
+        char owner[64], grp[64], mode[8];
+        bool ok;                        /* the table exists and is as the policy says */
+        struct slots_table_verdict verdict;
+        unsigned assigned, pending, test;
+};
+
+/* Account uids of the pool: one enumeration, then a lookup for each slot it did not list (LDAP). */
+static int pool_uids(unsigned pool, long *uids)
+{
+        struct passwd *pw;
+        int r = 0;
+
+        for (unsigned n = 0; n <= pool; n++)
+                uids[n] = -1;
+        setpwent();
+        while ((pw = getpwent())) {
+                unsigned n = slots_slot_parse(pw->pw_name);
+                if (n && n <= pool && uids[n] < 0)
+                        uids[n] = (long) pw->pw_uid;
+        }
+        endpwent();
+        for (unsigned n = 1; n <= pool; n++) {
+                char name[SLOTS_NAME_MAX];
+                struct slots_pw p;
+                int k;
+
+                if (uids[n] >= 0)
+                        continue;
+                k = slots_nss_user(slots_slot_name(n, name), &p);
+                if (k < 0)
+                        r = k;
+                if (k > 0) {
+                        uids[n] = (long) p.uid;
+                        slots_pw_clear(&p);
+                }
+        }
+        return r;
+}
+
+static int refuse(const char *object, const char *reason)
+{
+        struct slots_error e;
+
+        slots_error_refuse(&e, -EPERM, object, "%s", reason);
+        cmd_report("cannot show status", &e, NULL);
+        return EXIT_REFUSED;
+}
+
+/* Config (a warning when someone but root can change it), service group, the table read unlocked. */
+static int status_open(struct status *x, const char *config)
+{
+        struct slots_error e;
+        int r;
+
+        r = cmd_load_config(config, &x->cfg);
+        if (r != EXIT_DONE)
+                return r;
+        cmd_warn_config_writers(x->cfg);
+        slots_error_clear(&e);
+        if (slots_service_group(x->cfg, &x->group, &x->group_name, &e) < 0) {
+                cmd_report("cannot show status", &e, NULL);
+                return EXIT_REFUSED;
+        }
+        slots_error_clear(&e);
+        r = slots_store_open(&x->store, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, 0, &e);
+        if (r < 0) {
+                cmd_report(e.kind == SLOTS_ERR_INVALID ? "invalid table" : "cannot show status", &e, NULL);
+                return cmd_exit_for(r, &e);
+        }
+        x->store_open = true;
+        return EXIT_DONE;
+}
+
+/* Everything the rendering needs, read once. */
+static int status_gather(struct status *x, const char *only)
+{
+        const struct slots_table_policy p = { .group = x->group, .group_name = x->group_name,
+                                              .user_name = slots_uid_name, .group_name_of = slots_gid_name };
+
+        if (only) {
+                x->only = slots_slot_parse(only);
+                if (x->only == 0)
+                        x->only = slots_table_find_user(x->store.table, only);
+                if (x->only == 0 || x->only > x->cfg->slots)
+                        return refuse(only, x->only ? "the slot is outside the pool" : "the user holds no slot");
+        }
+        x->uids = calloc(x->cfg->slots + 1, sizeof(long));
+        if (!x->uids)
+                return refuse(x->cfg->table, "out of memory");
+        if (pool_uids(x->cfg->slots, x->uids) < 0)
+                fprintf(stderr, "%s: warning: some slot account lookups failed; they show as missing\n", cmd_name);
+        if (x->store.exists) {
+                slots_uid_name(x->store.st.st_uid, x->owner, sizeof(x->owner));
+                slots_gid_name(x->store.st.st_gid, x->grp, sizeof(x->grp));
+                snprintf(x->mode, sizeof(x->mode), "%04o", x->store.st.st_mode & 07777);
+        }
+        x->ok = x->store.exists && slots_store_verdict(&x->store, &p, &x->verdict);
+        slots_table_count(x->store.table, &x->assigned, &x->pending);
+        x->test = slots_table_test_slot(x->store.table, x->cfg->slots);
+        return EXIT_DONE;
+}
+
+static json_t *json_slot_row(const struct status *x, unsigned n)
+{
+        const char *user, *since, *released;
+        enum slots_slot_state st = slots_table_get(x->store.table, n, &user, &since, &released);
+        char name[SLOTS_NAME_MAX];
+        json_t *row;
+
+        row = json_pack("{s:s, s:o, s:b, s:o, s:o}", "slot", slots_slot_name(n, name), "uid",
+                        x->uids[n] >= 0 ? json_integer(x->uids[n]) : json_null(), "account", x->uids[n] >= 0,
+                        "user", user ? json_string(user) : json_null(), "since",
+                        since ? json_string(since) : json_null());
+        if (row && st == SLOTS_SLOT_PENDING) {
+                json_object_set_new(row, "cleanup", json_string("pending"));
+                json_object_set_new(row, "released", released ? json_string(released) : json_null());
+        }
+        return row;
+}
+
+static int print_json(const struct status *x)
+{
+        json_t *root, *slots = json_array(), *table;
+        char name[SLOTS_NAME_MAX];
+        bool e = x->store.exists;
+
+        for (unsigned n = 1; n <= x->cfg->slots; n++)
+                if (!x->only || n == x->only)
+                        json_array_append_new(slots, json_slot_row(x, n));
+        table = json_pack("{s:s, s:o, s:o, s:o, s:b}", "path", x->cfg->table, "owner",
+                          e ? json_string(x->owner) : json_null(), "group", e ? json_string(x->grp) : json_null(),
+                          "mode", e ? json_string(x->mode) : json_null(), "ok", x->ok);
+        root = json_pack("{s:o, s:o, s:i, s:i, s:i, s:o}", "table", table, "slots", slots, "assigned",
+                         (int) x->assigned, "pending", (int) x->pending, "free",
+                         (int) (x->cfg->slots - x->assigned - x->pending), "test_slot",
+                         x->test ? json_string(slots_slot_name(x->test, name)) : json_null());
+        if (!root)
+                return refuse(x->cfg->table, "out of memory");
+        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0)
+                putchar('\n');
+        json_decref(root);
+        return EXIT_DONE;
+}
+
+static void print_rows(const struct status *x)
+{
+        printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
+        for (unsigned n = 1; n <= x->cfg->slots; n++) {
+                const char *user, *since, *released;
+                char uid[24], name[SLOTS_NAME_MAX];
+
+                if (x->only && n != x->only)
+                        continue;
+                switch (slots_table_get(x->store.table, n, &user, &since, &released)) {
+                case SLOTS_SLOT_PENDING:
+                        user = "(cleanup pending)";
+                        since = released;
+                        break;
+                case SLOTS_SLOT_FREE:
+                        user = "-";
+                        since = "-";
+                        break;
+                case SLOTS_SLOT_ASSIGNED:
+                        break;
+                }
+                snprintf(uid, sizeof(uid), "%ld", x->uids[n]);
+                printf("%-9s %-7s %-7s %-34s %s\n", slots_slot_name(n, name), x->uids[n] >= 0 ? uid : "-",
+                       x->uids[n] >= 0 ? "yes" : "MISSING", user, since ? since : "-");
+        }
+}
+
+static void print_text(const struct status *x)
+{
+        char name[SLOTS_NAME_MAX];
+
+        print_rows(x);
+        printf("\n%u assigned, %u pending, %u free\n", x->assigned, x->pending,
+               x->cfg->slots - x->assigned - x->pending);
+        if (x->store.exists)
+                printf("table %s: %s:%s %s\n", x->cfg->table, x->owner, x->grp, x->mode);
+        if (!x->store.exists)
+                printf("WARN table %s does not exist -- fix: slots-provision creates it root:%s 0640\n",
+                       x->cfg->table, x->group_name);
+        else if (!x->ok)
+                printf("WARN table %s: %s; %s -- fix: %s\n", x->cfg->table, x->verdict.e.reason,
+                       x->verdict.writable ? "someone but root may write it" : "the service cannot rely on reading it",
+                       x->verdict.e.fix);
+        printf("test slot: %s\n", x->test ? slots_slot_name(x->test, name) : "none (every slot is in use)");
+}
+
+int cmd_status_show(const char *config, bool json, const char *only)
+{
+        struct status x = { 0 };
+        int r;
+
+        r = status_open(&x, config);
+        if (r == EXIT_DONE)
+                r = status_gather(&x, only);
+        if (r == EXIT_DONE && json)
+                r = print_json(&x);
+        else if (r == EXIT_DONE)
+                print_text(&x);
+        /* A status that never reached its reader (a full or closed stdout) is no answer. */
+        if (r == EXIT_DONE && (r = cmd_stdout_done()) < 0) {
+                fprintf(stderr, "%s: cannot print the status: standard output: %s\n", cmd_name,
+                        r == -EBADF ? "closed when status started" : strerror(-r));
+                r = EXIT_REFUSED;
+        }
+        free(x.uids);
+        if (x.store_open) {
+                /* The tree is in the arena, which goes whole at exit: no walk over every entry to free it. */
+                if (slots_arena_active()) {
+                        slots_table_forget(x.store.table);
+                        x.store.table = NULL;
+                }
+                slots_store_close(&x.store);
+        }
+        free(x.group_name);
+        slots_config_free(x.cfg);
+        return r;
+}
