@@ -178,7 +178,10 @@ save_areas rel
 holder_files slot03
 for t in "$DOCS/_users/carol" "$DOCS/_users/$USER_A"; do
 	install -d -o "$SERVICE" -g slot03 -m 2770 "$t"
-	as_slot slot03 sh -c "cd $t && echo made >by-slot3 && mkdir -p d3/deeper && echo f >d3/deeper/f && mkfifo p3"
+	# Alice's tree has an ACL (slot01's), whose owning-group entry gives slot03 nothing: its own entry does.
+	[ "$t" = "$DOCS/_users/carol" ] || setfacl -m "u:slot03:rwx" "$t"
+	as_slot slot03 sh -c "cd $t && echo made >by-slot3 && mkdir -p d3/deeper && echo f >d3/deeper/f && mkfifo p3" ||
+		{ echo "Bail out! slot03 cannot leave its files in $t"; exit 99; }
 	setfacl -m "u:slot03:rw" "$t/by-slot3"
 done
 jq '.slots.slot03 = {"cleanup": "pending", "released": "2026-01-03T00:00:00Z"}' "$TABLE" >"$P/t" &&
