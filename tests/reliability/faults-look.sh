@@ -452,8 +452,8 @@ fault_case() {
 	done
 	if [ -z "$site" ]; then
 		# Where the run makes that call on that target instead: the table's entry to fix.
-		in=$(for cand in $(awk -v c="$3" -v t="$4" '$2 == c && substr($0, length($0) - length(t) + 1) == t { print $3 }' \
-			"$P/ref.log" | sort -u); do site_function "$2" "$cand"; done | sort -u | paste -sd' ')
+		in=$(awk -v c="$3" -v t="$4" '$2 == c && substr($0, length($0) - length(t) + 1) == t { print $3 }' "$P/ref.log" |
+			sort -u | while read -r cs; do site_function "$2" "$cs"; done | sort -u | paste -sd' ')
 		not_ok "$what: the undisturbed run makes no such call (it makes it in: ${in:-none})"
 		return
 	fi
