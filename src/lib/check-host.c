@@ -133,12 +133,14 @@ static void table_policy(struct ctx *k, int dirfd, const char *base, struct strb
         struct slots_table_verdict v;
         struct stat st;
         char g[64];
-        int fd;
+        int fd, err;
 
         fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        err = fd < 0 || fstat(fd, &st) < 0 ? errno : 0;
+        if (err || !S_ISREG(st.st_mode)) {
                 strbuf_sep(d, "; ");
-                strbuf_addf(d, "cannot open it as root: %s", fd < 0 ? strerror(errno) : "not a regular file");
+                strbuf_addf(d, "cannot %s it as root: %s", fd < 0 ? "open" : "look at",
+                            err ? strerror(err) : "not a regular file");
                 slots_close(fd);
                 return;
         }

@@ -227,6 +227,21 @@ static int acl_drop_plain(int fd, const char *attr)
         return fremovexattr(fd, attr) < 0 && errno != ENODATA ? -errno : 1;
 }
 
+/* Whether fd's access ACL has an entry naming the slot's uid or gid. */
+static bool acl_names_slot(const struct tree_walk *t, int fd)
+{
+        struct slots_acl acl = { 0 };
+        bool named = false;
+
+        if (slots_acl_get(fd, SLOTS_ACL_ACCESS, &acl) <= 0)
+                return false;
+        for (size_t i = 0; i < acl.n; i++)
+                named |= (acl.entries[i].tag == SLOTS_ACL_USER && acl.entries[i].id == t->slot_uid) ||
+                         (acl.entries[i].tag == SLOTS_ACL_GROUP && acl.entries[i].id == t->slot_gid);
+        slots_acl_free(&acl);
+        return named;
+}
+
 /* release's rule on an open folder, file or FIFO with one link. */
 static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
 {
@@ -261,11 +276,27 @@ static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                         }
                 }
         }
+        /*
+         * An entry whose ACL grants the slot something is of the tree the slot was
+         * given, found again by a release --slot that no longer knows its user: it is
+         * given back as that user's tree is, nothing for any group.  The group bits
+         * close before the slot's entry goes, so a release stopped in between finds
+         * the entry again.
+         */
+        if (t->mode == TREE_RELEASE_SLOT && acl_names_slot(t, fd)) {
+                struct stat now;
+
+                if (fstat(fd, &now) < 0)
+                        return fail(e, en, -errno, "cannot stat");
+                if ((now.st_mode & 07777) != (now.st_mode & 0700) && fchmod(fd, now.st_mode & 0700) < 0)
+                        return fail(e, en, -errno, "cannot change mode");
+                changed = true;
+        }
         r = slots_acl_strip(fd, dir, t->slot_uid, t->slot_gid);
         if (r < 0 && r != -EBADMSG)
                 return fail(e, en, r, "cannot remove the slot's ACL entries");
         changed |= r > 0;
-        if (t->mode == TREE_RELEASE_ALL) {
+        if (t->mode != TREE_PREPARE) {
                 r = acl_drop_plain(fd, SLOTS_ACL_ACCESS);
                 if (r >= 0 && dir)
                         r = acl_drop_plain(fd, SLOTS_ACL_DEFAULT);

@@ -182,7 +182,8 @@ static void test_find(void **state)
                 /* Set after the uid change, which clears it: the child never outlives the test. */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
                         _exit(1);
-                (void) write(ready[1], "x", 1);
+                if (write(ready[1], "x", 1) != 1)
+                        _exit(1);
                 pause();
                 _exit(0);
         }
