@@ -1,4 +1,4 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
+/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links; the releases in use. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
