@@ -597,6 +597,35 @@ static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, i
         slots_acl_free(&def);
 }
 
+/* The assigned user's tree of slot s: a folder (no symlink) that grants the slot as assign does. */
+static void own_tree(struct ctx *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f)
+{
+        const char *shown = s->tree_shown;
+        struct stat st;
+        int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        bool have_st = fd >= 0 && fstat(fd, &st) == 0;
+        int st_err = have_st ? 0 : errno;
+        const struct slots_perm_step *end = slots_perm_path_end(&s->tree_walk);
+
+        if (have_st && S_ISLNK(st.st_mode)) {
+                strbuf_addf(d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
+                strbuf_addf(f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
+                        "slots-admin status %s)", s->name, s->name);
+        } else if (!end || !have_st) {
+                strbuf_addf(d, "the tree %s of %s's user: %s", shown, s->name,
+                        strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
+                strbuf_addf(f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
+                        s->name, s->name);
+        } else if (!S_ISDIR(st.st_mode)) {
+                strbuf_addf(d, "the tree %s of %s's user is not a folder", shown, s->name);
+                strbuf_addf(f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
+                        "slots-admin status %s)", s->name, s->name);
+        } else {
+                tree_grant_problems(k, s, fd, &st, d, f);
+        }
+        slots_close(fd);
+}
+
 void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
@@ -614,32 +643,8 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        if (s->user) {
-                const char *shown = s->tree_shown;
-                struct stat st;
-                int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                bool have_st = fd >= 0 && fstat(fd, &st) == 0;
-                int st_err = have_st ? 0 : errno;
-
-                end = slots_perm_path_end(&s->tree_walk);
-                if (have_st && S_ISLNK(st.st_mode)) {
-                        strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
-                        strbuf_addf(&f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
-                                "slots-admin status %s)", s->name, s->name);
-                } else if (!end || !have_st) {
-                        strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
-                                strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
-                        strbuf_addf(&f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
-                                s->name, s->name);
-                } else if (!S_ISDIR(st.st_mode)) {
-                        strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
-                        strbuf_addf(&f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
-                                "slots-admin status %s)", s->name, s->name);
-                } else {
-                        tree_grant_problems(k, s, fd, &st, &d, &f);
-                }
-                slots_close(fd);
-        }
+        if (s->user)
+                own_tree(k, s, &d, &f);
         if (s->probe_r < 0) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));
