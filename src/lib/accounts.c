@@ -1,8 +1,5 @@
-/* passwd, group, shadow and gshadow as text: parse, plan additions, write all four as one transaction. */
+/* passwd, group, shadow and gshadow as text: parse, look up, plan additions, render (written by accounts-write.c). */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <shadow.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +9,8 @@
 #include <unistd.h>
 
 #include "accounts.h"
-#include "child.h"
 #include "fsutil.h"
 #include "path.h"
-#include "replace.h"
 
 #define ACCT_FILE_MAX ((size_t) 256 << 20)
 #define NOT_FOUND SIZE_MAX
@@ -183,6 +178,11 @@ struct slots_accounts {
 };
 
 static const char *const file_names[SLOTS_ACCT_NFILES] = { "passwd", "group", "shadow", "gshadow" };
+
+const char *slots_accounts_file_name(enum slots_acct_file f)
+{
+        return file_names[f];
+}
 
 struct slots_accounts *slots_accounts_new(void)
 {
@@ -573,8 +573,8 @@ static bool list_has(const char *list, size_t len, const char *name)
 
         /*
          * Finds name with memmem and accepts a hit only between commas or the
-         * ends (issue 18: a memchr and memcmp per member made provisioning's
-         * 1,000 checks of the shared group a fifth of its instructions).
+         * ends: a memchr and memcmp per member would make a pool's 1,000 checks
+         * of its shared group a fifth of provisioning's instructions.
          */
         if (n == 0) {
                 while (p <= end) {
@@ -621,7 +621,7 @@ static int members_add(struct nidx *set, const char *name, size_t n)
  * Whether user is in the members field m of line l.  A long list is made a set
  * of names the first time it is asked and kept with the line (append_member
  * adds to it): a pool's n checks of its shared group are then n lookups, not n
- * scans of an n-name list (issue 18).  Without memory the list is scanned.
+ * scans of an n-name list.  Without memory the list is scanned.
  */
 static bool line_has(struct line *l, const char *m, size_t mlen, const char *user)
 {
@@ -797,8 +797,8 @@ static int append_member(struct slots_accounts *a, enum slots_acct_file f, size_
                 return 0;
         /*
          * Appended in place when this function grew the line before (a pool adds
-         * its members one by one), else copied once into room for more: not the
-         * whole line rebuilt with asprintf per member (issue 18).
+         * its members one by one), else copied once into room for more, so that a
+         * pool of n members costs n appends, not n rebuilds of the whole line.
          */
         ulen = strlen(user);
         n = l->len + 1 + ulen + 1;
@@ -871,288 +871,4 @@ char *slots_accounts_render(const struct slots_accounts *a, enum slots_acct_file
         out[n] = '\0';
         *len = n;
         return out;
-}
-
-/* ---- the transaction ---- */
-
-#define LOCK_WAIT_MS 15000
-
-static long now_ms(void);
-
-/*
- * " by process PID (NAME)" for whoever holds a POSIX lock on fd, or "" when the
- * kernel does not say (a holder in another PID namespace shows as 0).  The name
- * comes from /proc and is reduced to a safe alphabet before it reaches a terminal.
- */
-static void lock_holder(int fd, char *buf, size_t size)
-{
-        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-        char path[64], name[32] = "";
-        int cfd;
-
-        buf[0] = '\0';
-        if (fd < 0 || fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK || fl.l_pid <= 0)
-                return;
-        snprintf(path, sizeof(path), "/proc/%ld/comm", (long) fl.l_pid);
-        cfd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (cfd >= 0) {
-                ssize_t n = read(cfd, name, sizeof(name) - 1);
-
-                name[n > 0 ? n : 0] = '\0';
-                slots_close(cfd);
-        }
-        for (char *c = name; *c; c++)
-                if (*c == '\n')
-                        *c = '\0';
-                else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                           *c == '.' || *c == '_' || *c == '-' || *c == '+'))
-                        *c = '?';
-        if (name[0])
-                snprintf(buf, size, " by process %ld (%s)", (long) fl.l_pid, name);
-        else
-                snprintf(buf, size, " by process %ld", (long) fl.l_pid);
-}
-
-/* The error for a lock another program holds: who, if known, and how long this one waited. */
-static int lock_busy(struct slots_error *e, int fd, const char *object, long waited_ms)
-{
-        char who[96];
-
-        lock_holder(fd, who, sizeof(who));
-        slots_error_set(e, -EAGAIN, object, "the account files lock is held%s; gave up after waiting %ld.%ld s",
-                        who, waited_ms / 1000, waited_ms % 1000 / 100);
-        slots_error_fix(e, "wait for the other account tool (useradd, passwd, vipw) to finish, then run again");
-        return -EAGAIN;
-}
-
-int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e)
-{
-        struct stat st;
-        struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-        long start = now_ms();
-        int fd;
-
-        *lockfd = -1;
-        if (host) {
-                /* lckpwdf() gives up after 15 s with EINTR (its alarm), which says nothing useful. */
-                if (lckpwdf() < 0) {
-                        int err = errno ? errno : EAGAIN, r;
-
-                        if (err != EINTR)
-                                return slots_error_set(e, -err, "/etc/.pwd.lock",
-                                                       "cannot take the account files lock: %s", strerror(err));
-                        fd = openat(etcfd, ".pwd.lock", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-                        r = lock_busy(e, fd, "/etc/.pwd.lock", now_ms() - start);
-                        if (fd >= 0)
-                                slots_close(fd);
-                        return r;
-                }
-                return 0;
-        }
-        fd = openat(etcfd, ".pwd.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return slots_error_set(e, -errno, ".pwd.lock", "cannot open the account files lock: %s",
-                                       errno == ELOOP ? "it is a symlink" : strerror(errno));
-        if (fstat(fd, &st) < 0) {
-                int r = -errno;
-
-                slots_close(fd);
-                return slots_error_set(e, r, ".pwd.lock", "cannot stat the account files lock: %s", strerror(-r));
-        }
-        if (!S_ISREG(st.st_mode)) {
-                slots_close(fd);
-                return slots_error_refuse(e, -EINVAL, ".pwd.lock", "the lock is not a regular file");
-        }
-        /* lckpwdf's protocol: a POSIX write lock on the whole file, given up after 15 seconds. */
-        for (;;) {
-                if (fcntl(fd, F_SETLK, &fl) == 0)
-                        break;
-                if (errno != EACCES && errno != EAGAIN && errno != EINTR) {
-                        int r = -errno;
-                        slots_close(fd);
-                        return slots_error_set(e, r, ".pwd.lock", "cannot take the account files lock: %s",
-                                               strerror(-r));
-                }
-                if (now_ms() - start >= LOCK_WAIT_MS) {
-                        int r = lock_busy(e, fd, ".pwd.lock", now_ms() - start);
-                        slots_close(fd);
-                        return r;
-                }
-                (void) usleep(100 * 1000);
-        }
-        *lockfd = fd;
-        return 0;
-}
-
-void slots_accounts_unlock(bool host, int lockfd)
-{
-        if (host)
-                (void) ulckpwdf();
-        else
-                slots_close(lockfd);
-}
-
-void slots_accounts_clean_stale(int etcfd)
-{
-        for (int f = 0; f < SLOTS_ACCT_NFILES; f++)
-                (void) slots_replace_clean_stale(etcfd, file_names[f]);
-}
-
-int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_display,
-                         struct slots_error *e)
-{
-        /* Groups before the accounts that name them, as systemd-sysusers orders its renames. */
-        static const enum slots_acct_file order[SLOTS_ACCT_NFILES] = {
-                SLOTS_ACCT_GROUP, SLOTS_ACCT_GSHADOW, SLOTS_ACCT_PASSWD, SLOTS_ACCT_SHADOW,
-        };
-        struct slots_staged st[SLOTS_ACCT_NFILES];
-        bool staged[SLOTS_ACCT_NFILES] = { false };
-        const struct slots_acct_group *sg = slots_accounts_group(a, "shadow");
-        char display[4096];
-        int r = 0, i;
-
-        /* Temps a writer killed before its rename left behind; under the lock no live writer owns one. */
-        for (i = 0; i < SLOTS_ACCT_NFILES; i++)
-                (void) slots_replace_clean_stale(etcfd, file_names[i]);
-        for (i = 0; i < SLOTS_ACCT_NFILES; i++) {
-                enum slots_acct_file f = order[i];
-                struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0644 };
-                size_t len;
-                char *text;
-
-                if (!a->f[f].changed)
-                        continue;
-                if (f == SLOTS_ACCT_SHADOW || f == SLOTS_ACCT_GSHADOW) {
-                        def.mode = sg && sg->valid ? 0640 : 0600;
-                        def.gid = sg && sg->valid ? sg->gid : 0;
-                }
-                slots_path_join_to(display, sizeof(display), etc_display, file_names[f]);
-                text = slots_accounts_render(a, f, &len);
-                if (!text) {
-                        r = slots_error_set(e, -ENOMEM, display, "out of memory");
-                        goto abort;
-                }
-                r = slots_replace_stage(etcfd, file_names[f], display, text, len, &def,
-                                        SLOTS_REPLACE_BACKUP, &st[f], e);
-                free(text);
-                if (r < 0)
-                        goto abort;
-                staged[f] = true;
-        }
-        for (i = 0; i < SLOTS_ACCT_NFILES; i++) {
-                enum slots_acct_file f = order[i];
-
-                if (!staged[f])
-                        continue;
-                r = slots_replace_commit(&st[f], e);
-                staged[f] = false;
-                if (r < 0)
-                        goto abort;
-        }
-        return 0;
-abort:
-        for (i = 0; i < SLOTS_ACCT_NFILES; i++)
-                if (staged[i])
-                        slots_replace_abort(&st[i]);
-        return r;
-}
-
-/* ---- helper programs ---- */
-
-static long now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
-{
-        static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-        struct slots_child c;
-        size_t n = 0;
-        int pipefd[2], r;
-
-        if (out && outsize)
-                out[0] = '\0';
-        if (access(argv[0], X_OK) < 0)
-                return -errno;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        r = slots_child_start(&c, timeout_ms, 0);
-        if (r < 0) {
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return r;
-        }
-        if (r == 0) {
-                int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-                if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
-                        slots_exit_child(127);
-                /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
-                closefrom(3);
-                /* execve's prototype predates const; it changes neither array. */
-                execve(argv[0], (char *const *) argv, (char *const *) envp);
-                slots_exit_child(127);
-        }
-        close(pipefd[1]);
-        for (;;) {
-                struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-                int left = slots_child_left_ms(&c);
-                char buf[512];
-                ssize_t k;
-
-                if (left == 0) {
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return -ETIMEDOUT;
-                }
-                r = poll(&pfd, 1, left);
-                if (r <= 0)
-                        continue;
-                k = read(pipefd[0], buf, sizeof(buf));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        /* What it said is not known: never taken for all it said. */
-                        r = -errno;
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                if (out && outsize > 1 && n < outsize - 1) {
-                        size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
-                        memcpy(out + n, buf, m);
-                        n += m;
-                        out[n] = '\0';
-                }
-        }
-        close(pipefd[0]);
-        /* Its output closed, it still has until the deadline to exit. */
-        r = slots_child_wait(&c);
-        return r == 127 ? -ENOENT : r;
-}
-
-void slots_accounts_flush_caches(void)
-{
-        static const char *const nscd_sockets[] = { "/run/nscd/socket", "/var/run/nscd/socket" };
-
-        for (size_t i = 0; i < sizeof(nscd_sockets) / sizeof(nscd_sockets[0]); i++) {
-                if (access(nscd_sockets[i], F_OK) < 0)
-                        continue;
-                /* One call per table, as shadow-utils' nscd_flush_cache does. */
-                const char *const pw[] = { "/usr/sbin/nscd", "-i", "passwd", NULL };
-                const char *const gr[] = { "/usr/sbin/nscd", "-i", "group", NULL };
-                (void) slots_run_program(pw, -1, 10000, NULL, 0);
-                (void) slots_run_program(gr, -1, 10000, NULL, 0);
-                break;
-        }
-        {
-                const char *const sss[] = { "/usr/sbin/sss_cache", "-E", NULL };
-                (void) slots_run_program(sss, -1, 10000, NULL, 0);
-        }
 }

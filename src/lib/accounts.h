@@ -41,6 +41,9 @@ struct slots_acct_group {
 
 struct slots_accounts;
 
+/* The file's name in /etc: "passwd", "group", "shadow" or "gshadow". */
+const char *slots_accounts_file_name(enum slots_acct_file f);
+
 /* An empty set of four files (none of them exists yet); NULL on ENOMEM. */
 struct slots_accounts *slots_accounts_new(void);
 

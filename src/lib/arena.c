@@ -8,7 +8,7 @@
 #include "arena.h"
 
 /*
- * Why (issue 18): slots-admin parses the whole table into a jansson tree, writes it
+ * Why: slots-admin parses the whole table into a jansson tree, writes it
  * once and exits.  With malloc, a tree of 10,000 entries is 100,000 chunks, each
  * with its header and 16-byte rounding, and freeing it walks every one of them.
  * Here an allocation is a pointer bump, a free is nothing (or a step back when it

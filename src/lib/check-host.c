@@ -1,4 +1,4 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
+/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links; the releases in use. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -480,6 +480,69 @@ static bool json_any(json_t *v, bool (*fn)(const char *entry, const char *arg), 
         return false;
 }
 
+/* What the slotctl config must say for this config (docs root, state folders, launcher), into d and f. */
+static void slotctl_content(struct ctx *k, json_t *root, const char *path, struct strbuf *d, struct strbuf *f)
+{
+        const struct slots_config *c = k->cfg;
+        char pattern[4096];
+        json_t *v;
+
+        if (c->docs_root) {
+                v = json_object_get(root, "docs_root");
+                if (!json_is_string(v) || strcmp(json_string_value(v), c->docs_root) != 0) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "its docs_root is %s%s%s, not %s as in %s", json_is_string(v) ? "\"" : "",
+                                json_is_string(v) ? json_string_value(v) : "missing", json_is_string(v) ? "\"" : "",
+                                c->docs_root, c->path);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "slots-provision (it rewrites %s), or set \"docs_root\": \"%s\" there", path,
+                                c->docs_root);
+                }
+                v = json_object_get(root, "allowed_cwd");
+                if (!json_any(v, cwd_covers, c->docs_root)) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "allowed_cwd does not cover the docs root %s", c->docs_root);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there", path,
+                                c->docs_root);
+                }
+        }
+        if (c->slots_root) {
+                char state[4096];
+
+                /* The test slot's probe runs in its state folder (check_chain in check-chain.c). */
+                snprintf(state, sizeof(state), "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "");
+                if (!json_any(json_object_get(root, "allowed_cwd"), cwd_covers, state)) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "allowed_cwd does not cover the slots' state folders %s, where the test "
+                                "slot's probe runs", state);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there",
+                                path, state);
+                }
+        }
+        if (c->app_root && c->launcher) {
+                v = json_object_get(root, "allowed_exec");
+                snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
+                for (size_t i = 0; i < k->n_launchers; i++)
+                        if (!json_any(v, exec_names, k->launchers[i].path)) {
+                                strbuf_sep(d, "; ");
+                                strbuf_addf(d, "allowed_exec does not name the launcher %s", k->launchers[i].path);
+                                strbuf_sep(f, " && ");
+                                strbuf_addf(f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" "
+                                        "there", path, pattern);
+                                break;
+                        }
+                if (k->n_launchers == 0 && !json_any(v, exec_names, pattern)) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "allowed_exec does not name %s", pattern);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" there",
+                                path, pattern);
+                }
+        }
+}
+
 void check_slotctl(struct ctx *k)
 {
         const struct slots_config *c = k->cfg;
@@ -487,9 +550,9 @@ void check_slotctl(struct ctx *k)
         struct strbuf d = { 0 }, f = { 0 };
         struct stat st;
         json_error_t jerr;
-        json_t *root = NULL, *v;
+        json_t *root = NULL;
         struct slots_error e;
-        char *text = NULL, pattern[4096];
+        char *text = NULL;
         size_t len;
         int dirfd, r;
 
@@ -529,60 +592,7 @@ void check_slotctl(struct ctx *k)
                 strbuf_addf(&f, "slots-provision rewrites it");
                 goto fail;
         }
-        if (c->docs_root) {
-                v = json_object_get(root, "docs_root");
-                if (!json_is_string(v) || strcmp(json_string_value(v), c->docs_root) != 0) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "its docs_root is %s%s%s, not %s as in %s", json_is_string(v) ? "\"" : "",
-                                json_is_string(v) ? json_string_value(v) : "missing", json_is_string(v) ? "\"" : "",
-                                c->docs_root, c->path);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "slots-provision (it rewrites %s), or set \"docs_root\": \"%s\" there", path,
-                                c->docs_root);
-                }
-                v = json_object_get(root, "allowed_cwd");
-                if (!json_any(v, cwd_covers, c->docs_root)) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "allowed_cwd does not cover the docs root %s", c->docs_root);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there", path,
-                                c->docs_root);
-                }
-        }
-        if (c->slots_root) {
-                char state[4096];
-
-                /* The test slot's probe runs in its state folder (check_chain in check-chain.c). */
-                snprintf(state, sizeof(state), "%s/state", strcmp(c->slots_root, "/") ? c->slots_root : "");
-                if (!json_any(json_object_get(root, "allowed_cwd"), cwd_covers, state)) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "allowed_cwd does not cover the slots' state folders %s, where the test "
-                                "slot's probe runs", state);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_cwd\" there",
-                                path, state);
-                }
-        }
-        if (c->app_root && c->launcher) {
-                v = json_object_get(root, "allowed_exec");
-                snprintf(pattern, sizeof(pattern), "%s/releases/*/bin/%s", c->app_root, c->launcher);
-                for (size_t i = 0; i < k->n_launchers; i++)
-                        if (!json_any(v, exec_names, k->launchers[i].path)) {
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "allowed_exec does not name the launcher %s", k->launchers[i].path);
-                                strbuf_sep(&f, " && ");
-                                strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" "
-                                        "there", path, pattern);
-                                break;
-                        }
-                if (k->n_launchers == 0 && !json_any(v, exec_names, pattern)) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "allowed_exec does not name %s", pattern);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "slots-provision (it rewrites %s), or add \"%s\" to \"allowed_exec\" there",
-                                path, pattern);
-                }
-        }
+        slotctl_content(k, root, path, &d, &f);
         if (d.len)
                 goto fail;
         strbuf_addf(&d, "%s: docs_root and allowed_cwd match %s", path, c->path);

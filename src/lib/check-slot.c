@@ -37,6 +37,66 @@ static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
                 *ok = false;
 }
 
+/* Slot s's uid: uid_base + n when uid_base is set, else inside uid_min-uid_max (*range_ok: that range is known). */
+static void account_uid(struct ctx *k, const struct slotinfo *s, bool *range_ok, struct strbuf *d, struct strbuf *f)
+{
+        const struct slots_config *c = k->cfg;
+        uid_t min = 0, max = 0;
+
+        uid_range(k, &min, &max, range_ok);
+        if (c->uid_base) {
+                /* uid_base fixes the id: the same slot has the same uid on every host. */
+                *range_ok = true;
+                if (s->pw.uid != c->uid_base + s->n) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
+                                (unsigned) (c->uid_base + s->n), s->n);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "run slots-provision, which prints the fix");
+                }
+        } else if (*range_ok && (s->pw.uid < min || s->pw.uid > max)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "widen uid_min/uid_max in %s, or recreate %s inside the range", c->path, s->name);
+        }
+}
+
+/* The home folder dir of slot s: a folder (no symlink), the slot's own, 0700; what is wrong into d and f. */
+static void account_home(const struct slotinfo *s, const char *dir, struct strbuf *d, struct strbuf *f)
+{
+        struct stat st;
+        int fd;
+
+        fd = open(dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "home %s: %s", dir, strerror(errno));
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, dir);
+        } else if (!S_ISDIR(st.st_mode)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "home %s is %s, not a folder", dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "move %s away; slots-provision creates the folder", dir);
+        } else {
+                if (st.st_uid != s->pw.uid) {
+                        char u[64];
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "home %s is owned by %s", dir, slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "chown %s:%s %s", s->name, s->name, dir);
+                }
+                if ((st.st_mode & 07777) != 0700) {
+                        strbuf_sep(d, "; ");
+                        strbuf_addf(d, "home %s is %04o, not 0700", dir, st.st_mode & 07777);
+                        strbuf_sep(f, " && ");
+                        strbuf_addf(f, "chmod 0700 %s", dir);
+                }
+        }
+        slots_close(fd);
+}
+
 void check_account(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
@@ -44,10 +104,8 @@ void check_account(struct ctx *k, const struct slotinfo *s)
         struct slots_gr shared = { 0 };
         char *home = NULL, *shared_name = NULL;
         const char *dir;
-        uid_t min = 0, max = 0;
-        struct stat st;
         bool range_ok;
-        int fd = -1, r;
+        int r;
 
         if (s->found == 0) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
@@ -76,23 +134,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
         }
-        uid_range(k, &min, &max, &range_ok);
-        if (c->uid_base) {
-                /* uid_base fixes the id: the same slot has the same uid on every host. */
-                range_ok = true;
-                if (s->pw.uid != c->uid_base + s->n) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "uid %u, planned %u (uid_base + %u)", (unsigned) s->pw.uid,
-                                (unsigned) (c->uid_base + s->n), s->n);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "run slots-provision, which prints the fix");
-                }
-        } else if (range_ok && (s->pw.uid < min || s->pw.uid > max)) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "uid %u is outside %u-%u", (unsigned) s->pw.uid, (unsigned) min, (unsigned) max);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "widen uid_min/uid_max in %s, or recreate %s inside the range", c->path, s->name);
-        }
+        account_uid(k, s, &range_ok, &d, &f);
         if (asprintf(&home, "%s/home/%s", c->slots_root, s->name) < 0) {
                 k->err = -ENOMEM;
                 goto out;
@@ -105,32 +147,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
         }
         /* The folder the account will have once the fix above is applied: never one at a wrong path. */
         dir = home;
-        fd = open(dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "home %s: %s", dir, strerror(errno));
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "install -d -m 0700 -o %s -g %s %s", s->name, s->name, dir);
-        } else if (!S_ISDIR(st.st_mode)) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "home %s is %s, not a folder", dir, S_ISLNK(st.st_mode) ? "a symlink" : "a file");
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "move %s away; slots-provision creates the folder", dir);
-        } else {
-                if (st.st_uid != s->pw.uid) {
-                        char u[64];
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is owned by %s", dir, slots_perm_user_name(NULL, st.st_uid, u, sizeof(u)));
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "chown %s:%s %s", s->name, s->name, dir);
-                }
-                if ((st.st_mode & 07777) != 0700) {
-                        strbuf_sep(&d, "; ");
-                        strbuf_addf(&d, "home %s is %04o, not 0700", dir, st.st_mode & 07777);
-                        strbuf_sep(&f, " && ");
-                        strbuf_addf(&f, "chmod 0700 %s", dir);
-                }
-        }
+        account_home(s, dir, &d, &f);
         /* The slots of k->slots get a password-locked row of their own; the others (free, pending) not. */
         check_ident_account(k, s, s >= k->slots && s < k->slots + k->n_slots, &d, &f, &note);
         if (d.len) {
@@ -145,7 +162,6 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
         }
 out:
-        slots_close(fd);
         slots_gr_clear(&shared);
         strbuf_free(&note);
         free(shared_name);
@@ -581,6 +597,35 @@ static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, i
         slots_acl_free(&def);
 }
 
+/* The assigned user's tree of slot s: a folder (no symlink) that grants the slot as assign does. */
+static void own_tree(struct ctx *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f)
+{
+        const char *shown = s->tree_shown;
+        struct stat st;
+        int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        bool have_st = fd >= 0 && fstat(fd, &st) == 0;
+        int st_err = have_st ? 0 : errno;
+        const struct slots_perm_step *end = slots_perm_path_end(&s->tree_walk);
+
+        if (have_st && S_ISLNK(st.st_mode)) {
+                strbuf_addf(d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
+                strbuf_addf(f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
+                        "slots-admin status %s)", s->name, s->name);
+        } else if (!end || !have_st) {
+                strbuf_addf(d, "the tree %s of %s's user: %s", shown, s->name,
+                        strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
+                strbuf_addf(f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
+                        s->name, s->name);
+        } else if (!S_ISDIR(st.st_mode)) {
+                strbuf_addf(d, "the tree %s of %s's user is not a folder", shown, s->name);
+                strbuf_addf(f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
+                        "slots-admin status %s)", s->name, s->name);
+        } else {
+                tree_grant_problems(k, s, fd, &st, d, f);
+        }
+        slots_close(fd);
+}
+
 void check_tree(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
@@ -598,32 +643,8 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        if (s->user) {
-                const char *shown = s->tree_shown;
-                struct stat st;
-                int fd = open(s->tree, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                bool have_st = fd >= 0 && fstat(fd, &st) == 0;
-                int st_err = have_st ? 0 : errno;
-
-                end = slots_perm_path_end(&s->tree_walk);
-                if (have_st && S_ISLNK(st.st_mode)) {
-                        strbuf_addf(&d, "the tree %s of %s's user is a symlink; assign never follows one", shown, s->name);
-                        strbuf_addf(&f, "move the link away, then slots-admin assign <user> %s makes the tree (<user>: "
-                                "slots-admin status %s)", s->name, s->name);
-                } else if (!end || !have_st) {
-                        strbuf_addf(&d, "the tree %s of %s's user: %s", shown, s->name,
-                                strerror(s->tree_walk.err ? s->tree_walk.err : st_err ? st_err : ENOENT));
-                        strbuf_addf(&f, "slots-admin assign <user> %s makes the tree (<user>: slots-admin status %s)",
-                                s->name, s->name);
-                } else if (!S_ISDIR(st.st_mode)) {
-                        strbuf_addf(&d, "the tree %s of %s's user is not a folder", shown, s->name);
-                        strbuf_addf(&f, "move it away, then slots-admin assign <user> %s makes the tree (<user>: "
-                                "slots-admin status %s)", s->name, s->name);
-                } else {
-                        tree_grant_problems(k, s, fd, &st, &d, &f);
-                }
-                slots_close(fd);
-        }
+        if (s->user)
+                own_tree(k, s, &d, &f);
         if (s->probe_r < 0) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));

@@ -312,6 +312,78 @@ size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed
 #define GRANTS_SHOWN 5          /* slots named in a FAIL; the rest are counted */
 
 /*
+ * Whether sudo's listing (its exit status r, its output out of size bytes) can be read for
+ * grants; when it cannot, the sudo-grants row says why.
+ */
+static bool listing_usable(struct ctx *k, int r, char *out, size_t size, const char *sudo, const char *shown,
+                           bool root)
+{
+        const struct slots_config *c = k->cfg;
+
+        if (r == -ETIMEDOUT) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
+                         "find what sudo waits for (LDAP/sssd, DNS for the host name) and make it answer",
+                         "%s did not finish within %d ms; killed", shown, LIST_TIMEOUT_MS);
+                return false;
+        }
+        if (r < 0) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, "reinstall sudo", "cannot run %s: %s", sudo,
+                         strerror(-r));
+                return false;
+        }
+        if (r != 0 && !root && strstr(out, "password is required")) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL,
+                         "sudo asks %s for a password to list its own rules (Defaults listpw); run check as root "
+                         "for this row", c->service);
+                return false;
+        }
+        if (r != 0) {
+                out[strcspn(out, "\n")] = '\0';
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
+                         "visudo -c names a file sudo cannot use; slots-provision rewrites its drop-in",
+                         "%s exits %d%s%s", shown, r, out[0] ? ": " : "", out);
+                return false;
+        }
+        if (strlen(out) >= size - 1) {
+                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "%s printed more than %zu bytes", shown,
+                         size - 1);
+                return false;
+        }
+        return true;
+}
+
+/* Each set of slots missing the same commands (the bits of missing, cleared here) as one clause of d. */
+static void describe_missing(struct strbuf *d, const struct slots_config *c, const char *const cmds[], size_t n_cmds,
+                             unsigned char *missing)
+{
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned n = 1; n <= c->slots; n++) {
+                unsigned char bits = missing[n];
+                size_t count = 0;
+
+                if (!bits)
+                        continue;
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "sudo does not let %s run", c->service);
+                for (size_t i = 0, w = 0; i < n_cmds; i++)
+                        if (bits & (1u << i))
+                                strbuf_addf(d, "%s %s", w++ ? "," : "", cmds[i]);
+                strbuf_addf(d, " as");
+                for (unsigned m = n; m <= c->slots; m++) {
+                        if (missing[m] != bits)
+                                continue;
+                        missing[m] = 0;
+                        if (count++ < GRANTS_SHOWN)
+                                strbuf_addf(d, "%s %s", count > 1 ? "," : "", slots_slot_name(m, name));
+                }
+                if (count > GRANTS_SHOWN)
+                        strbuf_addf(d, " and %zu more", count - GRANTS_SHOWN);
+                strbuf_addf(d, " (%zu of the %u slots of the pool)", count, c->slots);
+        }
+}
+
+/*
  * One sudo run for the whole pool: as root "sudo -n -l -U <service>", as the
  * service "sudo -n -l" (its own rules; sudo asks no password when a rule is
  * NOPASSWD).  sudo parses every sudoers source to answer, so an error anywhere
@@ -360,35 +432,8 @@ void check_sudo_grants(struct ctx *k)
                 goto out;
         }
         r = slots_run_program(root ? argv_root : argv_svc, -1, LIST_TIMEOUT_MS, out, size);
-        if (r == -ETIMEDOUT) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
-                         "find what sudo waits for (LDAP/sssd, DNS for the host name) and make it answer",
-                         "%s did not finish within %d ms; killed", shown, LIST_TIMEOUT_MS);
+        if (!listing_usable(k, r, out, size, sudo, shown, root))
                 goto out;
-        }
-        if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, "reinstall sudo", "cannot run %s: %s", sudo,
-                         strerror(-r));
-                goto out;
-        }
-        if (r != 0 && !root && strstr(out, "password is required")) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL,
-                         "sudo asks %s for a password to list its own rules (Defaults listpw); run check as root "
-                         "for this row", c->service);
-                goto out;
-        }
-        if (r != 0) {
-                out[strcspn(out, "\n")] = '\0';
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
-                         "visudo -c names a file sudo cannot use; slots-provision rewrites its drop-in",
-                         "%s exits %d%s%s", shown, r, out[0] ? ": " : "", out);
-                goto out;
-        }
-        if (strlen(out) >= size - 1) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "%s printed more than %zu bytes", shown,
-                         size - 1);
-                goto out;
-        }
         /* Each slot's commands not granted, as bits; the slots with the same bits make one clause. */
         for (size_t i = 0; i < n_cmds; i++) {
                 memset(state, 0, (size_t) c->slots + 1);
@@ -406,29 +451,7 @@ void check_sudo_grants(struct ctx *k)
                 for (unsigned n = 1; n <= c->slots; n++)
                         missing[n] |= state[n] == 1 ? 0 : (unsigned char) (1u << i);
         }
-        for (unsigned n = 1; n <= c->slots; n++) {
-                unsigned char bits = missing[n];
-                size_t count = 0;
-
-                if (!bits)
-                        continue;
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "sudo does not let %s run", c->service);
-                for (size_t i = 0, w = 0; i < n_cmds; i++)
-                        if (bits & (1u << i))
-                                strbuf_addf(&d, "%s %s", w++ ? "," : "", cmds[i]);
-                strbuf_addf(&d, " as");
-                for (unsigned m = n; m <= c->slots; m++) {
-                        if (missing[m] != bits)
-                                continue;
-                        missing[m] = 0;
-                        if (count++ < GRANTS_SHOWN)
-                                strbuf_addf(&d, "%s %s", count > 1 ? "," : "", slots_slot_name(m, first));
-                }
-                if (count > GRANTS_SHOWN)
-                        strbuf_addf(&d, " and %zu more", count - GRANTS_SHOWN);
-                strbuf_addf(&d, " (%zu of the %u slots of the pool)", count, c->slots);
-        }
+        describe_missing(&d, c, cmds, n_cmds, missing);
         if (d.len) {
                 strbuf_addf(&f, "slots-provision (it rewrites %s/%s), then look for a rule in another sudoers file "
                             "that takes it back: %s", SLOTS_SUDOERS_DIR, slots_provision_sudoers_name(c, name,

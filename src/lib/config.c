@@ -515,17 +515,9 @@ static int check_user_tree(const struct slots_jsrc *src, const struct slots_conf
         return 0;
 }
 
-/* Cross-key rules and defaults, in one place. */
-static int finish(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
+/* The id rules: uid_min and uid_max together and wide enough for the pool, or uid_base alone. */
+static int finish_ids(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
 {
-        static const struct slots_jpath top[1] = { { .key = NULL, .index = 0 } };
-        char *dir = NULL;
-        int xr;
-
-        if (!c->service)
-                return slots_json_fail(e, src, top, 0, false, "required key \"service\" is missing");
-        if (c->slots == 0)
-                return slots_json_fail(e, src, top, 0, false, "required key \"slots\" is missing");
         if ((c->uid_min != 0) != (c->uid_max != 0)) {
                 const struct slots_jpath p = { .key = c->uid_min ? "uid_min" : "uid_max" };
                 return slots_json_fail(e, src, &p, 1, true, "\"uid_min\" and \"uid_max\" go together; set both");
@@ -553,26 +545,14 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                 return slots_json_fail(e, src, &p, 1, false, "\"uid_base\" + %u slots passes the largest id, %u",
                             c->slots, UINT32_MAX - 2);
         }
-        for (size_t i = 0; i < c->n_slot_limits; i++)
-                if (c->slot_limits[i].slot > c->slots) {
-                        char name[SLOTS_NAME_MAX];
-                        const struct slots_jpath p[2] = {
-                                { .key = "limits" },
-                                { .key = slots_slot_name(c->slot_limits[i].slot, name) },
-                        };
-                        return slots_json_fail(e, src, p, 2, true, "\"limits\" names %s, outside the pool of %u slots",
-                                    name, c->slots);
-                }
-        for (size_t i = 0; i < c->n_slot_slice; i++)
-                if (c->slot_slice[i].slot > c->slots) {
-                        char name[SLOTS_NAME_MAX];
-                        const struct slots_jpath p[2] = {
-                                { .key = "slice" },
-                                { .key = slots_slot_name(c->slot_slice[i].slot, name) },
-                        };
-                        return slots_json_fail(e, src, p, 2, true, "\"slice\" names %s, outside the pool of %u slots",
-                                    name, c->slots);
-                }
+        return 0;
+}
+
+/* shared_dirs: below docs_root, and never over or under a private path. */
+static int finish_shared(const struct slots_jsrc *src, const struct slots_config *c, struct slots_error *e)
+{
+        char *dir;
+
         if (c->n_shared_dirs && !c->docs_root) {
                 const struct slots_jpath p = { .key = "shared_dirs" };
                 return slots_json_fail(e, src, &p, 1, true, "\"shared_dirs\" needs \"docs_root\"");
@@ -594,8 +574,46 @@ static int finish(const struct slots_jsrc *src, struct slots_config *c, struct s
                                 return r;
                         }
                 free(dir);
-                dir = NULL;
         }
+        return 0;
+}
+
+/* Cross-key rules and defaults, in one place. */
+static int finish(const struct slots_jsrc *src, struct slots_config *c, struct slots_error *e)
+{
+        static const struct slots_jpath top[1] = { { .key = NULL, .index = 0 } };
+        int xr;
+
+        if (!c->service)
+                return slots_json_fail(e, src, top, 0, false, "required key \"service\" is missing");
+        if (c->slots == 0)
+                return slots_json_fail(e, src, top, 0, false, "required key \"slots\" is missing");
+        xr = finish_ids(src, c, e);
+        if (xr < 0)
+                return xr;
+        for (size_t i = 0; i < c->n_slot_limits; i++)
+                if (c->slot_limits[i].slot > c->slots) {
+                        char name[SLOTS_NAME_MAX];
+                        const struct slots_jpath p[2] = {
+                                { .key = "limits" },
+                                { .key = slots_slot_name(c->slot_limits[i].slot, name) },
+                        };
+                        return slots_json_fail(e, src, p, 2, true, "\"limits\" names %s, outside the pool of %u slots",
+                                    name, c->slots);
+                }
+        for (size_t i = 0; i < c->n_slot_slice; i++)
+                if (c->slot_slice[i].slot > c->slots) {
+                        char name[SLOTS_NAME_MAX];
+                        const struct slots_jpath p[2] = {
+                                { .key = "slice" },
+                                { .key = slots_slot_name(c->slot_slice[i].slot, name) },
+                        };
+                        return slots_json_fail(e, src, p, 2, true, "\"slice\" names %s, outside the pool of %u slots",
+                                    name, c->slots);
+                }
+        xr = finish_shared(src, c, e);
+        if (xr < 0)
+                return xr;
         if (!c->prefix && set_string(&c->prefix, "slot") < 0)
                 return -ENOMEM;
         xr = finish_executor(src, c, e);

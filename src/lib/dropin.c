@@ -116,6 +116,62 @@ static char *launcher_path(const struct slots_config *c, const char *release)
 }
 
 /*
+ * The launcher's alias (rel: the releases' pattern, cur: current's) and its
+ * Defaults: env_keep exactly sudo_env, and secure_path off when PATH is listed.
+ */
+static void run_rules(FILE *f, const struct slots_config *c, const char *alias, const char *rel, const char *cur)
+{
+        bool path = false;
+
+        fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
+        if (c->slotctl) {
+                /* slotctl's first argument is a release's launcher or current's, by name. */
+                fprintf(f, "%s ^", c->slotctl);
+                regex_literal(f, strcmp(c->app_root, "/") ? c->app_root : "");
+                fprintf(f, "/(releases/[^/.][^/]*|current)/bin/");
+                regex_literal(f, c->launcher);
+                fprintf(f, "( .*)?$\n");
+        } else {
+                fprintf(f, "%s, %s\n", rel, cur);
+        }
+        /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
+        fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
+        /*
+         * always_set_home: HOME is the slot's own unless the caller lists it in
+         * --preserve-env (sudo adds those after it resets the environment); a HOME
+         * the caller merely has, kept by env_keep, is replaced.
+         */
+        fprintf(f, "# always_set_home: HOME is the slot's home unless --preserve-env lists it.\n");
+        fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
+                "!env_check, ", alias);
+        if (c->n_sudo_env == 0) {
+                fprintf(f, "!env_keep");
+        } else {
+                fprintf(f, "env_keep = \"");
+                for (size_t i = 0; i < c->n_sudo_env; i++) {
+                        fprintf(f, "%s%s", i ? " " : "", c->sudo_env[i]);
+                        path = path || strcmp(c->sudo_env[i], "PATH") == 0 ||
+                               (c->sudo_env[i][strlen(c->sudo_env[i]) - 1] == '*' &&
+                                strncmp("PATH", c->sudo_env[i], strlen(c->sudo_env[i]) - 1) == 0);
+                }
+                fprintf(f, "\"");
+        }
+        fprintf(f, "%s\n", path ? ", !secure_path" : "");
+}
+
+/* "SLOTS_" and the service name, upper case, '-' as '_': the prefix of the drop-in's aliases. */
+static void service_alias(const struct slots_config *c, char *alias, size_t size)
+{
+        snprintf(alias, size, "SLOTS_");
+        for (const char *p = c->service; *p && strlen(alias) < size - 1; p++) {
+                char ch = *p >= 'a' && *p <= 'z' ? (char) (*p - 'a' + 'A') : (*p == '-' ? '_' : *p);
+                size_t n = strlen(alias);
+                alias[n] = ch;
+                alias[n + 1] = '\0';
+        }
+}
+
+/*
  * The drop-in allows exactly the executor's three command lines, as any slot of
  * the pool: "true" (preflight), "kill -s SIG -- -PGID", and the launcher (through
  * slotctl when configured) with --preserve-env limited to sudo_env and -g only
@@ -130,7 +186,7 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
 {
         static const char *const bins[] = { "/usr/bin", "/bin" };
         char alias[64], *out = NULL, *rel = NULL, *cur = NULL;
-        bool run = c->app_root && c->launcher, path = false;
+        bool run = c->app_root && c->launcher;
         size_t size = 0;
         FILE *f;
 
@@ -141,13 +197,7 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                                 "literally (only letters, digits and / . _ + - @)");
                 return NULL;
         }
-        snprintf(alias, sizeof(alias), "SLOTS_");
-        for (const char *p = c->service; *p && strlen(alias) < sizeof(alias) - 1; p++) {
-                char ch = *p >= 'a' && *p <= 'z' ? (char) (*p - 'a' + 'A') : (*p == '-' ? '_' : *p);
-                size_t n = strlen(alias);
-                alias[n] = ch;
-                alias[n + 1] = '\0';
-        }
+        service_alias(c, alias, sizeof(alias));
         if (run && (!(rel = launcher_path(c, "releases/*")) || !(cur = launcher_path(c, "current"))))
                 goto oom;
         f = open_memstream(&out, &size);
@@ -175,42 +225,8 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
          */
         fprintf(f, "# !use_pty: on a terminal, use_pty moves the command out of the process group the kill ends.\n");
         fprintf(f, "Defaults!%s_CTL env_reset, !setenv, !requiretty, !use_pty\n", alias);
-        if (run) {
-                fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
-                if (c->slotctl) {
-                        /* slotctl's first argument is a release's launcher or current's, by name. */
-                        fprintf(f, "%s ^", c->slotctl);
-                        regex_literal(f, strcmp(c->app_root, "/") ? c->app_root : "");
-                        fprintf(f, "/(releases/[^/.][^/]*|current)/bin/");
-                        regex_literal(f, c->launcher);
-                        fprintf(f, "( .*)?$\n");
-                } else {
-                        fprintf(f, "%s, %s\n", rel, cur);
-                }
-                /* releases/ is 0711: sudo's glob(3) cannot list it, so the pattern is matched by name. */
-                fprintf(f, "# releases/ is 0711, so the pattern is matched by name (fnmatch), not by listing it.\n");
-                /*
-                 * always_set_home: HOME is the slot's own unless the caller lists it in
-                 * --preserve-env (sudo adds those after it resets the environment); a HOME
-                 * the caller merely has, kept by env_keep, is replaced.
-                 */
-                fprintf(f, "# always_set_home: HOME is the slot's home unless --preserve-env lists it.\n");
-                fprintf(f, "Defaults!%s_RUN fast_glob, env_reset, !setenv, !requiretty, !use_pty, always_set_home, "
-                        "!env_check, ", alias);
-                if (c->n_sudo_env == 0) {
-                        fprintf(f, "!env_keep");
-                } else {
-                        fprintf(f, "env_keep = \"");
-                        for (size_t i = 0; i < c->n_sudo_env; i++) {
-                                fprintf(f, "%s%s", i ? " " : "", c->sudo_env[i]);
-                                path = path || strcmp(c->sudo_env[i], "PATH") == 0 ||
-                                       (c->sudo_env[i][strlen(c->sudo_env[i]) - 1] == '*' &&
-                                        strncmp("PATH", c->sudo_env[i], strlen(c->sudo_env[i]) - 1) == 0);
-                        }
-                        fprintf(f, "\"");
-                }
-                fprintf(f, "%s\n", path ? ", !secure_path" : "");
-        }
+        if (run)
+                run_rules(f, c, alias, rel, cur);
         fprintf(f, "%s ALL = ", c->service);
         runas_list(f, c, NULL);
         fprintf(f, " NOPASSWD: NOSETENV: %s_CTL", alias);

@@ -38,7 +38,7 @@ unsigned slots_slot_parse(const char *name)
                 return 0;
         /*
          * Only the canonical spelling ("slot%02u") names a slot: refuses slot1, slot001.
-         * Checked on the digits (issue 18: printing the name back cost ~900 instructions
+         * Checked on the digits (printing the name back would cost ~900 instructions
          * a call, once per table entry); i - 4 is the number of digits.
          */
         if (i - 4 < 2 || (i - 4 > 2 && name[4] == '0'))

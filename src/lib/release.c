@@ -308,13 +308,72 @@ static int resolve(const struct slots_store *s, const char *user, unsigned n, un
         return 0;
 }
 
+/*
+ * Waits for the release of slot found that holds its lock, without holding the
+ * table s (that release needs the table lock to finish; s is closed and *open
+ * cleared).  The slot's lock fd, or -errno with e set.
+ */
+static int wait_other_release(struct slots_store *s, bool *open, const char *table, unsigned found,
+                              struct slots_error *e)
+{
+        char table_name[256];
+        int dfd = dup(s->dirfd), err = errno, lockfd;
+
+        snprintf(table_name, sizeof(table_name), "%s", s->name);
+        slots_store_close(s);
+        *open = false;
+        if (dfd < 0)
+                return slots_error_set(e, -err, table, "cannot open its folder: %s", strerror(err));
+        lockfd = slots_release_lock(dfd, table_name, found, true, e);
+        close(dfd);
+        return lockfd;
+}
+
+/* Step 1's change: the assigned slot rep->slot marked pending and saved; *tree_user the user it held. */
+static int mark_pending(struct slots_store *s, const char *table, const char *holder, char **tree_user,
+                        struct slots_release_report *rep, struct slots_error *e)
+{
+        char released[32];
+        int r;
+
+        *tree_user = strdup(holder);
+        if (!*tree_user || slots_table_mark_pending(s->table, rep->slot, slots_now_rfc3339(released)) < 0)
+                return slots_error_set(e, -ENOMEM, table, "out of memory");
+        r = slots_store_save(s, e);
+        if (r < 0)
+                return r;
+        rep->marked = true;
+        snprintf(rep->user, sizeof(rep->user), "%s", *tree_user);
+        return 0;
+}
+
+/* Step 5: the pending slot rep->slot leaves the table (s opened here, *open set). */
+static int free_slot(struct slots_store *s, bool *open, const struct slots_config *c, gid_t service_gid,
+                     struct slots_release_report *rep, struct slots_error *e)
+{
+        int r = slots_store_open(s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
+
+        if (r < 0) {
+                rep->step = "step 5 of 5, freeing the slot in the table";
+                return r;
+        }
+        *open = true;
+        if (slots_table_get(s->table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
+                slots_table_remove(s->table, rep->slot);
+                r = slots_store_save(s, e);
+                if (r < 0)
+                        rep->step = "step 5 of 5, freeing the slot in the table";
+        }
+        return r;
+}
+
 static int release(const struct slots_config *c, gid_t service_gid, const char *user, unsigned n,
                    const int *nice_before, struct slots_release_report *rep, struct slots_error *e)
 {
         struct slots_release_job j = { .rootfd = AT_FDCWD, .cfg = c, .svc_gid = service_gid,
                                        .lower_after_processes = nice_before != NULL,
                                        .nice_before = nice_before ? *nice_before : 0 };
-        char name[SLOTS_NAME_MAX], released[32], *tree_user = NULL;
+        char name[SLOTS_NAME_MAX], *tree_user = NULL;
         struct slots_store s = { .dirfd = -1, .lockfd = -1 };
         const char *holder = NULL;
         enum slots_slot_state state;
@@ -361,25 +420,8 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
                         r = lockfd;
                         goto out;
                 }
-                /*
-                 * Another release of this slot runs: wait for it without holding the table (it
-                 * needs the table lock to finish), then look again.
-                 */
-                {
-                        char table_name[256];
-                        int dfd = dup(s.dirfd);
-
-                        snprintf(table_name, sizeof(table_name), "%s", s.name);
-                        slots_store_close(&s);
-                        open = false;
-                        if (dfd < 0) {
-                                r = slots_error_set(e, -errno, c->table, "cannot open its folder: %s",
-                                                    strerror(errno));
-                                goto out;
-                        }
-                        lockfd = slots_release_lock(dfd, table_name, found, true, e);
-                        close(dfd);
-                }
+                /* Another release of this slot runs: wait for it, then look again. */
+                lockfd = wait_other_release(&s, &open, c->table, found, e);
                 if (lockfd < 0) {
                         r = lockfd;
                         goto out;
@@ -390,16 +432,9 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
                 }
         }
         if (state == SLOTS_SLOT_ASSIGNED) {
-                tree_user = strdup(holder);
-                if (!tree_user || slots_table_mark_pending(s.table, rep->slot, slots_now_rfc3339(released)) < 0) {
-                        r = slots_error_set(e, -ENOMEM, c->table, "out of memory");
-                        goto out;
-                }
-                r = slots_store_save(&s, e);
+                r = mark_pending(&s, c->table, holder, &tree_user, rep, e);
                 if (r < 0)
                         goto out;
-                rep->marked = true;
-                snprintf(rep->user, sizeof(rep->user), "%s", tree_user);
         }
         slots_store_close(&s);
         open = false;
@@ -414,18 +449,7 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
                 goto out;
 
         /* Step 5: the slot returns to the pool. */
-        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
-        if (r < 0) {
-                rep->step = "step 5 of 5, freeing the slot in the table";
-                goto out;
-        }
-        open = true;
-        if (slots_table_get(s.table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
-                slots_table_remove(s.table, rep->slot);
-                r = slots_store_save(&s, e);
-                if (r < 0)
-                        rep->step = "step 5 of 5, freeing the slot in the table";
-        }
+        r = free_slot(&s, &open, c, service_gid, rep, e);
 out:
         if (open)
                 slots_store_close(&s);
