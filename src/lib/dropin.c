@@ -161,6 +161,8 @@ char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct 
                         c->run_as_group ? "[-g RUN_AS_GROUP] " : "", c->slotctl ? "SLOTCTL " : "", "LAUNCHER");
         fprintf(f, "#   sudo -n -u slotNN kill -s SIGNAL -- -PGID\n");
         fprintf(f, "# Nothing else: no other account or command, no -E, no sudoedit.\n");
+        fprintf(f, "# sudoers cannot refuse -P (--preserve-groups): a run may keep %s's groups, so nothing a\n", c->service);
+        fprintf(f, "# slot must not reach is open to them (release closes the group bits of a user's tree).\n");
         /* No arguments for true; kill only as "-s SIGNAL -- -PGID" (a regular expression, sudo >= 1.9.10). */
         fprintf(f, "Cmnd_Alias %s_CTL = ", alias);
         for (size_t i = 0; i < 2; i++)

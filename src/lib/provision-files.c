@@ -13,6 +13,7 @@
 #include "provision-int.h"
 #include "replace.h"
 #include "store.h"
+#include "table-index.h"
 
 int prov_table_check(struct ctx *x)
 {
@@ -55,6 +56,29 @@ static int table_ok(struct ctx *x, int dfd, const char *base, struct stat *st, b
         return 0;
 }
 
+/*
+ * The table's index (slots.json(5)) when it does not name the table as it is, as
+ * after a run killed between the table's rename and the index's: made again
+ * under the table's lock, which also removes a killed writer's temps.  Not a
+ * change of the host's state, so no line of its own; never in a dry run.
+ */
+static int index_step(struct ctx *x, int dfd, const char *base, const struct stat *st)
+{
+        enum slots_slot_state state;
+        struct slots_store s;
+        const char *why;
+        int r;
+
+        if (x->dry || slots_tindex_lookup(dfd, base, st, x->c->slots, 1, &state, &why) == 0)
+                return 0;
+        r = slots_store_open(&s, x->rootfd, x->c->table, x->c->slots, x->table_gid, SLOTS_STORE_WRITE, x->e);
+        if (r < 0)
+                return r;
+        r = slots_store_reindex(&s, x->e);
+        slots_store_close(&s);
+        return r;
+}
+
 int prov_table_step(struct ctx *x)
 {
         bool acl = false;
@@ -93,9 +117,14 @@ int prov_table_step(struct ctx *x)
         }
         /* The store's one verdict (owner, group, mode, and an ACL that would let others in). */
         r = table_ok(x, dfd, base, &st, &acl);
+        if (r > 0) {
+                r = index_step(x, dfd, base, &st);
+                slots_close(dfd);
+                return r;
+        }
         slots_close(dfd);
-        if (r != 0)
-                return r < 0 ? r : 0;
+        if (r < 0)
+                return r;
         prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s 0640 (content kept)", path,
                     prov_uid_str(x, st.st_uid, b1, sizeof(b1)), prov_gid_str(x, st.st_gid, b2, sizeof(b2)),
                     st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
@@ -123,6 +152,9 @@ int prov_table_step(struct ctx *x)
         }
         r = slots_replace(s.dirfd, s.name, path, text, len, &def, SLOTS_REPLACE_FORCE_MODE, x->e);
         free(text);
+        /* The same bytes in a new file: the index names the old one. */
+        if (r == 0)
+                r = slots_store_reindex(&s, x->e);
 out:
         slots_store_close(&s);
         return r;

@@ -222,6 +222,19 @@ static void save_index(struct slots_store *s)
                 (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
 }
 
+int slots_store_reindex(struct slots_store *s, struct slots_error *e)
+{
+        enum slots_slot_state state;
+        const char *why;
+        struct stat st;
+
+        if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || s->pool == 0)
+                return 0;
+        if (slots_tindex_lookup(s->dirfd, s->name, &st, s->pool, 1, &state, &why) == 0)
+                return 0;
+        return slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, e);
+}
+
 int slots_store_save(struct slots_store *s, struct slots_error *e)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = s->group, .mode = SLOTS_TABLE_MODE };

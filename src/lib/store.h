@@ -37,6 +37,15 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
 /* Writes s->table back (owner, group, mode and ACL kept; new: root:group 0640). */
 int slots_store_save(struct slots_store *s, struct slots_error *e);
 
+/*
+ * Writes the table's index again (table-index.h) when the one on disk does not
+ * name the table file as it is: after a writer was killed between the table's
+ * rename and the index's, or after the table was replaced by other means.  The
+ * store must be open for writing (the lock held, s->table the file's content).
+ * Returns 0 (nothing to do, or done) or -errno.
+ */
+int slots_store_reindex(struct slots_store *s, struct slots_error *e);
+
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
 
