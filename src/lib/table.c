@@ -42,8 +42,8 @@ static void drop_index(struct slots_table *t)
 /*
  * Whether every object in v (at any depth) has its keys in strcmp order, the
  * order JSON_SORT_KEYS writes.  jansson keeps insertion order, so a table read
- * from a sorted file dumps the same bytes without sorting (issue 18: sorting
- * was an eighth of assign's instructions at 1,000 slots).
+ * from a sorted file dumps the same bytes without sorting (sorting was an
+ * eighth of assign's instructions at 1,000 slots).
  */
 static bool keys_sorted(json_t *v)
 {
@@ -156,7 +156,7 @@ void slots_table_forget(struct slots_table *t)
         free(t);
 }
 
-/* The members an entry's checks read, found in one pass over it instead of a lookup each (issue 18). */
+/* The members an entry's checks read, found in one pass over it instead of a lookup each. */
 struct entry_keys {
         json_t *user, *since, *released, *cleanup;
         bool sorted;            /* its keys in strcmp order, and those of every value in it (keys_sorted) */
@@ -342,8 +342,8 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         }
         /*
          * A user in two slots: report the later one (in the file's order), naming the
-         * earlier.  A sorted array instead of a user -> slot JSON object (issue 18: the
-         * object cost a tenth of the parse); kept as the table's index of users.
+         * earlier.  A sorted array instead of a user -> slot JSON object (the object
+         * cost a tenth of the parse); kept as the table's index of users.
          */
         qsort(seen, n_seen, sizeof(*seen), held_cmp);
         for (size_t i = 1; i < n_seen; i++) {
@@ -430,7 +430,7 @@ unsigned slots_table_lowest_free(const struct slots_table *t, unsigned pool)
         unsigned char *used = calloc(pool + 1, 1);
         unsigned n;
 
-        /* Without memory for the map, one lookup per slot (the way it was done before issue 18). */
+        /* Without memory for the map, one lookup per slot. */
         if (!used) {
                 for (n = 1; n <= pool; n++)
                         if (!entry_of(t, n))
@@ -495,7 +495,7 @@ void slots_table_states(const struct slots_table *t, unsigned pool, unsigned cha
  * Adds an empty entry `name` to the slots object in key order.  jansson appends a
  * new key; when it does not sort last, a new object built in one pass with it in
  * its place (the entries shared, not copied) replaces "slots", so the dump still
- * needs no sort (issue 18: sorting every object was a tenth of the dump).  Without
+ * needs no sort (sorting every object was a tenth of the dump).  Without
  * memory for that the key is appended and the dump sorts.
  */
 static json_t *entry_insert(struct slots_table *t, const char *name)
@@ -632,8 +632,8 @@ static int dump_add(const char *text, size_t n, void *arg)
 char *slots_table_dump(const struct slots_table *t, size_t *len)
 {
         /*
-         * Straight into one buffer sized after the text the table came from (issue 18:
-         * json_dumps builds a buffer, copies it, and the newline was a third copy).
+         * Straight into one buffer sized after the text the table came from
+         * (json_dumps builds a buffer and copies it; the newline would be a third copy).
          */
         struct dumpbuf b = { .size = t->len ? t->len + t->len / 8 + 256 : 0 };
 
