@@ -22,7 +22,7 @@ mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 flags="$flags -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$top/src/lib -I$top/tests/fuzz"
 # shellcheck disable=SC2046
-set -- $(pkg-config --cflags --libs jansson libacl)
+set -- $(pkg-config --cflags --libs jansson libacl libsystemd)
 # The parsers' library is libslots-core.la, whose sources Makefile.am lists: read them from
 # there, so a file the library gains is never missing here.
 lib=$(sed -n '/^libslots_core_la_SOURCES/,/^[^[:space:]]/p' "$top/Makefile.am" | grep -o 'src/lib/[a-z-]*\.c')

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -252,14 +253,26 @@ static void test_ask(void **state)
         assert_int_equal(slots_tindex_ask(path, POOL, 3, &a), 0);
         close(a.table_fd);
         assert_int_equal(a.state, SLOTS_SLOT_FREE);
-        /* A symlink on the way to the folder: the caller's full read decides. */
+        /*
+         * A symlink on the way to the folder: the caller's full read decides.  Without
+         * openat2 (valgrind 3.19 answers ENOSYS) the folder is opened by the resolver, as
+         * the full read opens it, which follows a symlink root owns: then the index answers
+         * for the table the full read would read.
+         */
         snprintf(link, sizeof(link), "%s-link", base);
         (void) unlink(link);
         assert_int_equal(symlink(base, link), 0);
         snprintf(path, sizeof(path), "%s/slots.json", link);
-        assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), -ESTALE);
-        assert_int_equal(a.table_fd, -1);
-        assert_non_null(strstr(a.why, "symlink"));
+        if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS) {
+                print_message("# no openat2 here: the symlink case is the resolver's\n");
+                assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), 0);
+                assert_int_equal(a.state, SLOTS_SLOT_ASSIGNED);
+                close(a.table_fd);
+        } else {
+                assert_int_equal(slots_tindex_ask(path, POOL, 2, &a), -ESTALE);
+                assert_int_equal(a.table_fd, -1);
+                assert_non_null(strstr(a.why, "symlink"));
+        }
         assert_int_equal(unlink(link), 0);
         /* The table a FIFO: never opened for reading as a table. */
         assert_int_equal(unlinkat(bfd, "slots.json", 0), 0);
