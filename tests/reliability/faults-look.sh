@@ -611,8 +611,8 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fstat /docs/shared open_end - fails
 	fault_case "$NAME" "$A" readdir /docs/shared next - fails
 	fault_case "$NAME" "$A" statx notes.txt look - fails
-	fault_case "$NAME" "$A" open "/_users/$USER_A" check_tree
-	fault_case "$NAME" "$A" fstat "/_users/$USER_A" check_tree
+	fault_case "$NAME" "$A" open "/_users/$USER_A" own_tree
+	fault_case "$NAME" "$A" fstat "/_users/$USER_A" own_tree
 	sweep "$NAME" "$A"
 fi
 
