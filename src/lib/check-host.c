@@ -843,7 +843,6 @@ void check_hard_links(struct ctx *k)
 {
         const struct slots_config *c = k->cfg;
         struct links l = { 0 };
-        struct slots_error e;
         struct strbuf d = { 0 }, f = { 0 };
         int docs;
 
@@ -851,15 +850,9 @@ void check_hard_links(struct ctx *k)
                 add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s sets no docs_root", c->path);
                 return;
         }
-        slots_error_clear(&e);
-        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
-                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
-                                   &e);
-        if (docs < 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s cannot be walked: %s",
-                         c->docs_root, docs == -ENOENT ? "it does not exist" : "see the roots row");
+        docs = docs_for_walk(k, "hard-links");
+        if (docs < 0)
                 return;
-        }
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
                 char *shown = NULL;
 

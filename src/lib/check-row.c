@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+
 #include "check-row.h"
+#include "fsutil.h"
 
 #define PROBE_TIMEOUT_MS 10000
 
@@ -129,3 +132,19 @@ void reach_free(struct reach *r)
         strbuf_free(&r->note);
 }
 
+
+int docs_for_walk(struct ctx *k, const char *check)
+{
+        const struct slots_config *c = k->cfg;
+        struct slots_error e;
+        int docs;
+
+        slots_error_clear(&e);
+        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
+                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
+                                   &e);
+        if (docs < 0)
+                add_rowf(k, SLOTS_CHECK_SKIP, check, NULL, NULL, "%s cannot be walked: %s", c->docs_root,
+                         docs == -ENOENT ? "it does not exist" : "see the roots row");
+        return docs < 0 ? -1 : docs;
+}

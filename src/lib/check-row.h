@@ -98,6 +98,13 @@ struct slots_perm_names names_for(const struct ctx *k);
 int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms);
 int probe_timeout(const struct ctx *k);
 
+/*
+ * The docs root opened for a row that walks it (no symlink on the way, owned by
+ * root or the service all the way): its fd, or -1 after a SKIP row for check
+ * saying why it cannot be walked (the roots row says what is wrong with it).
+ */
+int docs_for_walk(struct ctx *k, const char *check);
+
 /* Reachability: the walk explains, the probe decides. */
 /*
  * For a path the account must reach: the first probe refusal, the steps the

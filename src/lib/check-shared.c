@@ -18,22 +18,15 @@ void check_app_private(struct ctx *k)
         const struct slots_config *c = k->cfg;
         struct slots_app_private a = { 0 };
         struct strbuf d = { 0 }, f = { 0 };
-        struct slots_error e;
         int docs;
 
         if (!c->docs_root || c->n_shared_dirs == 0) {
                 add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
                 return;
         }
-        slots_error_clear(&e);
-        docs = slots_open_root_dir(k->rootfd >= 0 ? k->rootfd : AT_FDCWD, c->docs_root, "docs_root",
-                                   k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
-                                   &e);
-        if (docs < 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s cannot be walked: %s", c->docs_root,
-                         docs == -ENOENT ? "it does not exist" : "see the roots row");
+        docs = docs_for_walk(k, "app-private");
+        if (docs < 0)
                 return;
-        }
         if (slots_shared_app_private_find(docs, c, &a) < 0)
                 k->err = -ENOMEM;
         close(docs);
