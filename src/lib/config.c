@@ -809,6 +809,18 @@ void slots_config_slice_for(const struct slots_config *c, unsigned n, struct slo
                         slots_slice_overlay(out, &c->slot_slice[i].props);
 }
 
+bool slots_config_passes_env(const struct slots_config *c, const char *name)
+{
+        for (size_t i = 0; i < c->n_sudo_env; i++) {
+                const char *n = c->sudo_env[i];
+                size_t len = strlen(n);
+
+                if (len && n[len - 1] == '*' ? strncmp(n, name, len - 1) == 0 : strcmp(n, name) == 0)
+                        return true;
+        }
+        return false;
+}
+
 char *slots_config_user_tree(const struct slots_config *c, const char *user)
 {
         const char *t = c->user_tree;

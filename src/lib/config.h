@@ -119,5 +119,8 @@ void slots_config_slice_for(const struct slots_config *c, unsigned n, struct slo
 /* The user's tree relative to docs_root ("{user}" replaced); malloc'ed, NULL on ENOMEM. */
 char *slots_config_user_tree(const struct slots_config *c, const char *user);
 
+/* True when sudo_env passes the environment name: the name itself, or a prefix "X*" of it. */
+bool slots_config_passes_env(const struct slots_config *c, const char *name);
+
 /* True when path is private_paths entry or below one. */
 bool slots_config_is_private(const struct slots_config *c, const char *path);

@@ -121,8 +121,6 @@ static char *launcher_path(const struct slots_config *c, const char *release)
  */
 static void run_rules(FILE *f, const struct slots_config *c, const char *alias, const char *rel, const char *cur)
 {
-        bool path = false;
-
         fprintf(f, "Cmnd_Alias %s_RUN = ", alias);
         if (c->slotctl) {
                 /* slotctl's first argument is a release's launcher or current's, by name. */
@@ -148,15 +146,11 @@ static void run_rules(FILE *f, const struct slots_config *c, const char *alias, 
                 fprintf(f, "!env_keep");
         } else {
                 fprintf(f, "env_keep = \"");
-                for (size_t i = 0; i < c->n_sudo_env; i++) {
+                for (size_t i = 0; i < c->n_sudo_env; i++)
                         fprintf(f, "%s%s", i ? " " : "", c->sudo_env[i]);
-                        path = path || strcmp(c->sudo_env[i], "PATH") == 0 ||
-                               (c->sudo_env[i][strlen(c->sudo_env[i]) - 1] == '*' &&
-                                strncmp("PATH", c->sudo_env[i], strlen(c->sudo_env[i]) - 1) == 0);
-                }
                 fprintf(f, "\"");
         }
-        fprintf(f, "%s\n", path ? ", !secure_path" : "");
+        fprintf(f, "%s\n", slots_config_passes_env(c, "PATH") ? ", !secure_path" : "");
 }
 
 /* "SLOTS_" and the service name, upper case, '-' as '_': the prefix of the drop-in's aliases. */

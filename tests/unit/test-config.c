@@ -640,6 +640,39 @@ static const struct {
         { "/srv", false },
 };
 
+/* slots_config_passes_env: a name of sudo_env, or a prefix "X*" of it. */
+static const struct {
+        const char *name;
+        bool passes;
+} passes_env[] = {
+        { "PATH", true },               /* listed */
+        { "PATHX", false },             /* a name is not a prefix */
+        { "PAT", false },
+        { "CLAUDE_CONFIG_DIR", true },  /* CLAUDE_* */
+        { "CLAUDE_", true },            /* the prefix itself */
+        { "CLAUDE", false },
+        { "claude_x", false },          /* names are case-sensitive */
+        { "HOME", false },              /* not in this list */
+};
+
+static void test_passes_env(void **state)
+{
+        static const char text[] = "{\"service\": \"s\", \"slots\": 2, \"sudo_env\": [\"PATH\", \"CLAUDE_*\"]}";
+        static const char none[] = "{\"service\": \"s\", \"slots\": 2, \"sudo_env\": []}";
+        struct slots_config *c = NULL;
+        struct slots_error e;
+
+        (void) state;
+        assert_int_equal(slots_config_parse(text, strlen(text), FILE_NAME, &c, &e), 0);
+        for (size_t i = 0; i < N_ELEM(passes_env); i++)
+                if (slots_config_passes_env(c, passes_env[i].name) != passes_env[i].passes)
+                        fail_msg("%s: expected %s", passes_env[i].name, passes_env[i].passes ? "passes" : "not");
+        slots_config_free(c);
+        assert_int_equal(slots_config_parse(none, strlen(none), FILE_NAME, &c, &e), 0);
+        assert_false(slots_config_passes_env(c, "PATH"));
+        slots_config_free(c);
+}
+
 static void test_is_private(void **state)
 {
         static const char text[] =
@@ -966,6 +999,7 @@ int main(void)
                 cmocka_unit_test(test_limits_for_none),
                 cmocka_unit_test(test_user_tree),
                 cmocka_unit_test(test_is_private),
+                cmocka_unit_test(test_passes_env),
                 cmocka_unit_test(test_is_private_none),
                 cmocka_unit_test(test_default_path),
                 cmocka_unit_test(test_load),
