@@ -15,6 +15,7 @@
 #include <security/pam_modules.h>
 
 #include "config.h"
+#include "env.h"
 #include "error.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -273,6 +274,8 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
         }
         ret = slots_pam_scope(pamh, cfg, n, o.debug);
+        if (ret == PAM_SUCCESS)
+                ret = slots_pam_env(pamh, cfg, slot, o.debug);
 out:
         slots_config_free(cfg);
         return ret;

@@ -96,6 +96,28 @@ got=$(limits_of appuser)
 check "a non-slot account keeps the defaults (got: $got, before: $before)" test "$got" = "$before"
 check "the configured values are not the defaults" test "$before" != "$nf_soft $np_soft"
 
+# CLAUDE_CONFIG_DIR (sudo_env passes it by default, as CLAUDE_*): the slot's own home unless the
+# caller's environment carries it and sudo keeps it (env_keep, as the drop-in's launcher rule has).
+home1=/var/lib/slots/slotsvc/home/slot01
+got=$(env -u CLAUDE_CONFIG_DIR sudo -n -u slot01 /usr/bin/printenv CLAUDE_CONFIG_DIR 2>&1)
+check "CLAUDE_CONFIG_DIR: a caller without it gives slot01 its own home (got: $got)" test "$got" = "$home1"
+got=$(CLAUDE_CONFIG_DIR=/root/.claude sudo -n -u slot01 /usr/bin/printenv CLAUDE_CONFIG_DIR 2>&1)
+check "CLAUDE_CONFIG_DIR: a value sudo does not keep is replaced by the slot's home (got: $got)" \
+	test "$got" = "$home1"
+printf 'Defaults env_keep += "CLAUDE_*"\n' >/etc/sudoers.d/slots-test-env
+chmod 0440 /etc/sudoers.d/slots-test-env
+got=$(CLAUDE_CONFIG_DIR=/srv/agent/.claude sudo -n -u slot01 --preserve-env=CLAUDE_CONFIG_DIR \
+	/usr/bin/printenv CLAUDE_CONFIG_DIR 2>&1)
+check "CLAUDE_CONFIG_DIR: the caller's value, passed, arrives (got: $got)" test "$got" = /srv/agent/.claude
+rm -f /etc/sudoers.d/slots-test-env
+got=$(env -u CLAUDE_CONFIG_DIR sudo -n -u appuser /usr/bin/printenv CLAUDE_CONFIG_DIR 2>&1)
+check "CLAUDE_CONFIG_DIR: a non-slot account gets none (got: $got)" test -z "$got"
+cp "$conf" "$conf.good"
+sed 's|"slots": 2,|"slots": 2, "sudo_env": ["PATH", "LANG"],|' "$conf.good" >"$conf"
+got=$(env -u CLAUDE_CONFIG_DIR sudo -n -u slot01 /usr/bin/printenv CLAUDE_CONFIG_DIR 2>&1)
+check "CLAUDE_CONFIG_DIR: none when sudo_env does not pass it (got: $got)" test -z "$got"
+cp "$conf.good" "$conf"
+
 # A broken config: "optional" lets the session open (the failure is logged).
 cp "$conf" "$conf.good"
 echo '{ "service": ' > "$conf"
