@@ -169,6 +169,20 @@ kill_case() {
 }
 kill_case notty
 kill_case tty
+# HOME and CLAUDE_CONFIG_DIR: the slot's own home unless the caller passes them.
+own=/var/lib/slots/$SVC/home/slot01
+env_case() {
+	d=$1 want=$2
+	shift 2
+	as_svc "$@" printenv HOME CLAUDE_CONFIG_DIR >$T/env.out 2>&1 </dev/null
+	printf '%s\n' $want >$T/env.want
+	if cmp -s $T/env.want $T/env.out; then ok "$d"; else not_ok "$d"; show $T/env.out; fi
+}
+env_case "HOME and CLAUDE_CONFIG_DIR not passed: both the slot's home" "$own $own" \
+	sudo -n -u slot01 -g $GRP --preserve-env=PATH,LANG -- $SLOTCTL $LAUNCH
+env_case "HOME and CLAUDE_CONFIG_DIR passed: the caller's values" "/srv/video-studio /srv/video-studio/.claude" \
+	env CLAUDE_CONFIG_DIR=/srv/video-studio/.claude sudo -n -u slot01 -g $GRP \
+	--preserve-env=PATH,HOME,CLAUDE_CONFIG_DIR -- $SLOTCTL $LAUNCH
 
 echo "=== a slot's command runs in its slot's slice, with the limits"
 run_slot slot01 cat /proc/self/cgroup >$T/cg.out 2>&1 </dev/null
