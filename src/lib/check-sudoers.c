@@ -88,6 +88,59 @@ static void describe_diff(struct strbuf *b, const struct text_diff *d, const cha
         }
 }
 
+/* The row for a drop-in the resolver would not open (fd: its -errno, e: its words). */
+static void dropin_unopened(struct ctx *k, const char *path, int fd, const struct slots_error *e)
+{
+        struct strbuf d = { 0 }, f = { 0 };
+
+        if (fd == -ENOENT)
+                strbuf_addf(&d, "%s does not exist", path);
+        else if (fd == -ELOOP)
+                strbuf_addf(&d, "%s is a symbolic link; the drop-in is never read through one", path);
+        else if (fd == -EINVAL)
+                strbuf_addf(&d, "%s is not a regular file", path);
+        else
+                strbuf_addf(&d, "%s: %s", e->object[0] ? e->object : path, e->reason[0] ? e->reason : strerror(-fd));
+        /* A folder on the way is fixed as the resolver says; the file itself is written anew. */
+        if (fd == -EPERM && e->fix[0] && strcmp(e->object, path) != 0)
+                strbuf_addf(&f, "%s, then slots-provision", e->fix);
+        else
+                strbuf_addf(&f, "%s%s%sslots-provision (it writes the drop-in root:root 0440 from %s), then "
+                            "visudo -c", fd == -ENOENT ? "" : "rm ", fd == -ENOENT ? "" : path,
+                            fd == -ENOENT ? "" : " && ", k->cfg->path);
+        add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
+        strbuf_free(&d);
+        strbuf_free(&f);
+}
+
+/* What is wrong with the drop-in read (st, text) against the rendering want, into d and f. */
+static void dropin_judge(const struct stat *st, const char *text, size_t len, const char *want, size_t wlen,
+                         const char *path, const char *config, struct strbuf *d, struct strbuf *f)
+{
+        struct text_diff diff;
+
+        if (st->st_nlink > 1) {
+                strbuf_addf(d, "%s has %ju hard links: another name of it may be in a folder someone else can "
+                            "change", path, (uintmax_t) st->st_nlink);
+                strbuf_addf(f, "find the other names (find / -xdev -samefile %s) and remove them, or rm %s && "
+                            "slots-provision", path, path);
+        }
+        if (st->st_uid != 0 || st->st_gid != 0 || (st->st_mode & 07777) != 0440) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s is %04o, uid %u, gid %u, not root:root 0440", path, st->st_mode & 07777,
+                            (unsigned) st->st_uid, (unsigned) st->st_gid);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "chown root:root %s && chmod 0440 %s", path, path);
+        }
+        if (text_first_diff(text, len, want, wlen, &diff)) {
+                strbuf_sep(d, "; ");
+                describe_diff(d, &diff, path);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "slots-provision (it rewrites %s from %s; keep local rules in a file of their own), "
+                            "then visudo -c", path, config);
+        }
+}
+
 /*
  * The drop-in is opened through the resolver from /: no symlink anywhere, /etc and
  * /etc/sudoers.d and the file owned by root and writable by nobody else, a regular
@@ -108,7 +161,6 @@ void check_sudoers_dropin(struct ctx *k)
         char name[128], path[sizeof(SLOTS_SUDOERS_DIR) + 128], first[SLOTS_NAME_MAX], last[SLOTS_NAME_MAX];
         char *want = NULL, *text = NULL;
         struct slots_error e;
-        struct text_diff diff;
         struct stat st;
         size_t wlen = 0, len = 0;
         int fd = -1, r;
@@ -136,22 +188,7 @@ void check_sudoers_dropin(struct ctx *k)
                 goto out;
         }
         if (fd < 0) {
-                if (fd == -ENOENT)
-                        strbuf_addf(&d, "%s does not exist", path);
-                else if (fd == -ELOOP)
-                        strbuf_addf(&d, "%s is a symbolic link; the drop-in is never read through one", path);
-                else if (fd == -EINVAL)
-                        strbuf_addf(&d, "%s is not a regular file", path);
-                else
-                        strbuf_addf(&d, "%s: %s", e.object[0] ? e.object : path, e.reason[0] ? e.reason : strerror(-fd));
-                /* A folder on the way is fixed as the resolver says; the file itself is written anew. */
-                if (fd == -EPERM && e.fix[0] && strcmp(e.object, path) != 0)
-                        strbuf_addf(&f, "%s, then slots-provision", e.fix);
-                else
-                        strbuf_addf(&f, "%s%s%sslots-provision (it writes the drop-in root:root 0440 from %s), then "
-                                    "visudo -c", fd == -ENOENT ? "" : "rm ", fd == -ENOENT ? "" : path,
-                                    fd == -ENOENT ? "" : " && ", c->path);
-                add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
+                dropin_unopened(k, path, fd, &e);
                 goto out;
         }
         r = fstat(fd, &st) < 0 ? -errno : slots_read_all(fd, DROPIN_MAX, &text, &len);
@@ -160,26 +197,7 @@ void check_sudoers_dropin(struct ctx *k)
                          strerror(-r));
                 goto out;
         }
-        if (st.st_nlink > 1) {
-                strbuf_addf(&d, "%s has %ju hard links: another name of it may be in a folder someone else can "
-                            "change", path, (uintmax_t) st.st_nlink);
-                strbuf_addf(&f, "find the other names (find / -xdev -samefile %s) and remove them, or rm %s && "
-                            "slots-provision", path, path);
-        }
-        if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0440) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%s is %04o, uid %u, gid %u, not root:root 0440", path, st.st_mode & 07777,
-                            (unsigned) st.st_uid, (unsigned) st.st_gid);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "chown root:root %s && chmod 0440 %s", path, path);
-        }
-        if (text_first_diff(text, len, want, wlen, &diff)) {
-                strbuf_sep(&d, "; ");
-                describe_diff(&d, &diff, path);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "slots-provision (it rewrites %s from %s; keep local rules in a file of their own), "
-                            "then visudo -c", path, c->path);
-        }
+        dropin_judge(&st, text, len, want, wlen, path, c->path, &d, &f);
         if (d.len) {
                 add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
                 goto out;
