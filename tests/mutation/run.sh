@@ -1,5 +1,5 @@
 #!/bin/sh
-# The mutation run (issue 19): each tests/mutation/*.patch breaks one safety claim of the
+# The mutation run: each tests/mutation/*.patch breaks one safety claim of the
 # product on purpose; it is applied to a scratch copy of the tree, built, and the tests its
 # header names are run.  A mutation must be caught (a named test fails).  Results per patch:
 #   killed    a test failed: the claim is guarded
