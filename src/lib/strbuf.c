@@ -1,4 +1,5 @@
 /* A growing string: text built piece by piece, where an allocation failure is remembered, not lost. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,37 @@ void strbuf_sep(struct strbuf *b, const char *sep)
 {
         if (b->len)
                 strbuf_addf(b, "%s", sep);
+}
+
+int strbuf_push_name(struct strbuf *b, const char *name)
+{
+        size_t n = strlen(name);
+
+        if (b->oom)
+                return -ENOMEM;
+        if (!b->s || b->len + n + 2 > b->cap) {
+                size_t cap = (b->len + n + 2) * 2;
+                char *s = realloc(b->s, cap);
+
+                if (!s) {
+                        b->oom = true;
+                        return -ENOMEM;
+                }
+                b->s = s;
+                b->cap = cap;
+        }
+        b->s[b->len++] = '/';
+        memcpy(b->s + b->len, name, n + 1);
+        b->len += n;
+        return 0;
+}
+
+void strbuf_truncate(struct strbuf *b, size_t len)
+{
+        if (b->s && len <= b->len) {
+                b->len = len;
+                b->s[len] = '\0';
+        }
 }
 
 void strbuf_free(struct strbuf *b)

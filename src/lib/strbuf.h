@@ -20,6 +20,15 @@ void strbuf_sep(struct strbuf *b, const char *sep);
 
 void strbuf_free(struct strbuf *b);
 
+/*
+ * Appends '/' and name, the path one level deeper, with memcpy (a walk's hot
+ * path).  Returns 0, or -ENOMEM (and oom set) when the buffer cannot grow.
+ */
+int strbuf_push_name(struct strbuf *b, const char *name);
+
+/* Cuts the text back to its first len bytes, as before a push_name; len <= b->len. */
+void strbuf_truncate(struct strbuf *b, size_t len);
+
 /* Empties the text and forgets a failed append, keeping the memory for the next text. */
 void strbuf_reset(struct strbuf *b);
 

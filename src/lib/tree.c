@@ -11,6 +11,7 @@
 
 #include "fsutil.h"
 #include "ids.h"
+#include "strbuf.h"
 #include "tree-int.h"
 #include "tree.h"
 
@@ -19,8 +20,7 @@ struct trees {
         struct tree_walk t;
         struct slots_error *e;
         bool failed;                    /* e holds the first failure */
-        char *path;                     /* the folder being opened, for errors */
-        size_t len, cap;
+        struct strbuf path;             /* the folder being opened, for errors */
 };
 
 /* Records the first failure only: later ones are usually its consequences. */
@@ -31,9 +31,9 @@ static int fail_as(struct trees *w, const char *name, int r, const char *what, b
         if (w->failed)
                 return r;
         w->failed = true;
-        if (asprintf(&full, "%s%s%s", w->path ? w->path : "", name ? "/" : "", name ? name : "") < 0)
+        if (asprintf(&full, "%s%s%s", strbuf_str(&w->path), name ? "/" : "", name ? name : "") < 0)
                 full = NULL;
-        slots_walk_shown(full ? full : w->path ? w->path : "", 0, shown, sizeof(shown));
+        slots_walk_shown(full ? full : strbuf_str(&w->path), 0, shown, sizeof(shown));
         free(full);
         if (with_errno)
                 return slots_error_set(w->e, r, shown, "%s: %s", what, strerror(-r));
@@ -45,42 +45,11 @@ static int fail(struct trees *w, const char *name, int r, const char *what)
         return fail_as(w, name, r, what, true);
 }
 
+/* path set to the walk's first folder; 0 or -ENOMEM. */
 static int path_set(struct trees *w, const char *path)
 {
-        size_t n = strlen(path);
-
-        w->cap = n + 256;
-        w->path = malloc(w->cap);
-        if (!w->path)
-                return -ENOMEM;
-        memcpy(w->path, path, n + 1);
-        w->len = n;
-        return 0;
-}
-
-static int path_push(struct trees *w, const char *name)
-{
-        size_t n = strlen(name);
-
-        if (w->len + n + 2 > w->cap) {
-                size_t cap = (w->len + n + 2) * 2;
-                char *p = realloc(w->path, cap);
-
-                if (!p)
-                        return -ENOMEM;
-                w->path = p;
-                w->cap = cap;
-        }
-        w->path[w->len++] = '/';
-        memcpy(w->path + w->len, name, n + 1);
-        w->len += n;
-        return 0;
-}
-
-static void path_pop(struct trees *w, size_t len)
-{
-        w->len = len;
-        w->path[len] = '\0';
+        strbuf_addf(&w->path, "%s", path);
+        return w->path.oom ? -ENOMEM : 0;
 }
 
 static bool is_dot(const char *name)
@@ -94,7 +63,7 @@ static bool is_dot(const char *name)
  */
 static int walk(struct trees *w, int fd)
 {
-        struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = w->path, .visit = tree_visit, .data = &w->t };
+        struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = w->path.s, .visit = tree_visit, .data = &w->t };
         struct slots_error sub;
         int r;
 
@@ -198,7 +167,7 @@ static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, 
                 if (cur != docs_fd)
                         close(cur);
                 cur = fd;
-                r = path_push(w, comp);
+                r = strbuf_push_name(&w->path, comp);
                 if (r < 0) {
                         r = fail(w, NULL, r, "out of memory");
                         break;
@@ -279,7 +248,7 @@ int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *use
 out:
         slots_close(docs);
         free(rel);
-        free(w.path);
+        strbuf_free(&w.path);
         return r;
 }
 
@@ -289,7 +258,7 @@ static int release_one(struct trees *w, int docs_fd, const char *rel, const char
         int fd;
 
         /* Errors name paths from docs_root: the walk starts there again for each tree. */
-        path_pop(w, strlen(docs_root));
+        strbuf_truncate(&w->path, strlen(docs_root));
         fd = open_rel(w, docs_fd, rel, false, 0, 0);
         if (fd == -ENOENT && !w->failed)
                 return 0;
@@ -455,7 +424,7 @@ int slots_tree_release(int rootfd, const struct slots_config *c, const char *use
 out:
         slots_close(docs);
         free(rel);
-        free(w.path);
+        strbuf_free(&w.path);
         return r;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "strbuf.h"
 #include "walk.h"
 
 /* A directory entry read ahead when its folder had to be closed. */
@@ -39,8 +40,8 @@ struct walker {
         unsigned open_max;
         struct slots_first first;
         uint32_t dev_major, dev_minor;  /* the root's file system, for SLOTS_WALK_ONE_FS */
-        char *path;                     /* the entry being looked at, for messages */
-        size_t len, cap, root_len;
+        struct strbuf path;             /* the entry being looked at, for messages */
+        size_t root_len;
         struct frame *f;                /* the levels; [lo, n) are open */
         size_t n, cap_f, lo;
 };
@@ -48,31 +49,6 @@ struct walker {
 static bool is_dot(const char *name)
 {
         return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
-}
-
-static int path_push(struct walker *w, const char *name)
-{
-        size_t n = strlen(name);
-
-        if (w->len + n + 2 > w->cap) {
-                size_t cap = (w->len + n + 2) * 2;
-                char *p = realloc(w->path, cap);
-
-                if (!p)
-                        return -ENOMEM;
-                w->path = p;
-                w->cap = cap;
-        }
-        w->path[w->len++] = '/';
-        memcpy(w->path + w->len, name, n + 1);
-        w->len += n;
-        return 0;
-}
-
-static void path_pop(struct walker *w, size_t len)
-{
-        w->len = len;
-        w->path[len] = '\0';
 }
 
 void slots_walk_shown(const char *path, size_t root_len, char *buf, size_t size)
@@ -93,7 +69,7 @@ static int fail(struct walker *w, int r, const char *what, const char *fix)
 
         if (w->first.r < 0)
                 return r;
-        slots_walk_shown(w->path, w->root_len, shown, sizeof(shown));
+        slots_walk_shown(w->path.s, w->root_len, shown, sizeof(shown));
         slots_error_clear(&sub);
         slots_error_set(&sub, r, shown, "%s: %s", what, strerror(-r));
         if (fix)
@@ -263,13 +239,13 @@ static int reopen_parent(struct walker *w)
         if (fd < 0 || fstat(fd, &s) < 0) {
                 r = -errno;
                 slots_close(fd);
-                path_pop(w, f->len);
+                strbuf_truncate(&w->path, f->len);
                 return fail(w, r, "cannot open the folder above again; what was left of it was not walked",
                             "run the same command again");
         }
         if (!same_inode(&s, &p->sx)) {
                 close(fd);
-                path_pop(w, f->len);
+                strbuf_truncate(&w->path, f->len);
                 return fail(w, -ESTALE, "the folder was moved during the walk; what was left of it was not walked",
                             "run the same command again");
         }
@@ -277,7 +253,7 @@ static int reopen_parent(struct walker *w)
         if (!p->d) {
                 r = -errno;
                 close(fd);
-                path_pop(w, f->len);
+                strbuf_truncate(&w->path, f->len);
                 return fail(w, r, "cannot read the folder", NULL);
         }
         w->lo = w->n - 2;
@@ -299,14 +275,14 @@ static int pop(struct walker *w)
                         .fd = dirfd(f->d),
                         .sx = &f->sx,
                         .depth = f->depth,
-                        .path = w->path,
+                        .path = w->path.s,
                         .root_len = w->root_len,
                         .last_try = true,
                 };
 
                 (void) call(w, SLOTS_WALK_LEAVE, &en);
         }
-        path_pop(w, f->len);
+        strbuf_truncate(&w->path, f->len);
         frame_free(f);
         w->n--;
         if (w->lo > w->n)
@@ -347,7 +323,7 @@ static int changing(struct walker *w, int dfd, const char *name, unsigned depth)
 {
         struct statx sx = { 0 };
         struct slots_walk_entry en = { .parent_fd = dfd, .name = name, .fd = -1, .sx = &sx, .depth = depth,
-                                       .path = w->path, .root_len = w->root_len, .last_try = true };
+                                       .path = w->path.s, .root_len = w->root_len, .last_try = true };
         struct slots_error sub;
 
         slots_error_clear(&sub);
@@ -357,7 +333,7 @@ static int changing(struct walker *w, int dfd, const char *name, unsigned depth)
 }
 
 /*
- * Looks at the entry name of the deepest level (w->path names it) and shows it
+ * Looks at the entry name of the deepest level (w->path.s names it) and shows it
  * to the visitor; a folder to enter is pushed.  An entry replaced between the
  * look and the open is looked at again, a few times.
  */
@@ -368,7 +344,7 @@ static int look(struct walker *w, const char *name, size_t len)
 
         for (int tries = 0; tries < 3; tries++) {
                 struct slots_walk_entry en = { .parent_fd = dfd, .name = name, .fd = -1, .depth = top->depth + 1,
-                                               .path = w->path, .root_len = w->root_len, .last_try = tries == 2 };
+                                               .path = w->path.s, .root_len = w->root_len, .last_try = tries == 2 };
                 struct statx sx;
                 int r;
 
@@ -407,7 +383,7 @@ static int look(struct walker *w, const char *name, size_t len)
 /* The root: looked at through fd, shown, and entered through a fresh open of its own. */
 static int root(struct walker *w, int fd)
 {
-        struct slots_walk_entry en = { .parent_fd = -1, .path = w->path, .root_len = w->root_len, .last_try = true };
+        struct slots_walk_entry en = { .parent_fd = -1, .path = w->path.s, .root_len = w->root_len, .last_try = true };
         struct statx sx;
         int dfd, r;
 
@@ -428,7 +404,7 @@ static int root(struct walker *w, int fd)
                 close(dfd);
                 return r == SLOTS_WALK_SKIP ? 0 : r;
         }
-        return push(w, dfd, NULL, &sx, 0, w->len);
+        return push(w, dfd, NULL, &sx, 0, w->path.len);
 }
 
 int slots_walk(int fd, const struct slots_walk *how, struct slots_error *e)
@@ -438,17 +414,16 @@ int slots_walk(int fd, const struct slots_walk *how, struct slots_error *e)
         const char *start = how->path ? how->path : ".";
         int r;
 
-        w.len = strlen(start);
-        w.cap = w.len + 256;
-        w.path = malloc(w.cap);
-        if (!w.path)
+        strbuf_addf(&w.path, "%s", start);
+        if (w.path.oom) {
+                strbuf_free(&w.path);
                 return slots_error_set(e, -ENOMEM, start, "out of memory");
-        memcpy(w.path, start, w.len + 1);
-        w.root_len = w.len;
+        }
+        w.root_len = w.path.len;
         r = root(&w, fd);
         while (r != -ENOMEM && w.n > 0) {
                 const char *name = NULL;
-                size_t len = w.len, n = w.n;
+                size_t len = w.path.len, n = w.n;
 
                 r = next(&w, &name);
                 if (r <= 0) {
@@ -457,19 +432,19 @@ int slots_walk(int fd, const struct slots_walk *how, struct slots_error *e)
                                 break;
                         continue;
                 }
-                r = path_push(&w, name);
+                r = strbuf_push_name(&w.path, name);
                 if (r == 0)
                         r = look(&w, name, len);
                 /* A folder entered keeps its name on the path until it is left. */
                 if (w.n == n)
-                        path_pop(&w, len);
+                        strbuf_truncate(&w.path, len);
         }
         while (w.n > 0) {
                 frame_free(&w.f[w.n - 1]);
                 w.n--;
         }
         free(w.f);
-        free(w.path);
+        strbuf_free(&w.path);
         if (r == -ENOMEM)
                 return slots_error_set(e, r, start, "out of memory; the walk stopped");
         return w.first.r;

@@ -55,6 +55,32 @@ static void test_grows(void **state)
 }
 
 /* A reset empties the text and keeps the memory: the next text is written into it, whole. */
+/* A walk's path: names pushed one level deeper, cut back to a level left. */
+static void test_push_name(void **state)
+{
+        struct strbuf b = { 0 };
+        char name[300];
+        size_t top;
+
+        (void) state;
+        assert_int_equal(strbuf_push_name(&b, "srv"), 0);
+        assert_string_equal(strbuf_str(&b), "/srv");
+        top = b.len;
+        memset(name, 'n', sizeof(name) - 1);
+        name[sizeof(name) - 1] = '\0';
+        for (int i = 0; i < 40; i++)            /* grows past its first allocation many times */
+                assert_int_equal(strbuf_push_name(&b, name), 0);
+        assert_int_equal(b.len, top + 40 * sizeof(name));
+        assert_int_equal(strlen(b.s), b.len);
+        strbuf_truncate(&b, top);
+        assert_string_equal(strbuf_str(&b), "/srv");
+        strbuf_truncate(&b, top + 1);           /* beyond the text: nothing changes */
+        assert_string_equal(strbuf_str(&b), "/srv");
+        assert_int_equal(strbuf_push_name(&b, ""), 0);
+        assert_string_equal(strbuf_str(&b), "/srv/");
+        strbuf_free(&b);
+}
+
 static void test_reset(void **state)
 {
         struct strbuf b = { 0 };
@@ -85,6 +111,7 @@ int main(void)
                 cmocka_unit_test(test_rows),
                 cmocka_unit_test(test_grows),
                 cmocka_unit_test(test_reset),
+                cmocka_unit_test(test_push_name),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
