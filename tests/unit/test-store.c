@@ -497,7 +497,7 @@ static void test_store_relock_other_writer(void **state)
         slots_store_close(&s);
 }
 
-/* Changed in place (same inode, another size), or never saved by this store: read again. */
+/* Changed in place (same inode: another size, the same size, a chmod), or never saved here: read again. */
 static void test_store_relock_read_again(void **state)
 {
         static const char grown[] =
@@ -521,6 +521,30 @@ static void test_store_relock_read_again(void **state)
         assert_user(&s, 2, "alice-b");
         assert_int_equal(slots_table_get(s.table, 3, NULL, NULL, NULL), SLOTS_SLOT_FREE);
 
+        /*
+         * The same in place keeping the size (alice-b to alice-c), and a chmod: only the change
+         * time tells, and the kernel's clock ticks every few ms: each waits out the save's tick.
+         */
+        slots_store_close(&s);
+        open_and_assign(&s, 3, "bob");
+        slots_store_unlock(&s);
+        usleep(20000);
+        fd = openat(dfd, "slots.json", O_RDWR | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(pwrite(fd, "alice-c", 7, strstr(grown, "alice-b") - grown), 7);
+        close(fd);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_user(&s, 2, "alice-c");
+        assert_user(&s, 3, "bob");
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_unlock(&s);
+        usleep(20000);
+        assert_int_equal(fchmodat(dfd, "slots.json", 0600, 0), 0);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_int_equal(fchmodat(dfd, "slots.json", 0640, 0), 0);
+
         /* Opened and let go without a save: no file is held to know it by. */
         slots_store_close(&s);
         table_path(path, sizeof(path), "slots.json");
@@ -528,7 +552,7 @@ static void test_store_relock_read_again(void **state)
         slots_store_unlock(&s);
         assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
         assert_false(s.kept);
-        assert_user(&s, 2, "alice-b");
+        assert_user(&s, 2, "alice-c");
         slots_store_close(&s);
 }
 
