@@ -3,12 +3,15 @@
  * so drift of the machine hits all of them alike.  Before each sample an
  * untimed reset command runs (sh -c) and the file system is synced, so every
  * sample starts from the same state with nothing dirty.  A sample is the wall
- * time from spawning the command to reaping it; its peak memory is the
- * child's ru_maxrss.  Standard output is discarded; standard error is shown
+ * time from spawning the command to reaping it; its CPU time is the child's
+ * user and system time (with the children it reaped), which a busy machine
+ * changes far less than the wall time; its peak memory is the child's
+ * ru_maxrss.  Standard output is discarded; standard error is shown
  * only when a contender fails, which stops the run.
  *
  * Usage: timeit [-n RUNS] [-w WARMUP] [-r RESET] [-s SYNCDIR] -- LABEL CMD [ARG...] [-- LABEL CMD ...]
  * Prints one line per contender: LABEL<TAB>samples<TAB>median_us<TAB>min_us<TAB>p90_us<TAB>maxrss_kb
+ * <TAB>cpu_median_us
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +31,7 @@ struct contender {
         const char *label;
         char **argv;
         double *us;
+        double *cpu_us;
         long maxrss;
 };
 
@@ -65,7 +69,12 @@ static void show_errors(int errfd)
                         return;
 }
 
-static int run_one(struct contender *c, double *us, int errfd)
+static double tv_us(const struct timeval *tv)
+{
+        return (double) tv->tv_sec * 1e6 + (double) tv->tv_usec;
+}
+
+static int run_one(struct contender *c, double *us, double *cpu_us, int errfd)
 {
         posix_spawn_file_actions_t fa;
         struct rusage ru;
@@ -91,6 +100,7 @@ static int run_one(struct contender *c, double *us, int errfd)
                         return -1;
                 }
         *us = now_us() - t0;
+        *cpu_us = tv_us(&ru.ru_utime) + tv_us(&ru.ru_stime);
         if (ru.ru_maxrss > c->maxrss)
                 c->maxrss = ru.ru_maxrss;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -140,8 +150,9 @@ int main(int argc, char **argv)
                 if (i < argc)
                         argv[i++] = NULL;
                 cs[nc].us = calloc((size_t) runs, sizeof(double));
+                cs[nc].cpu_us = calloc((size_t) runs, sizeof(double));
                 cs[nc].maxrss = 0;
-                if (!cs[nc].us || runs < 1)
+                if (!cs[nc].us || !cs[nc].cpu_us || runs < 1)
                         return 2;
                 nc++;
         }
@@ -162,7 +173,7 @@ int main(int argc, char **argv)
         (void) unlink(errname);
         for (int round = 0; round < warmup + runs; round++) {
                 for (int k = 0; k < nc; k++) {
-                        double us;
+                        double us, cpu_us;
 
                         if (reset && system(reset) != 0) {
                                 fprintf(stderr, "timeit: reset failed: %s\n", reset);
@@ -170,18 +181,22 @@ int main(int argc, char **argv)
                         }
                         if (syncfd >= 0)
                                 (void) syncfs(syncfd);
-                        if (run_one(&cs[k], &us, errfd) < 0)
+                        if (run_one(&cs[k], &us, &cpu_us, errfd) < 0)
                                 return 1;
-                        if (round >= warmup)
+                        if (round >= warmup) {
                                 cs[k].us[round - warmup] = us;
+                                cs[k].cpu_us[round - warmup] = cpu_us;
+                        }
                 }
         }
         for (int k = 0; k < nc; k++) {
                 qsort(cs[k].us, (size_t) runs, sizeof(double), cmp_double);
-                printf("%s\t%d\t%.0f\t%.0f\t%.0f\t%ld\n", cs[k].label, runs, median(cs[k].us, runs),
+                qsort(cs[k].cpu_us, (size_t) runs, sizeof(double), cmp_double);
+                printf("%s\t%d\t%.0f\t%.0f\t%.0f\t%ld\t%.0f\n", cs[k].label, runs, median(cs[k].us, runs),
                        cs[k].us[0], cs[k].us[(runs * 9) / 10 < runs ? (runs * 9) / 10 : runs - 1],
-                       cs[k].maxrss);
+                       cs[k].maxrss, median(cs[k].cpu_us, runs));
                 free(cs[k].us);
+                free(cs[k].cpu_us);
         }
         return 0;
 }

@@ -347,23 +347,99 @@ static int mark_pending(struct slots_store *s, const char *table, const char *ho
         return 0;
 }
 
-/* Step 5: the pending slot rep->slot leaves the table (s opened here, *open set). */
-static int free_slot(struct slots_store *s, bool *open, const struct slots_config *c, gid_t service_gid,
-                     struct slots_release_report *rep, struct slots_error *e)
-{
-        int r = slots_store_open(s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
+/* Steps 1 and 5's hold on the table: the store (to be closed while open is set) and the slot's lock. */
+struct hold {
+        struct slots_store s;
+        bool open;
+        int lockfd;
+};
 
-        if (r < 0) {
-                rep->step = "step 5 of 5, freeing the slot in the table";
-                return r;
-        }
-        *open = true;
-        if (slots_table_get(s->table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
-                slots_table_remove(s->table, rep->slot);
-                r = slots_store_save(s, e);
+/* Step 1's look: the slot found (rep->slot, 0 when the user holds none), its lock in h, its state. */
+static int find_and_lock(struct hold *h, const struct slots_config *c, gid_t service_gid, const char *user,
+                         unsigned n, enum slots_slot_state *state, const char **holder,
+                         struct slots_release_report *rep, struct slots_error *e)
+{
+        for (int attempt = 0;; attempt++) {
+                unsigned found;
+                int r = slots_store_open(&h->s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
+
                 if (r < 0)
-                        rep->step = "step 5 of 5, freeing the slot in the table";
+                        return r;
+                h->open = true;
+                r = resolve(&h->s, user, n, &found, e);
+                if (r < 0)
+                        return r;
+                if (h->lockfd >= 0 && found != rep->slot) {
+                        /* The table changed while we waited for the slot's lock: look again. */
+                        slots_close(h->lockfd);
+                        h->lockfd = -1;
+                }
+                rep->slot = found;
+                if (found == 0)
+                        return 0;       /* the user holds no slot */
+                *state = slots_table_get(h->s.table, found, holder, NULL, NULL);
+                if (*state == SLOTS_SLOT_FREE || h->lockfd >= 0)
+                        return 0;
+                r = slots_release_lock(h->s.dirfd, h->s.name, found, false, e);
+                if (r != -EWOULDBLOCK) {
+                        h->lockfd = r;
+                        return r < 0 ? r : 0;
+                }
+                /* Another release of this slot runs: wait for it, then look again. */
+                r = wait_other_release(&h->s, &h->open, c->table, found, e);
+                if (r < 0)
+                        return r;
+                h->lockfd = r;
+                if (attempt > 100)
+                        return slots_error_set(e, -EAGAIN, c->table, "the table keeps changing under the release");
         }
+}
+
+/*
+ * Step 1: the slot found and locked, then the user leaves the table, which is
+ * unlocked at the end with its tree kept for step 5.  1 when there is nothing
+ * to release (the user holds no slot, the slot is free), 0, or -errno.
+ */
+static int step_mark(struct hold *h, const struct slots_config *c, gid_t service_gid, const char *user,
+                     unsigned n, char **tree_user, struct slots_release_report *rep, struct slots_error *e)
+{
+        enum slots_slot_state state = SLOTS_SLOT_FREE;
+        const char *holder = NULL;
+        int r = find_and_lock(h, c, service_gid, user, n, &state, &holder, rep, e);
+
+        if (r < 0)
+                return r;
+        if (rep->slot == 0)
+                return 1;
+        if (state == SLOTS_SLOT_FREE) {
+                rep->was_free = true;
+                return 1;
+        }
+        if (state == SLOTS_SLOT_ASSIGNED) {
+                r = mark_pending(&h->s, c->table, holder, tree_user, rep, e);
+                if (r < 0)
+                        return r;
+        }
+        slots_store_unlock(&h->s);
+        return 0;
+}
+
+/*
+ * Step 5: the pending slot rep->slot leaves the table, locked again.  Step 1's
+ * tree serves when the file is still the one step 1 saved; when anyone wrote
+ * the table in between, it is read again, and that write stays.
+ */
+static int free_slot(struct hold *h, struct slots_release_report *rep, struct slots_error *e)
+{
+        int r = slots_store_relock(&h->s, AT_FDCWD, e);
+
+        h->open = r == 0;
+        if (r == 0 && slots_table_get(h->s.table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
+                slots_table_remove(h->s.table, rep->slot);
+                r = slots_store_save(&h->s, e);
+        }
+        if (r < 0)
+                rep->step = "step 5 of 5, freeing the slot in the table";
         return r;
 }
 
@@ -373,12 +449,9 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
         struct slots_release_job j = { .rootfd = AT_FDCWD, .cfg = c, .svc_gid = service_gid,
                                        .lower_after_processes = nice_before != NULL,
                                        .nice_before = nice_before ? *nice_before : 0 };
+        struct hold h = { .lockfd = -1 };
         char name[SLOTS_NAME_MAX], *tree_user = NULL;
-        struct slots_store s = { .dirfd = -1, .lockfd = -1 };
-        const char *holder = NULL;
-        enum slots_slot_state state;
-        bool open = false;
-        int lockfd = -1, r;
+        int r;
 
         /* The caller's note callback (hard links the tree walk leaves alone) survives the reset. */
         j.tree.note = rep->tree.note;
@@ -387,73 +460,27 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
         j.kill_timeout_ms = kill_timeout();
 
         /* Step 1: find the slot, take its own lock, then the user leaves the table. */
-        for (int attempt = 0;; attempt++) {
-                unsigned found;
-
-                r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
-                if (r < 0)
-                        goto out;
-                open = true;
-                r = resolve(&s, user, n, &found, e);
-                if (r < 0)
-                        goto out;
-                if (lockfd >= 0 && found != rep->slot) {
-                        /* The table changed while we waited for the slot's lock: look again. */
-                        close(lockfd);
-                        lockfd = -1;
-                }
-                rep->slot = found;
-                if (found == 0)
-                        goto out;       /* the user holds no slot */
-                slots_slot_name(found, name);
-                state = slots_table_get(s.table, found, &holder, NULL, NULL);
-                if (state == SLOTS_SLOT_FREE) {
-                        rep->was_free = true;
-                        goto out;
-                }
-                if (lockfd >= 0)
-                        break;
-                lockfd = slots_release_lock(s.dirfd, s.name, found, false, e);
-                if (lockfd >= 0)
-                        break;
-                if (lockfd != -EWOULDBLOCK) {
-                        r = lockfd;
-                        goto out;
-                }
-                /* Another release of this slot runs: wait for it, then look again. */
-                lockfd = wait_other_release(&s, &open, c->table, found, e);
-                if (lockfd < 0) {
-                        r = lockfd;
-                        goto out;
-                }
-                if (attempt > 100) {
-                        r = slots_error_set(e, -EAGAIN, c->table, "the table keeps changing under the release");
-                        goto out;
-                }
+        r = step_mark(&h, c, service_gid, user, n, &tree_user, rep, e);
+        if (r != 0) {
+                r = r > 0 ? 0 : r;
+                goto out;
         }
-        if (state == SLOTS_SLOT_ASSIGNED) {
-                r = mark_pending(&s, c->table, holder, &tree_user, rep, e);
-                if (r < 0)
-                        goto out;
-        }
-        slots_store_close(&s);
-        open = false;
 
         /* Steps 2 to 4, under the slot's lock only. */
+        slots_slot_name(rep->slot, name);
         j.name = name;
         j.user = tree_user;
         r = run_steps(&j, &rep->step, e);
         rep->tree = j.tree;
         rep->procs = j.procs;
-        if (r < 0)
-                goto out;
 
         /* Step 5: the slot returns to the pool. */
-        r = free_slot(&s, &open, c, service_gid, rep, e);
+        if (r == 0)
+                r = free_slot(&h, rep, e);
 out:
-        if (open)
-                slots_store_close(&s);
-        slots_close(lockfd);
+        if (h.open)
+                slots_store_close(&h.s);
+        slots_close(h.lockfd);
         slots_pw_clear(&j.slot);
         free(tree_user);
         return r;

@@ -19,7 +19,8 @@
  *   4  scheduled jobs, FUSE mounts, home/state/run, temp files, shared folders,
  *      IPC objects and keyrings, then a last check that nothing runs and the
  *      three folders are exact;
- *   5  the entry leaves the table, under the table lock again.
+ *   5  the entry leaves the table, under the table lock again (step 1's tree
+ *      serves when the file is still the one step 1 saved, slots_store_relock).
  * Steps 2 to 4 run without the table lock (assign and status go on meanwhile)
  * but under the slot's own lock (byte n of the table's lock file, see
  * slots_release_lock), so two releases of one slot never overlap.  Step 2

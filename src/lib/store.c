@@ -60,20 +60,10 @@ static int take_lock(struct slots_store *s, const char *path, struct slots_error
         return 0;
 }
 
-int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
-                     unsigned flags, struct slots_error *e)
+/* The table's folder, checked, in s->dirfd; with SLOTS_STORE_WRITE its lock taken. */
+static int open_dir(struct slots_store *s, int rootfd, const char *path, unsigned flags, struct slots_error *e)
 {
-        char *text = NULL;
-        size_t len = 0;
         int r;
-
-        memset(s, 0, sizeof(*s));
-        s->dirfd = s->lockfd = -1;
-        s->pool = pool;
-        s->group = group;
-        s->path = strdup(path);
-        if (!s->path)
-                return -ENOMEM;
 
         if (flags & SLOTS_STORE_WRITE) {
                 /* The folder a writer replaces the table in: no symlink on the way, root's all the way. */
@@ -87,32 +77,72 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
 
                 r = slots_chase(rootfd, s->path, &how, &s->name, e);
                 if (r < 0 && r != -ENOENT)
-                        goto fail;
+                        return r;
         } else {
                 r = slots_open_parent_in(rootfd, s->path, &s->name);
         }
-        if (r < 0) {
-                slots_error_set(e, r, path, "cannot open its directory: %s", strerror(-r));
-                goto fail;
-        }
+        if (r < 0)
+                return slots_error_set(e, r, path, "cannot open its directory: %s", strerror(-r));
         s->dirfd = r;
         r = check_dir(s->dirfd, path, flags, e);
-        if (r < 0)
-                goto fail;
-
-        if (flags & SLOTS_STORE_WRITE) {
+        if (r == 0 && (flags & SLOTS_STORE_WRITE))
                 r = take_lock(s, path, e);
-                if (r < 0)
-                        goto fail;
-        }
+        return r;
+}
 
+/* What a relock brings: the tree of the file last saved, that file's stat and an fd on it (or -1). */
+struct kept {
+        struct slots_table *table;
+        struct stat st;
+        int fd;
+};
+
+/*
+ * The same file, unchanged since st_was: the index's test (table-index.c).  The
+ * inode cannot be another file's: the kept fd holds it, so its number is not
+ * given to a new file; and every writer saves through a new file renamed over
+ * the table, so a save by anyone else leaves another inode at the name.
+ */
+static bool same_file(const struct stat *now, const struct stat *st_was)
+{
+        return S_ISREG(now->st_mode) && now->st_dev == st_was->st_dev && now->st_ino == st_was->st_ino &&
+               now->st_size == st_was->st_size && now->st_ctim.tv_sec == st_was->st_ctim.tv_sec &&
+               now->st_ctim.tv_nsec == st_was->st_ctim.tv_nsec;
+}
+
+/* Takes the kept tree as s->table when the file at s->name is still the kept one: true, k emptied. */
+static bool adopt(struct slots_store *s, struct kept *k)
+{
+        struct stat now;
+
+        if (!k->table || k->fd < 0 || fstatat(s->dirfd, s->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !same_file(&now, &k->st))
+                return false;
+        s->table = k->table;
+        s->st = now;
+        s->filefd = k->fd;
+        s->exists = true;
+        s->kept = true;
+        k->table = NULL;
+        k->fd = -1;
+        return true;
+}
+
+/* s->table from the table file: k's tree when adopt() says so, else read and parsed. */
+static int load(struct slots_store *s, const char *path, unsigned pool, struct kept *k, struct slots_error *e)
+{
+        char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        if (k && adopt(s, k))
+                return 0;
         r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,
                             &text, &len, e);
         if (r == -ENOENT) {
                 slots_error_clear(e);
                 s->table = slots_table_new();
-                r = s->table ? 0 : -ENOMEM;
-                goto out;
+                return s->table ? 0 : -ENOMEM;
         }
         if (r == -ELOOP)
                 slots_error_fix(e, "replace the link with the table file itself");
@@ -121,18 +151,60 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 slots_error_fix(e, "move it away; slots-provision creates an empty table");
         else if (r == -EACCES)
                 slots_error_fix(e, "run as root or as a member of the table's group");
-        if (r < 0)
-                goto fail;
+        if (r < 0) {
+                free(text);
+                return r;
+        }
         s->exists = true;
         r = slots_table_parse(text, len, path, pool, &s->table, e);
-        if (r < 0)
-                goto fail;
-out:
         free(text);
         return r;
-fail:
-        free(text);
-        slots_store_close(s);
+}
+
+static int store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
+                      unsigned flags, struct kept *k, struct slots_error *e)
+{
+        int r;
+
+        memset(s, 0, sizeof(*s));
+        s->dirfd = s->lockfd = s->filefd = -1;
+        s->pool = pool;
+        s->group = group;
+        s->path = strdup(path);
+        r = s->path ? open_dir(s, rootfd, path, flags, e) : -ENOMEM;
+        if (r == 0)
+                r = load(s, path, pool, k, e);
+        if (r < 0)
+                slots_store_close(s);
+        return r;
+}
+
+int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
+                     unsigned flags, struct slots_error *e)
+{
+        return store_open(s, rootfd, path, pool, group, flags, NULL, e);
+}
+
+void slots_store_unlock(struct slots_store *s)
+{
+        slots_close(s->lockfd);
+        slots_close(s->dirfd);
+        s->lockfd = s->dirfd = -1;
+}
+
+int slots_store_relock(struct slots_store *s, int rootfd, struct slots_error *e)
+{
+        struct kept k = { .table = s->table, .st = s->st, .fd = s->filefd };
+        char *path = s->path;
+        int r;
+
+        s->table = NULL;
+        s->filefd = -1;
+        s->path = NULL;
+        r = store_open(s, rootfd, path, s->pool, s->group, SLOTS_STORE_WRITE, &k, e);
+        slots_table_free(k.table);
+        slots_close(k.fd);
+        free(path);
         return r;
 }
 
@@ -207,19 +279,32 @@ static int write_table(int fd, void *arg)
 }
 
 /*
- * The index pam_slots reads instead of the table (table-index.h), made from what
- * was just saved.  The table is saved whatever happens here: an index that is
- * missing or names an older table file is never trusted, so a failure only costs
- * the next sessions a read of the whole table.
+ * The file just saved, opened: s->st and s->filefd name it from now on (a
+ * relock knows it by them), and the index pam_slots reads instead of the table
+ * (table-index.h) is made from it.  The table is saved whatever happens here: an
+ * index that is missing or names an older table file is never trusted, so a
+ * failure only costs the next sessions a read of the whole table, and a relock a
+ * parse.
  */
-static void save_index(struct slots_store *s)
+static void saved(struct slots_store *s)
 {
         struct slots_error ie;
         struct stat st;
+        int fd;
 
+        slots_close(s->filefd);
+        s->filefd = -1;
+        fd = openat(s->dirfd, s->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                slots_close(fd);
+                return;
+        }
+        s->filefd = fd;
+        s->st = st;
         slots_error_clear(&ie);
-        if (fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-                (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
+        (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
 }
 
 int slots_store_reindex(struct slots_store *s, struct slots_error *e)
@@ -244,7 +329,7 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
         r = slots_replace_with(s->dirfd, s->name, s->path, write_table, s->table, &def, 0, e);
         if (r == 0) {
                 s->exists = true;
-                save_index(s);
+                saved(s);
         }
         return r;
 }
@@ -255,7 +340,8 @@ void slots_store_close(struct slots_store *s)
         s->table = NULL;
         slots_close(s->lockfd);
         slots_close(s->dirfd);
-        s->lockfd = s->dirfd = -1;
+        slots_close(s->filefd);
+        s->lockfd = s->dirfd = s->filefd = -1;
         free(s->path);
         s->path = NULL;
 }

@@ -14,7 +14,9 @@ struct slots_store {
         const char *name;               /* last component of path */
         int lockfd;                     /* -1 unless opened for writing */
         bool exists;                    /* the table file existed when loaded */
-        struct stat st;                 /* its stat when it existed */
+        struct stat st;                 /* its stat when it existed; after a save, the saved file's */
+        int filefd;                     /* -1, or after a save the saved file, open: its inode stays taken */
+        bool kept;                      /* slots_store_relock kept the table, not read again */
         gid_t group;                    /* service group: owner group of a new table */
         unsigned pool;
         struct slots_table *table;
@@ -48,6 +50,22 @@ int slots_store_reindex(struct slots_store *s, struct slots_error *e);
 
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
+
+/*
+ * Lets the lock of a store opened for writing go and keeps its table, with
+ * what names the file the table was saved to (its stat, and an fd on it).
+ * Only slots_store_relock and slots_store_close may follow.
+ */
+void slots_store_unlock(struct slots_store *s);
+
+/*
+ * slots_store_open for writing again, of the same path, pool and group, after
+ * slots_store_unlock: when the table file is still the one s last saved (the
+ * same device, inode, size and change time), s->table stays as it is and
+ * s->kept is set; else the file is read and parsed again.  Returns what
+ * slots_store_open returns; on failure s is closed.
+ */
+int slots_store_relock(struct slots_store *s, int rootfd, struct slots_error *e);
 
 /*
  * The table's policy: root:<service group> 0640 and no POSIX ACL, so the

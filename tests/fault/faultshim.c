@@ -1,13 +1,15 @@
 /*
  * faultshim.so: an LD_PRELOAD library that counts the system calls a command makes
- * (by default the file-changing ones) and, at the Nth one, kills the command with
- * SIGKILL or makes the call fail with a chosen errno.  The reliability tests
+ * (by default the file-changing ones) and, at the Nth one, kills or stops the command with
+ * SIGKILL or SIGSTOP, or makes the call fail with a chosen errno.  The reliability tests
  * (tests/reliability) drive it through the environment:
  *
  *   FAULT_LOG=FILE        append one line per counted call: "N call target"
  *   FAULT_AT=N            act at the Nth counted call (1-based); unset: only count
  *   FAULT_ACTION=A        kill (SIGKILL before the call), kill-after (the call
- *                         runs, then SIGKILL), or an errno name: ENOSPC, EIO,
+ *                         runs, then SIGKILL), stop (SIGSTOP before the call: the
+ *                         command goes on at SIGCONT, so a test can act between
+ *                         two of its steps), or an errno name: ENOSPC, EIO,
  *                         EPERM, EDQUOT, EACCES, EROFS, EINTR, EAGAIN, EMFILE,
  *                         ENOMEM, and for races and odd file systems ENOENT,
  *                         ELOOP, EEXIST, ENODATA, EOPNOTSUPP, ERANGE, ESRCH,
@@ -207,7 +209,7 @@ static const struct {
         { "ESRCH", ESRCH },   { "ENOSYS", ENOSYS },
 };
 
-enum action { A_NONE, A_KILL, A_KILL_AFTER, A_ERRNO };
+enum action { A_NONE, A_KILL, A_KILL_AFTER, A_STOP, A_ERRNO };
 
 static struct {
         bool active;                    /* this is the pinned process and the program matches */
@@ -370,6 +372,8 @@ __attribute__((constructor)) static void faultshim_init(void)
                 S.action = A_KILL;
         } else if (strcmp(v, "kill-after") == 0) {
                 S.action = A_KILL_AFTER;
+        } else if (strcmp(v, "stop") == 0) {
+                S.action = A_STOP;
         } else {
                 S.action = A_NONE;
                 for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
@@ -552,6 +556,9 @@ static bool before(enum call c, int fd, const char *name, bool *kill_after, cons
                 break;
         case A_KILL_AFTER:
                 *kill_after = true;
+                break;
+        case A_STOP:
+                (void) sys(SYS_kill, getpid(), SIGSTOP, 0, 0);
                 break;
         case A_ERRNO:
                 return true;

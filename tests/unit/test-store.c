@@ -3,7 +3,8 @@
  * owner, group, mode and ACL; a missing table is created root:<group> 0640; a folder
  * others or a foreign group can write, a symlink or a FIFO at the table or its lock is
  * refused; a malformed table is refused with its position (kind invalid) and nothing is
- * written; a save that fails (injected) leaves the table as it was.
+ * written; a save that fails (injected) leaves the table as it was; a relock keeps
+ * the tree only while the file is the one the store saved.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -411,6 +412,172 @@ static void test_store_index_fault(void **state)
         assert_dir("slots.json,slots.json.lock");
 }
 
+/* ---- slots_store_unlock / slots_store_relock: the tree kept while the lock is let go ---- */
+
+/* Opens the scratch table for writing, gives slot n to user and saves. */
+static void open_and_assign(struct slots_store *s, unsigned n, const char *user)
+{
+        struct slots_error e;
+        char path[512];
+
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        if (slots_store_open(s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e) != 0)
+                fail_msg("%s: %s", e.object, e.reason);
+        assert_int_equal(slots_table_assign(s->table, n, user, "2026-10-02T00:00:00Z"), 0);
+        assert_int_equal(slots_store_save(s, &e), 0);
+}
+
+static void assert_user(const struct slots_store *s, unsigned n, const char *want)
+{
+        const char *user = NULL;
+
+        assert_int_equal(slots_table_get(s->table, n, &user, NULL, NULL), SLOTS_SLOT_ASSIGNED);
+        assert_string_equal(user, want);
+}
+
+/* Nothing wrote the table while it was unlocked: the tree stays, not read again; the lock is back. */
+static void test_store_relock_kept(void **state)
+{
+        struct slots_table *before;
+        struct slots_store s, other;
+        struct slots_error e;
+        char path[512];
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        open_and_assign(&s, 3, "bob");
+        before = s.table;
+        slots_store_unlock(&s);
+        assert_int_equal(s.lockfd, -1);
+        /* Unlocked: another writer gets the lock at once. */
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&other, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
+        assert_false(other.kept);
+        slots_store_close(&other);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_true(s.kept);
+        assert_ptr_equal(s.table, before);
+        assert_true(s.lockfd >= 0);
+        assert_int_equal(slots_table_remove(s.table, 2), 0);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_file("slots.json",
+                    "{\n  \"slots\": {\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
+                    "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
+                    owner_uid(), owner_gid(), 0640);
+}
+
+/*
+ * Another writer saved while the table was unlocked, a table of the very same size
+ * (carol and alice have as many letters), most likely within the same tick of the
+ * change time: its new file is another inode, so the table is read again and the
+ * other's change stays.
+ */
+static void test_store_relock_other_writer(void **state)
+{
+        struct slots_store s, other;
+        struct slots_error e;
+        struct stat mine, theirs;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        open_and_assign(&s, 3, "bob");
+        mine = s.st;
+        slots_store_unlock(&s);
+        open_and_assign(&other, 3, "eve");
+        theirs = other.st;
+        slots_store_close(&other);
+        assert_int_equal(mine.st_size, theirs.st_size);
+        assert_true(mine.st_ino != theirs.st_ino);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_user(&s, 3, "eve");
+        assert_user(&s, 2, "alice");
+        slots_store_close(&s);
+}
+
+/* Changed in place (same inode: another size, the same size, a chmod), or never saved here: read again. */
+static void test_store_relock_read_again(void **state)
+{
+        static const char grown[] =
+                "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+                "      \"user\": \"alice-b\"\n    }\n  },\n  \"version\": 1\n}\n";
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+        int fd;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        open_and_assign(&s, 3, "bob");
+        slots_store_unlock(&s);
+        fd = openat(dfd, "slots.json", O_WRONLY | O_TRUNC | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, grown, sizeof(grown) - 1), (ssize_t) sizeof(grown) - 1);
+        close(fd);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_user(&s, 2, "alice-b");
+        assert_int_equal(slots_table_get(s.table, 3, NULL, NULL, NULL), SLOTS_SLOT_FREE);
+
+        /*
+         * The same in place keeping the size (alice-b to alice-c), and a chmod: only the change
+         * time tells, and the kernel's clock ticks every few ms: each waits out the save's tick.
+         */
+        slots_store_close(&s);
+        open_and_assign(&s, 3, "bob");
+        slots_store_unlock(&s);
+        usleep(20000);
+        fd = openat(dfd, "slots.json", O_RDWR | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(pwrite(fd, "alice-c", 7, strstr(grown, "alice-b") - grown), 7);
+        close(fd);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_user(&s, 2, "alice-c");
+        assert_user(&s, 3, "bob");
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_unlock(&s);
+        usleep(20000);
+        assert_int_equal(fchmodat(dfd, "slots.json", 0600, 0), 0);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_int_equal(fchmodat(dfd, "slots.json", 0640, 0), 0);
+
+        /* Opened and let go without a save: no file is held to know it by. */
+        slots_store_close(&s);
+        table_path(path, sizeof(path), "slots.json");
+        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
+        slots_store_unlock(&s);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
+        assert_false(s.kept);
+        assert_user(&s, 2, "alice-c");
+        slots_store_close(&s);
+}
+
+/* A relock that cannot open the table (its folder now writable by others) closes the store. */
+static void test_store_relock_refused(void **state)
+{
+        struct slots_store s;
+        struct slots_error e;
+        struct stat st;
+
+        (void) state;
+        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
+        open_and_assign(&s, 3, "bob");
+        slots_store_unlock(&s);
+        assert_int_equal(fstat(dfd, &st), 0);
+        assert_int_equal(fchmod(dfd, 0777), 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), -EPERM);
+        assert_non_null(strstr(e.reason, "writable by others"));
+        assert_null(s.table);
+        assert_int_equal(s.filefd, -1);
+        assert_int_equal(fchmod(dfd, st.st_mode & 07777), 0);
+        slots_store_close(&s);
+}
+
 static void test_store_bad_path(void **state)
 {
         struct slots_store s;
@@ -562,6 +729,10 @@ int main(void)
                 TEST(test_store_not_text),
                 TEST(test_store_save_fault),
                 TEST(test_store_index_fault),
+                TEST(test_store_relock_kept),
+                TEST(test_store_relock_other_writer),
+                TEST(test_store_relock_read_again),
+                TEST(test_store_relock_refused),
                 TEST(test_store_bad_path),
                 TEST(test_verdict_table),
                 TEST(test_verdict_acl),
