@@ -57,7 +57,7 @@ bench_host() {
 	chmod 0700 "$d/app/private"
 	mkdir -p /etc/slots
 	cat >/etc/slots/slots.conf <<EOF
-{"service": "$SVC", "slots": $n, "uid_min": 20001, "uid_max": 29999,
+{"service": "$SVC", "slots": $n, "uid_min": 20001, "uid_max": 30000,
  "app_root": "$d/app", "launcher": "launch", "docs_root": "$d/docs", "shared_dirs": ["shared"],
  "slots_root": "$d/slots", "private_paths": ["$d/app/private"],
  "limits": {"default": {"nofile": 1024, "nproc": 512}}}

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accountmap.h"
 #include "arena.h"
 #include "cmdutil.h"
 #include "ids.h"
@@ -30,29 +30,22 @@ struct status {
         unsigned assigned, pending, test;
 };
 
-/* Account uids of the pool: one enumeration, then a lookup for each slot it did not list (LDAP). */
+/* Account uids of the pool: one enumeration (accountmap.c), a lookup by name for each slot it did not list. */
 static int pool_uids(unsigned pool, long *uids)
 {
-        struct passwd *pw;
+        struct slots_accountmap *m = NULL;
+        struct slots_error e;
         int r = 0;
 
-        for (unsigned n = 0; n <= pool; n++)
-                uids[n] = -1;
-        setpwent();
-        while ((pw = getpwent())) {
-                unsigned n = slots_slot_parse(pw->pw_name);
-                if (n && n <= pool && uids[n] < 0)
-                        uids[n] = (long) pw->pw_uid;
-        }
-        endpwent();
+        /* Without the map (out of memory) every slot is looked up by name: slower, the same answers. */
+        (void) slots_accountmap_read(NULL, SLOTS_AMAP_PASSWD, &m, &e);
+        uids[0] = -1;
         for (unsigned n = 1; n <= pool; n++) {
                 char name[SLOTS_NAME_MAX];
                 struct slots_pw p;
-                int k;
+                int k = slots_amap_user(m, slots_slot_name(n, name), &p);
 
-                if (uids[n] >= 0)
-                        continue;
-                k = slots_nss_user(slots_slot_name(n, name), &p);
+                uids[n] = -1;
                 if (k < 0)
                         r = k;
                 if (k > 0) {
@@ -60,6 +53,7 @@ static int pool_uids(unsigned pool, long *uids)
                         slots_pw_clear(&p);
                 }
         }
+        slots_accountmap_free(m);
         return r;
 }
 

@@ -17,9 +17,15 @@
 #include "escape.h"
 #include "procs.h"
 
-int check_ident_password_field(const char *name, char **hash, bool *in_passwd)
+int check_ident_password_field(const struct slots_accountmap *m, const char *name, char **hash, bool *in_passwd)
 {
         size_t size = 1024;
+        int listed = slots_amap_shadow(m, name, hash);
+
+        if (listed != 0) {
+                *in_passwd = false;
+                return listed < 0 ? listed : 0;
+        }
 
         for (;;) {
                 struct spwd sp, *sres = NULL;
@@ -85,7 +91,8 @@ enum slots_hash_method check_ident_hash_method(const char *hash, bool *have_lib)
 }
 
 /* The groups that name the account, as the verdict takes them: its primary group, then the others. */
-static int ident_groups(const struct slotinfo *s, struct slots_identity_group **out, size_t *n, char ***names)
+static int ident_groups(const struct ctx *k, const struct slotinfo *s, struct slots_identity_group **out, size_t *n,
+                        char ***names)
 {
         size_t max = 1 + (s->have_id ? (size_t) s->id.n_groups : 0);
         struct slots_identity_group *g = calloc(max, sizeof(*g));
@@ -98,16 +105,15 @@ static int ident_groups(const struct slotinfo *s, struct slots_identity_group **
                 return -ENOMEM;
         for (size_t i = 0; i < max; i++) {
                 gid_t gid = i == 0 ? s->pw.gid : s->id.groups[i - 1];
-                struct slots_gr gr = { 0 };
+                int r;
 
                 if (i > 0 && gid == s->pw.gid)
                         continue;
-                if (slots_nss_gid(gid, &gr) > 0)
-                        nm[*n] = strdup(gr.name);
-                else if (asprintf(&nm[*n], "gid %u (no group)", (unsigned) gid) < 0)
-                        nm[*n] = NULL;
-                slots_gr_clear(&gr);
-                if (!nm[*n])
+                r = slots_amap_gid(k->accounts, gid, &nm[*n]);
+                if (r == 0 || (r < 0 && r != -ENOMEM))
+                        if (asprintf(&nm[*n], "gid %u (no group)", (unsigned) gid) < 0)
+                                nm[*n] = NULL;
+                if (r == -ENOMEM || !nm[*n])
                         return -ENOMEM;
                 g[*n].name = nm[*n];
                 g[*n].primary = i == 0;
@@ -130,14 +136,12 @@ static void add_verdict(const struct slots_identity_verdict *v, struct strbuf *d
 }
 
 /* The gid of the group named like the slot, else its primary gid. */
-static gid_t slot_gid(const struct slotinfo *s)
+static gid_t slot_gid(const struct ctx *k, const struct slotinfo *s)
 {
-        struct slots_gr gr = { 0 };
-        gid_t gid = s->pw.gid;
+        gid_t gid;
 
-        if (slots_nss_group(s->name, &gr) > 0)
-                gid = gr.gid;
-        slots_gr_clear(&gr);
+        if (slots_amap_group(k->accounts, s->name, &gid) <= 0)
+                gid = s->pw.gid;
         return gid;
 }
 
@@ -148,7 +152,7 @@ static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strb
         bool free_slot = s->user == NULL;
         struct slots_procs_report rep;
         struct slots_error e;
-        gid_t gid = slot_gid(s);
+        gid_t gid = slot_gid(k, s);
         bool borrowed = false;
 
         /* One read of /proc for the whole run: every slot of the pool is matched against it. */
@@ -203,7 +207,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
                 k->err = -ENOMEM;
                 goto out;
         }
-        if (ident_groups(s, &groups, &n, &names) < 0) {
+        if (ident_groups(k, s, &groups, &n, &names) < 0) {
                 k->err = -ENOMEM;
                 goto out;
         }
@@ -218,7 +222,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "subordinate ids not looked at: %s: %s", e.object, e.reason);
         }
-        if (root && !own_password_row && check_ident_password_field(s->name, &hash, &id.hash_in_passwd) == 0) {
+        if (root && !own_password_row && check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd) == 0) {
                 bool have_lib;
 
                 id.hash = hash;

@@ -11,11 +11,11 @@
 #include "strbuf.h"
 
 /*
- * The password field of name: the shadow entry, else the passwd field
- * (*in_passwd).  *hash is malloc'ed; clear it with explicit_bzero before free.
- * Returns 0 or -errno.
+ * The password field of name: the shadow entry (from m when it lists name, else asked by
+ * name), else the passwd field (*in_passwd).  *hash is malloc'ed; clear it with
+ * explicit_bzero before free.  Returns 0 or -errno.
  */
-int check_ident_password_field(const char *name, char **hash, bool *in_passwd);
+int check_ident_password_field(const struct slots_accountmap *m, const char *name, char **hash, bool *in_passwd);
 
 /*
  * libxcrypt's word on hash (crypt_checksalt(), loaded on first use: only check

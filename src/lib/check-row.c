@@ -43,6 +43,17 @@ void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, cons
         strbuf_free(&f);
 }
 
+void slot_lookup(struct ctx *k, struct slotinfo *s)
+{
+        int n;
+
+        s->found = slots_amap_user(k->accounts, s->name, &s->pw);
+        if (s->found <= 0 || slots_amap_grouplist(k->accounts, s->name, s->pw.gid, &s->groups, &n) < 0)
+                return;
+        s->id = (struct slots_ident){ .uid = s->pw.uid, .gid = s->pw.gid, .groups = s->groups, .n_groups = n };
+        s->have_id = true;
+}
+
 struct slots_perm_names names_for(const struct ctx *k)
 {
         return (struct slots_perm_names){

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "accountmap.h"
 #include "config.h"
 #include "ids.h"
 #include "nss.h"
@@ -82,6 +83,7 @@ struct ctx {
         size_t *sudo_slots;             /* the slots with sudo_rows, as indexes into slots */
         size_t n_sudo;
         struct slots_proc_table *procs; /* every process, read once for the account rows (check-ident.c) */
+        struct slots_accountmap *accounts;      /* passwd, group (and as root shadow), read once per run */
 };
 
 
@@ -90,6 +92,12 @@ void add_row(struct ctx *k, enum slots_check_status st, const char *check, const
              const struct strbuf *detail, const struct strbuf *fix);
 void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/*
+ * Slot s's account (s->n and s->name set): found, pw, and its groups as the drop takes them
+ * (id, groups, have_id), from the run's account map (NSS for a name the map does not list).
+ */
+void slot_lookup(struct ctx *k, struct slotinfo *s);
 
 /* How fix lines name accounts; a file the slot must not own goes to the service. */
 struct slots_perm_names names_for(const struct ctx *k);

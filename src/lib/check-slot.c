@@ -101,8 +101,8 @@ void check_account(struct ctx *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
         struct strbuf d = { 0 }, f = { 0 }, note = { 0 };
-        struct slots_gr shared = { 0 };
         char *home = NULL, *shared_name = NULL;
+        gid_t shared_gid = 0;
         const char *dir;
         bool range_ok;
         int r;
@@ -122,13 +122,13 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 k->err = -ENOMEM;
                 goto out;
         }
-        r = slots_nss_group(shared_name, &shared);
+        r = slots_amap_group(k->accounts, shared_name, &shared_gid);
         if (r <= 0) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "the group %s does not exist", shared_name);
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared.gid)) {
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared_gid)) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "not a member of %s", shared_name);
                 strbuf_sep(&f, " && ");
@@ -162,7 +162,6 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
         }
 out:
-        slots_gr_clear(&shared);
         strbuf_free(&note);
         free(shared_name);
         free(home);
@@ -176,7 +175,6 @@ out:
  */
 void check_folders(struct ctx *k, const struct slotinfo *s)
 {
-        struct slots_gr gr = { 0 };
         struct slots_error e;
         gid_t gid;
         int r;
@@ -188,9 +186,8 @@ void check_folders(struct ctx *k, const struct slotinfo *s)
                          "needs root: home, state and run are the slot's own, 0700");
                 return;
         }
-        r = slots_nss_group(s->name, &gr);
-        gid = r > 0 ? gr.gid : s->pw.gid;
-        slots_gr_clear(&gr);
+        if (slots_amap_group(k->accounts, s->name, &gid) <= 0)
+                gid = s->pw.gid;
         slots_error_clear(&e);
         r = slots_check_folders(k->rootfd, k->cfg, s->name, s->pw.uid, gid, s->user != NULL, &e);
         if (r < 0)
@@ -214,7 +211,7 @@ void check_password(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        r = check_ident_password_field(s->name, &hash, &id.hash_in_passwd);
+        r = check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd);
         if (r < 0) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
                          "run the check as root; repair /etc/shadow or the name service",
@@ -713,18 +710,18 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
 void check_other_accounts(struct ctx *k)
 {
         unsigned fine = 0;
+        size_t next = 0;        /* k->slots is in slot order: the next one checked above */
 
         for (unsigned n = 1; n <= k->cfg->slots && !k->err; n++) {
                 struct slotinfo s = { .n = n };
-                size_t i, rows = k->rep->n;
+                size_t rows = k->rep->n;
 
-                for (i = 0; i < k->n_slots && k->slots[i].n != n; i++)
-                        ;
-                if (i < k->n_slots)
+                if (next < k->n_slots && k->slots[next].n == n) {
+                        next++;
                         continue;
+                }
                 slots_slot_name(n, s.name);
-                s.found = slots_nss_user(s.name, &s.pw);
-                s.have_id = s.found > 0 && slots_ident_of(s.name, &s.id, &s.groups) == 0;
+                slot_lookup(k, &s);
                 check_account(k, &s);
                 if (k->rep->n == rows + 1 && k->rep->rows[rows].status == SLOTS_CHECK_PASS) {
                         free(k->rep->rows[rows].detail);

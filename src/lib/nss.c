@@ -241,3 +241,72 @@ const char *slots_gid_name(gid_t gid, char *buf, size_t size)
         }
         return buf;
 }
+
+/* The sources of db's line in text, as [start, end) pairs into sources (at most max); -1 when there is none. */
+static int db_sources(const char *text, const char *db, const char **src, size_t *len, int max, bool *actions)
+{
+        size_t dblen = strlen(db);
+
+        *actions = false;
+        for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+                const char *end = strchr(line, '\n'), *p = line;
+                int n = 0;
+
+                if (!end)
+                        end = line + strlen(line);
+                while (p < end && (*p == ' ' || *p == '\t'))
+                        p++;
+                if ((size_t) (end - p) <= dblen || strncmp(p, db, dblen) != 0)
+                        continue;
+                p += dblen;
+                while (p < end && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (p >= end || *p != ':')
+                        continue;
+                for (p++; p < end && *p != '#';) {
+                        const char *w = p, *close;
+
+                        if (*p == ' ' || *p == '\t') {
+                                p++;
+                                continue;
+                        }
+                        if (*p == '[') {
+                                *actions = true;
+                                close = memchr(p, ']', (size_t) (end - p));
+                                p = close ? close + 1 : end;
+                                continue;
+                        }
+                        while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
+                                p++;
+                        if (n == max)
+                                *actions = true;        /* more sources than are looked at: trust none */
+                        else
+                                src[n] = w, len[n++] = (size_t) (p - w);
+                }
+                return n;       /* the first line naming the database is the one read */
+        }
+        return -1;
+}
+
+static bool lists_all(const char *s, size_t n)
+{
+        return (n == 5 && strncmp(s, "files", 5) == 0) || (n == 7 && strncmp(s, "systemd", 7) == 0);
+}
+
+enum slots_nss_enum slots_nss_enumerable(const char *text, const char *db)
+{
+        const char *src[16];
+        size_t len[16];
+        bool actions;
+        int n = text ? db_sources(text, db, src, len, 16, &actions) : -1, full = 0;
+
+        if (n < 0)
+                return SLOTS_NSS_ENUM_NO_LINE;
+        if (n == 0 || actions)
+                return SLOTS_NSS_ENUM_NONE;
+        while (full < n && lists_all(src[full], len[full]))
+                full++;
+        if (full == n)
+                return SLOTS_NSS_ENUM_ALL;
+        return full == n - 1 ? SLOTS_NSS_ENUM_NAMES : SLOTS_NSS_ENUM_NONE;
+}

@@ -51,3 +51,16 @@ const char *slots_gid_name(gid_t gid, char *buf, size_t size);
  */
 int slots_nss_masked_source(const char *text, const char *db, char *src, size_t srcsize, char *next,
                             size_t nextsize);
+
+/*
+ * What an enumeration of database db ("passwd", "group", "shadow", "initgroups") answers, by
+ * the db's line in nsswitch.conf's text.  Only "files" and "systemd" are known to list every
+ * entry they would return by name; a directory (ldap, sss) may list none (sssd's default).
+ */
+enum slots_nss_enum {
+        SLOTS_NSS_ENUM_NO_LINE, /* text names no such database (nothing known: as NONE) */
+        SLOTS_NSS_ENUM_NONE,    /* no line, an action ([...]), or a source that may not enumerate before another */
+        SLOTS_NSS_ENUM_NAMES,   /* every source but the last lists all: an entry listed is the answer by name */
+        SLOTS_NSS_ENUM_ALL,     /* every source lists all: the entries listed are all there are */
+};
+enum slots_nss_enum slots_nss_enumerable(const char *text, const char *db);

@@ -177,38 +177,46 @@ void slots_run_closefrom(int low)
         }
 }
 
+int slots_grouplist(const char *account, gid_t gid, gid_t **groups, int *count)
+{
+        int n = 16;
+        gid_t *g = NULL;
+
+        for (;;) {
+                gid_t *ng = realloc(g, (size_t) n * sizeof(gid_t));
+                int want = n;
+
+                if (!ng) {
+                        free(g);
+                        return -ENOMEM;
+                }
+                g = ng;
+                if (getgrouplist(account, gid, g, &want) >= 0) {
+                        *groups = g;
+                        *count = want;
+                        return 0;
+                }
+                n = want <= n ? n * 2 : want;
+        }
+}
+
 int slots_ident_of(const char *account, struct slots_ident *id, gid_t **groups)
 {
         struct slots_pw pw;
-        int n = 16, r;
-        gid_t *g = NULL;
+        gid_t *g;
+        int n, r;
 
         r = slots_nss_user(account, &pw);
         if (r <= 0)
                 return r == 0 ? -ENOENT : r;
-        for (;;) {
-                gid_t *ng = realloc(g, (size_t) n * sizeof(gid_t));
-                int want = n;
-                if (!ng) {
-                        free(g);
-                        slots_pw_clear(&pw);
-                        return -ENOMEM;
-                }
-                g = ng;
-                if (getgrouplist(pw.name, pw.gid, g, &want) >= 0) {
-                        n = want;
-                        break;
-                }
-                if (want <= n)
-                        n *= 2;
-                else
-                        n = want;
+        r = slots_grouplist(pw.name, pw.gid, &g, &n);
+        if (r == 0) {
+                id->uid = pw.uid;
+                id->gid = pw.gid;
+                id->groups = g;
+                id->n_groups = n;
+                *groups = g;
         }
-        id->uid = pw.uid;
-        id->gid = pw.gid;
-        id->groups = g;
-        id->n_groups = n;
-        *groups = g;
         slots_pw_clear(&pw);
-        return 0;
+        return r;
 }

@@ -56,5 +56,8 @@ void slots_run_closefrom(int low);
  */
 int slots_run_as_unkillable(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms);
 
+/* getgrouplist(3) of account with primary group gid, in a buffer that grows until the list fits (*groups malloc'ed). */
+int slots_grouplist(const char *account, gid_t gid, gid_t **groups, int *count);
+
 /* Fills id from an account: its primary group plus every group NSS lists it in. *groups is malloc'ed. */
 int slots_ident_of(const char *account, struct slots_ident *id, gid_t **groups);

@@ -25,9 +25,7 @@ static int add_slot(struct ctx *k, unsigned n, const char *user)
         s->n = n;
         slots_slot_name(n, s->name);
         s->user = user;
-        s->found = slots_nss_user(s->name, &s->pw);
-        if (s->found > 0 && slots_ident_of(s->name, &s->id, &s->groups) == 0)
-                s->have_id = true;
+        slot_lookup(k, s);
         if (user && k->cfg->docs_root) {
                 char *rel = slots_config_user_tree(k->cfg, user), *shown = slots_config_user_tree(k->cfg, "<user>");
 
@@ -288,6 +286,7 @@ static void ctx_free(struct ctx *k)
                 probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
         slots_procs_table_free(k->procs);
+        slots_accountmap_free(k->accounts);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
         free(k->svc_groups);
@@ -519,6 +518,10 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 find_releases(&k);
         check_slotctl(&k);
         check_pending(&k);
+        /* Every slot's account, groups and password from one read of each database. */
+        if (!k.err && slots_accountmap_read(NULL, SLOTS_AMAP_PASSWD | SLOTS_AMAP_GROUP | (root ? SLOTS_AMAP_SHADOW : 0),
+                                            &k.accounts, &(struct slots_error){ 0 }) < 0)
+                k.err = -ENOMEM;
         if (k.err || collect_slots(&k) < 0 || build_plan(&k) < 0) {
                 k.err = -ENOMEM;
                 goto out;

@@ -1,4 +1,7 @@
-/* slots_nss_masked_source: which nsswitch.conf lines hide a down directory, as a table. */
+/*
+ * nsswitch.conf as two tables: which lines hide a down directory (slots_nss_masked_source), and
+ * what an enumeration of a database answers (slots_nss_enumerable).
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,9 +57,57 @@ static void test_rows(void **state)
         }
 }
 
+static const struct {
+        const char *text;
+        const char *db;
+        enum slots_nss_enum want;
+} enum_rows[] = {
+        { "passwd: files\n", "passwd", SLOTS_NSS_ENUM_ALL },
+        { "passwd:         files systemd\n", "passwd", SLOTS_NSS_ENUM_ALL },
+        { "passwd: files ldap\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: files systemd sss\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: sss files\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: files sss ldap\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: ldap\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: compat\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: compat files\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: files [NOTFOUND=return] ldap\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: files [ NOTFOUND=return ]\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd:files winbind[UNAVAIL=continue]nis\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: files # ldap\n", "passwd", SLOTS_NSS_ENUM_ALL },
+        { "# passwd: sss files\npasswd: files\n", "passwd", SLOTS_NSS_ENUM_ALL },
+        { "passwd: files\npasswd: sss files\n", "passwd", SLOTS_NSS_ENUM_ALL },
+        { "passwd: files\ngroup: files ldap\n", "group", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: files\n", "group", SLOTS_NSS_ENUM_NO_LINE },
+        { "passwd: files\n", "initgroups", SLOTS_NSS_ENUM_NO_LINE },
+        { "group: files\ninitgroups: files ldap\n", "initgroups", SLOTS_NSS_ENUM_NAMES },
+        { "passwdx: files\n", "passwd", SLOTS_NSS_ENUM_NO_LINE },
+        { "passwd:\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "passwd: filesx\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: files filesx\n", "passwd", SLOTS_NSS_ENUM_NAMES },
+        { "passwd: filesx files\n", "passwd", SLOTS_NSS_ENUM_NONE },
+        { "shadow: files systemd", "shadow", SLOTS_NSS_ENUM_ALL },
+        { "", "passwd", SLOTS_NSS_ENUM_NO_LINE },
+};
+
+static void test_enumerable(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(enum_rows); i++) {
+                enum slots_nss_enum got = slots_nss_enumerable(enum_rows[i].text, enum_rows[i].db);
+
+                if (got != enum_rows[i].want)
+                        ROW_FAIL("enum row %zu (%s, %s): got %d, want %d", i, enum_rows[i].text, enum_rows[i].db,
+                                 (int) got, (int) enum_rows[i].want);
+        }
+        assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
-        const struct CMUnitTest tests[] = { cmocka_unit_test(test_rows) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_rows), cmocka_unit_test(test_enumerable) };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

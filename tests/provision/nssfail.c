@@ -2,7 +2,8 @@
  * LD_PRELOAD shim for tests: makes NSS lookups fail the way an unreachable directory server
  * does (the *_r call returns EIO and no entry), for the names and ids listed in
  * SLOTS_TEST_NSS_FAIL ("slot02", "uid:997", "gid:997", "*" for every lookup, comma-separated).
- * Everything else goes to glibc.  nss_wrapper cannot fake a failure: its files only answer
+ * An enumeration (getpwent_r, getgrent_r) leaves out the entries whose name or id is listed, as
+ * a directory that is down lists nothing, and with "*" it fails.  Everything else goes to glibc.  nss_wrapper cannot fake a failure: its files only answer
  * "found" or "not found".
  */
 #ifndef _GNU_SOURCE
@@ -81,4 +82,36 @@ int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t size, struct group
                 return EIO;
         }
         return NEXT(getgrgid_r)(gid, gr, buf, size, res);
+}
+
+/* An enumerated entry the shim's list hides: its name, or its id under kind. */
+static bool hidden(const char *name, const char *kind, unsigned id)
+{
+        return listed(name) || id_listed(kind, id);
+}
+
+int getpwent_r(struct passwd *pw, char *buf, size_t size, struct passwd **res)
+{
+        int r;
+
+        if (listed("*")) {
+                *res = NULL;
+                return EIO;
+        }
+        while ((r = NEXT(getpwent_r)(pw, buf, size, res)) == 0 && *res && hidden(pw->pw_name, "uid", pw->pw_uid))
+                ;
+        return r;
+}
+
+int getgrent_r(struct group *gr, char *buf, size_t size, struct group **res)
+{
+        int r;
+
+        if (listed("*")) {
+                *res = NULL;
+                return EIO;
+        }
+        while ((r = NEXT(getgrent_r)(gr, buf, size, res)) == 0 && *res && hidden(gr->gr_name, "gid", gr->gr_gid))
+                ;
+        return r;
 }
