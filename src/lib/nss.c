@@ -158,62 +158,74 @@ static bool network_source(const char *s, size_t n)
         return false;
 }
 
-int slots_nss_masked_source(const char *text, const char *db, char *src, size_t srcsize, char *next,
-                            size_t nextsize)
+/*
+ * The first line of nsswitch.conf's text that names db: returns where its sources start
+ * (after the ':') with *end the line's end, or NULL when no line names db.
+ */
+static const char *db_line(const char *text, const char *db, const char **end)
 {
         size_t dblen = strlen(db);
 
         for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-                const char *end = strchr(line, '\n'), *p = line, *net = NULL;
-                size_t netlen = 0;
-                bool guarded = false;
+                const char *p = line;
 
-                if (!end)
-                        end = line + strlen(line);
-                while (p < end && (*p == ' ' || *p == '\t'))
+                *end = strchr(line, '\n');
+                if (!*end)
+                        *end = line + strlen(line);
+                while (p < *end && (*p == ' ' || *p == '\t'))
                         p++;
-                if ((size_t) (end - p) <= dblen || strncmp(p, db, dblen) != 0)
+                if ((size_t) (*end - p) <= dblen || strncmp(p, db, dblen) != 0)
                         continue;
                 p += dblen;
-                while (p < end && (*p == ' ' || *p == '\t'))
+                while (p < *end && (*p == ' ' || *p == '\t'))
                         p++;
-                if (p >= end || *p != ':')
-                        continue;
-                p++;
-                while (p < end && *p != '#') {
-                        const char *w;
-
-                        if (*p == ' ' || *p == '\t') {
-                                p++;
-                                continue;
-                        }
-                        if (*p == '[') {
-                                /* An action group: does it make an unavailable source end the lookup? */
-                                const char *close = memchr(p, ']', (size_t) (end - p));
-                                const char *stop = close ? close : end;
-
-                                for (const char *q = p; q < stop; q++)
-                                        if (strncasecmp(q, "UNAVAIL=return", 14) == 0 ||
-                                            strncasecmp(q, "!SUCCESS=return", 15) == 0)
-                                                guarded = true;
-                                p = close ? close + 1 : end;
-                                continue;
-                        }
-                        w = p;
-                        while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
-                                p++;
-                        if (net && !guarded) {
-                                snprintf(src, srcsize, "%.*s", (int) netlen, net);
-                                snprintf(next, nextsize, "%.*s", (int) (p - w), w);
-                                return 1;
-                        }
-                        net = network_source(w, (size_t) (p - w)) ? w : NULL;
-                        netlen = (size_t) (p - w);
-                        guarded = false;
-                }
-                return 0;       /* the first line naming the database is the one read */
+                if (p < *end && *p == ':')
+                        return p + 1;
         }
-        return 0;
+        return NULL;
+}
+
+int slots_nss_masked_source(const char *text, const char *db, char *src, size_t srcsize, char *next,
+                            size_t nextsize)
+{
+        const char *end, *p = db_line(text, db, &end), *net = NULL;
+        size_t netlen = 0;
+        bool guarded = false;
+
+        if (!p)
+                return 0;
+        while (p < end && *p != '#') {
+                const char *w;
+
+                if (*p == ' ' || *p == '\t') {
+                        p++;
+                        continue;
+                }
+                if (*p == '[') {
+                        /* An action group: does it make an unavailable source end the lookup? */
+                        const char *close = memchr(p, ']', (size_t) (end - p));
+                        const char *stop = close ? close : end;
+
+                        for (const char *q = p; q < stop; q++)
+                                if (strncasecmp(q, "UNAVAIL=return", 14) == 0 ||
+                                    strncasecmp(q, "!SUCCESS=return", 15) == 0)
+                                        guarded = true;
+                        p = close ? close + 1 : end;
+                        continue;
+                }
+                w = p;
+                while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
+                        p++;
+                if (net && !guarded) {
+                        snprintf(src, srcsize, "%.*s", (int) netlen, net);
+                        snprintf(next, nextsize, "%.*s", (int) (p - w), w);
+                        return 1;
+                }
+                net = network_source(w, (size_t) (p - w)) ? w : NULL;
+                netlen = (size_t) (p - w);
+                guarded = false;
+        }
+        return 0;       /* the first line naming the database is the one read */
 }
 
 const char *slots_uid_name(uid_t uid, char *buf, size_t size)
@@ -245,47 +257,33 @@ const char *slots_gid_name(gid_t gid, char *buf, size_t size)
 /* The sources of db's line in text, as [start, end) pairs into sources (at most max); -1 when there is none. */
 static int db_sources(const char *text, const char *db, const char **src, size_t *len, int max, bool *actions)
 {
-        size_t dblen = strlen(db);
+        const char *end, *p = db_line(text, db, &end);
+        int n = 0;
 
         *actions = false;
-        for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-                const char *end = strchr(line, '\n'), *p = line;
-                int n = 0;
+        if (!p)
+                return -1;
+        while (p < end && *p != '#') {
+                const char *w = p, *close;
 
-                if (!end)
-                        end = line + strlen(line);
-                while (p < end && (*p == ' ' || *p == '\t'))
+                if (*p == ' ' || *p == '\t') {
                         p++;
-                if ((size_t) (end - p) <= dblen || strncmp(p, db, dblen) != 0)
                         continue;
-                p += dblen;
-                while (p < end && (*p == ' ' || *p == '\t'))
-                        p++;
-                if (p >= end || *p != ':')
-                        continue;
-                for (p++; p < end && *p != '#';) {
-                        const char *w = p, *close;
-
-                        if (*p == ' ' || *p == '\t') {
-                                p++;
-                                continue;
-                        }
-                        if (*p == '[') {
-                                *actions = true;
-                                close = memchr(p, ']', (size_t) (end - p));
-                                p = close ? close + 1 : end;
-                                continue;
-                        }
-                        while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
-                                p++;
-                        if (n == max)
-                                *actions = true;        /* more sources than are looked at: trust none */
-                        else
-                                src[n] = w, len[n++] = (size_t) (p - w);
                 }
-                return n;       /* the first line naming the database is the one read */
+                if (*p == '[') {
+                        *actions = true;
+                        close = memchr(p, ']', (size_t) (end - p));
+                        p = close ? close + 1 : end;
+                        continue;
+                }
+                while (p < end && *p != ' ' && *p != '\t' && *p != '[' && *p != '#')
+                        p++;
+                if (n == max)
+                        *actions = true;        /* more sources than are looked at: trust none */
+                else
+                        src[n] = w, len[n++] = (size_t) (p - w);
         }
-        return -1;
+        return n;       /* the first line naming the database is the one read */
 }
 
 static bool lists_all(const char *s, size_t n)
