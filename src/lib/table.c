@@ -269,6 +269,91 @@ static bool root_sorted(json_t *root, json_t *slots, bool slots_sorted)
         return true;
 }
 
+/* The document's top: an object with "version": 1 and a "slots" object, returned in *slots. */
+static int check_top(const struct slots_jsrc *src, json_t *root, json_t **slots, enum slots_table_problem *problem,
+                     struct slots_error *e)
+{
+        json_t *version;
+
+        if (!json_is_object(root))
+                return slots_json_fail(e, src, NULL, 0, false, "the table must be a JSON object");
+        version = json_object_get(root, "version");
+        if (!json_is_integer(version) || json_integer_value(version) != 1) {
+                const struct slots_jpath p = { .key = "version" };
+
+                *problem = SLOTS_TABLE_VERSION;
+                return slots_json_fail(e, src, &p, 1, false,
+                                       "unsupported table version (this slots-admin reads \"version\": 1)");
+        }
+        *slots = json_object_get(root, "slots");
+        if (!json_is_object(*slots)) {
+                const struct slots_jpath p = { .key = "slots" };
+
+                return slots_json_fail(e, src, &p, 1, false, "\"slots\" must be an object of slot entries");
+        }
+        return 0;
+}
+
+/*
+ * Every entry of slots checked in one pass: a slot of the pool, its keys, the order; the
+ * (user, slot) of each held slot into seen (*n_seen of them).  *sorted: keys in order.
+ */
+static int check_entries(const struct slots_jsrc *src, json_t *slots, unsigned pool, struct slots_held *seen,
+                         size_t *n_seen, bool *sorted, enum slots_table_problem *problem, struct slots_error *e)
+{
+        const char *slot, *prev = NULL;
+        json_t *entry;
+
+        *sorted = true;
+        json_object_foreach(slots, slot, entry) {
+                const struct slots_jpath p[2] = { { .key = "slots" }, { .key = slot } };
+                unsigned n = slots_slot_parse(slot);
+                struct entry_keys k = { 0 };
+                char pooltxt[64];
+                int r;
+
+                if (n == 0 || n > pool) {
+                        *problem = SLOTS_TABLE_OUT_OF_POOL;
+                        snprintf(pooltxt, sizeof(pooltxt), "%u", pool);
+                        return slots_json_fail(e, src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot,
+                                               pooltxt);
+                }
+                r = check_entry(src, slot, entry, &k, problem, e);
+                if (r < 0)
+                        return r;
+                if (*sorted && ((prev && strcmp(prev, slot) >= 0) || !k.sorted))
+                        *sorted = false;
+                prev = slot;
+                if (k.user) {
+                        seen[*n_seen] = (struct slots_held) { json_string_value(k.user), slot, *n_seen };
+                        (*n_seen)++;
+                }
+        }
+        return 0;
+}
+
+/*
+ * A user in two slots: report the later one (in the file's order), naming the
+ * earlier.  A sorted array instead of a user -> slot JSON object (the object
+ * cost a tenth of the parse); kept as the table's index of users.
+ */
+static int check_users(const struct slots_jsrc *src, struct slots_held *seen, size_t n_seen,
+                       enum slots_table_problem *problem, struct slots_error *e)
+{
+        qsort(seen, n_seen, sizeof(*seen), held_cmp);
+        for (size_t i = 1; i < n_seen; i++) {
+                if (strcmp(seen[i - 1].user, seen[i].user) == 0) {
+                        const struct slots_jpath p[3] = { { .key = "slots" }, { .key = seen[i].slot },
+                                                          { .key = "user" } };
+
+                        *problem = SLOTS_TABLE_DUPLICATE;
+                        return slots_json_fail(e, src, p, 3, false, "%s: the same user already holds %s",
+                                               seen[i].slot, seen[i - 1].slot);
+                }
+        }
+        return 0;
+}
+
 int slots_table_parse_problem(const char *text, size_t len, const char *file, unsigned pool,
                               struct slots_table **ret, enum slots_table_problem *problem,
                               struct slots_error *e)
@@ -276,10 +361,9 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
         const struct slots_jsrc src = { .file = file, .text = text, .len = len };
         struct slots_table *t;
         json_error_t jerr;
-        json_t *root, *slots, *version, *entry;
+        json_t *root, *slots = NULL;
         struct slots_held *seen = NULL;
         size_t n_seen = 0;
-        const char *slot, *prev = NULL;
         bool sorted = true;
         int r;
 
@@ -292,24 +376,9 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
                 return r;
         }
         *problem = SLOTS_TABLE_SCHEMA;
-        if (!json_is_object(root)) {
-                r = slots_json_fail(e, &src, NULL, 0, false, "the table must be a JSON object");
+        r = check_top(&src, root, &slots, problem, e);
+        if (r < 0)
                 goto fail;
-        }
-        version = json_object_get(root, "version");
-        if (!json_is_integer(version) || json_integer_value(version) != 1) {
-                const struct slots_jpath p = { .key = "version" };
-                *problem = SLOTS_TABLE_VERSION;
-                r = slots_json_fail(e, &src, &p, 1, false,
-                        "unsupported table version (this slots-admin reads \"version\": 1)");
-                goto fail;
-        }
-        slots = json_object_get(root, "slots");
-        if (!json_is_object(slots)) {
-                const struct slots_jpath p = { .key = "slots" };
-                r = slots_json_fail(e, &src, &p, 1, false, "\"slots\" must be an object of slot entries");
-                goto fail;
-        }
         /* (user, slot) of every held slot, sorted afterwards to find a user in two slots. */
         seen = malloc((json_object_size(slots) + 1) * sizeof(*seen));
         if (!seen) {
@@ -317,46 +386,11 @@ int slots_table_parse_problem(const char *text, size_t len, const char *file, un
                 r = slots_error_set(e, -ENOMEM, file, "out of memory");
                 goto fail;
         }
-        json_object_foreach(slots, slot, entry) {
-                const struct slots_jpath p[3] = { { .key = "slots" }, { .key = slot }, { .key = "user" } };
-                unsigned n = slots_slot_parse(slot);
-                struct entry_keys k = { 0 };
-                char pooltxt[64];
-
-                if (n == 0 || n > pool) {
-                        *problem = SLOTS_TABLE_OUT_OF_POOL;
-                        snprintf(pooltxt, sizeof(pooltxt), "%u", pool);
-                        r = slots_json_fail(e, &src, p, 2, true, "\"%s\" is not a slot of the pool of %s", slot, pooltxt);
-                        goto fail;
-                }
-                r = check_entry(&src, slot, entry, &k, problem, e);
-                if (r < 0)
-                        goto fail;
-                if (sorted && ((prev && strcmp(prev, slot) >= 0) || !k.sorted))
-                        sorted = false;
-                prev = slot;
-                if (k.user) {
-                        seen[n_seen] = (struct slots_held) { json_string_value(k.user), slot, n_seen };
-                        n_seen++;
-                }
-        }
-        /*
-         * A user in two slots: report the later one (in the file's order), naming the
-         * earlier.  A sorted array instead of a user -> slot JSON object (the object
-         * cost a tenth of the parse); kept as the table's index of users.
-         */
-        qsort(seen, n_seen, sizeof(*seen), held_cmp);
-        for (size_t i = 1; i < n_seen; i++) {
-                if (strcmp(seen[i - 1].user, seen[i].user) == 0) {
-                        const struct slots_jpath p[3] = { { .key = "slots" }, { .key = seen[i].slot },
-                                                          { .key = "user" } };
-
-                        *problem = SLOTS_TABLE_DUPLICATE;
-                        r = slots_json_fail(e, &src, p, 3, false, "%s: the same user already holds %s",
-                                            seen[i].slot, seen[i - 1].slot);
-                        goto fail;
-                }
-        }
+        r = check_entries(&src, slots, pool, seen, &n_seen, &sorted, problem, e);
+        if (r == 0)
+                r = check_users(&src, seen, n_seen, problem, e);
+        if (r < 0)
+                goto fail;
         t = calloc(1, sizeof(*t));
         if (!t) {
                 free(seen);
