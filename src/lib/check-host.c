@@ -1,5 +1,4 @@
-/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links; the releases in use. */
-#include <dirent.h>
+/* check's host-wide rows: config, table, roots, service-apart, slotctl-config, pending-cleanup, hard-links. */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -343,97 +342,7 @@ void check_pending(struct ctx *k)
                          "no slot is left \"cleanup\": \"pending\"");
 }
 
-/* ---- the releases in use and the slotctl config ---- */
-
-/*
- * The release in use: the one <app_root>/current points at when it is a
- * symlink to a folder of <app_root>/releases; else every folder there (any of
- * them may be the one a deploy switches to next).
- */
-void find_releases(struct ctx *k)
-{
-        const struct slots_config *c = k->cfg;
-        char target[4096], *rel = NULL, *cur = NULL;
-        struct dirent **list = NULL;
-        ssize_t n;
-        int count = 0;
-
-        if (asprintf(&rel, "%s/releases", c->app_root) < 0 || asprintf(&cur, "%s/current", c->app_root) < 0) {
-                k->err = -ENOMEM;
-                goto out;
-        }
-        n = readlink(cur, target, sizeof(target) - 1);
-        /* Not a link, or none: every release.  A link that cannot be read: every release too, said so. */
-        if (n < 0 && errno != EINVAL && errno != ENOENT &&
-            asprintf(&k->release_note, "every release: %s cannot be read: %s", cur, strerror(errno)) < 0)
-                k->release_note = NULL;
-        if (n > 0) {
-                const char *name;
-                size_t rl = strlen(rel);
-
-                target[n] = '\0';
-                while (n > 1 && target[n - 1] == '/')
-                        target[--n] = '\0';
-                if (target[0] == '/' && strncmp(target, rel, rl) == 0 && target[rl] == '/')
-                        name = target + rl + 1;
-                else if (strncmp(target, "releases/", 9) == 0)
-                        name = target + 9;
-                else
-                        name = NULL;
-                if (name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..")) {
-                        k->launchers = calloc(1, sizeof(*k->launchers));
-                        if (!k->launchers || !(k->launchers[0].release = strdup(name)) ||
-                            asprintf(&k->launchers[0].path, "%s/%s/bin/%s", rel, name, c->launcher) < 0 ||
-                            asprintf(&k->release_note, "release %s, which %s points at", name, cur) < 0) {
-                                k->err = -ENOMEM;
-                                goto out;
-                        }
-                        k->n_launchers = 1;
-                        goto out;
-                }
-                if (asprintf(&k->release_note, "every release: %s points outside %s", cur, rel) < 0)
-                        k->release_note = NULL;
-        }
-        count = scandir(rel, &list, NULL, alphasort);
-        if (count < 0) {
-                k->releases_missing = true;
-                goto out;
-        }
-        k->launchers = calloc((size_t) count + 1, sizeof(*k->launchers));
-        if (!k->launchers) {
-                k->err = -ENOMEM;
-                goto out;
-        }
-        for (int i = 0; i < count; i++) {
-                struct launcher *l = &k->launchers[k->n_launchers];
-                struct stat st;
-
-                if (list[i]->d_name[0] == '.')
-                        continue;
-                {
-                        char *dir = slots_path_join(rel, list[i]->d_name);
-                        bool is_dir = dir && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-                        free(dir);
-                        if (!is_dir)
-                                continue;
-                }
-                if (!(l->release = strdup(list[i]->d_name)) ||
-                    asprintf(&l->path, "%s/%s/bin/%s", rel, list[i]->d_name, c->launcher) < 0) {
-                        k->err = -ENOMEM;
-                        break;
-                }
-                k->n_launchers++;
-        }
-        if (!k->release_note &&
-            asprintf(&k->release_note, "every release: %s is not a symlink into %s", cur, rel) < 0)
-                k->release_note = NULL;
-out:
-        for (int i = 0; list && i < count; i++)
-                free(list[i]);
-        free(list);
-        free(rel);
-        free(cur);
-}
+/* ---- the slotctl config ---- */
 
 /* A slotctl list entry covers docs_root: the same folder or one above it, or a glob that matches it. */
 static bool cwd_covers(const char *entry, const char *docs)
