@@ -196,13 +196,42 @@ static void describe_limits(const struct slots_limits *l, char *buf, size_t size
                 snprintf(buf, size, " (none)");
 }
 
+/* slot n's limits set on this process, logged with debug; 0, or -EPERM with a pam_syslog line. */
+static int apply_limits(pam_handle_t *pamh, const struct options *o, const struct slots_config *cfg, unsigned n,
+                        const char *slot)
+{
+        enum slots_limit_item failed = SLOTS_LIMIT_NICE;
+        struct slots_limits lim;
+        char buf[2 * SLOTS_ERR_TEXT + 64];
+        int r;
+
+        slots_config_limits_for(cfg, n, &lim);
+        r = slots_limits_apply(&lim, &failed);
+        if (r < 0) {
+                const struct slots_limit *it = &lim.item[failed];
+                char s[24], h[24];
+
+                if (failed == SLOTS_LIMIT_NICE)
+                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit nice to %d: %s", slot, it->nice,
+                                   strerror(-r));
+                else
+                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit %s to soft %s, hard %s: %s", slot,
+                                   slots_limit_item_name(failed), rlim_str(it->soft, s),
+                                   rlim_str(it->hard, h), strerror(-r));
+                return -EPERM;
+        }
+        if (o->debug) {
+                describe_limits(&lim, buf, sizeof(buf));
+                pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o->config, buf);
+        }
+        return 0;
+}
+
 PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
         struct options o;
         struct slots_config *cfg = NULL;
-        struct slots_limits lim;
         struct slots_error e;
-        enum slots_limit_item failed = SLOTS_LIMIT_NICE;
         char slot[SLOTS_NAME_MAX], buf[2 * SLOTS_ERR_TEXT + 64];
         const char *user;
         unsigned n;
@@ -253,25 +282,9 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 goto out;
         }
 
-        slots_config_limits_for(cfg, n, &lim);
-        r = slots_limits_apply(&lim, &failed);
-        if (r < 0) {
-                const struct slots_limit *it = &lim.item[failed];
-                char s[24], h[24];
-
-                if (failed == SLOTS_LIMIT_NICE)
-                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit nice to %d: %s", slot, it->nice,
-                                   strerror(-r));
-                else
-                        pam_syslog(pamh, LOG_ERR, "%s: cannot set limit %s to soft %s, hard %s: %s", slot,
-                                   slots_limit_item_name(failed), rlim_str(it->soft, s),
-                                   rlim_str(it->hard, h), strerror(-r));
+        if (apply_limits(pamh, &o, cfg, n, slot) < 0) {
                 ret = PAM_PERM_DENIED;
                 goto out;
-        }
-        if (o.debug) {
-                describe_limits(&lim, buf, sizeof(buf));
-                pam_syslog(pamh, LOG_DEBUG, "%s: limits from %s applied:%s", slot, o.config, buf);
         }
         ret = slots_pam_scope(pamh, cfg, n, o.debug);
         if (ret == PAM_SUCCESS)
