@@ -42,16 +42,12 @@ static int pool_uids(unsigned pool, long *uids)
         uids[0] = -1;
         for (unsigned n = 1; n <= pool; n++) {
                 char name[SLOTS_NAME_MAX];
-                struct slots_pw p;
-                int k = slots_amap_user(m, slots_slot_name(n, name), &p);
+                uid_t uid;
+                int k = slots_amap_uid(m, slots_slot_name(n, name), &uid);
 
-                uids[n] = -1;
+                uids[n] = k > 0 ? (long) uid : -1;
                 if (k < 0)
                         r = k;
-                if (k > 0) {
-                        uids[n] = (long) p.uid;
-                        slots_pw_clear(&p);
-                }
         }
         slots_accountmap_free(m);
         return r;

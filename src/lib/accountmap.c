@@ -435,6 +435,23 @@ int slots_amap_user(const struct slots_accountmap *m, const char *name, struct s
 }
 
 /* The group at by_name (by_gid) matching the key, or NULL. */
+int slots_amap_uid(const struct slots_accountmap *m, const char *name, uid_t *uid)
+{
+        const struct slots_pw *p = find_pw(m, name);
+        struct slots_pw pw = { 0 };
+        int r;
+
+        if (p) {
+                *uid = p->uid;
+                return 1;
+        }
+        r = slots_nss_user(name, &pw);
+        if (r > 0)
+                *uid = pw.uid;
+        slots_pw_clear(&pw);
+        return r;
+}
+
 static const struct amap_group *find_group(const struct slots_accountmap *m, const char *name, gid_t gid)
 {
         const size_t *ix = !m ? NULL : name ? m->by_name : m->by_gid;

@@ -37,6 +37,9 @@ void slots_accountmap_free(struct slots_accountmap *m);
  */
 int slots_amap_user(const struct slots_accountmap *m, const char *name, struct slots_pw *out);
 
+/* The uid of account name: 1 with *uid, 0 no such account, -errno failed (map first, then NSS). */
+int slots_amap_uid(const struct slots_accountmap *m, const char *name, uid_t *uid);
+
 /* The gid of the group name: 1 with *gid, 0 no such group, -errno failed (map first, then NSS). */
 int slots_amap_group(const struct slots_accountmap *m, const char *name, gid_t *gid);
 

@@ -272,7 +272,7 @@ static const struct db dbs[D_N] = {
         [D_GR_FAILS] = POOL(FILES, NONE, 4),        /* lists root .. slotshared, then EIO */
 };
 
-enum q_kind { Q_USER, Q_GROUP, Q_GID, Q_GROUPS, Q_SHADOW };
+enum q_kind { Q_USER, Q_UID, Q_GROUP, Q_GID, Q_GROUPS, Q_SHADOW };
 
 static const struct row {
         enum db_id db;
@@ -280,7 +280,7 @@ static const struct row {
         const char *name;
         gid_t gid;              /* Q_GID: the gid asked; Q_GROUPS: the primary gid */
         int r;                  /* the answer: 1, 0, -errno (Q_GROUPS: 0) */
-        unsigned long id;       /* Q_USER: uid; Q_GROUP: gid */
+        unsigned long id;       /* Q_USER, Q_UID: uid; Q_GROUP: gid */
         const char *text;       /* Q_GID: the name; Q_SHADOW: the hash; Q_GROUPS: the gids, "2002 1999" */
         int calls;              /* lookups by name and getgrouplist calls the query made */
 } rows[] = {
@@ -290,6 +290,11 @@ static const struct row {
         { D_FILES, Q_USER, "slot09", 0, 1, 2009, NULL, 1 },     /* only the directory has it: by name */
         { D_FILES, Q_USER, "slot07", 0, 0, 0, NULL, 1 },        /* nowhere: NSS says not found */
         { D_FILES, Q_USER, "slot08", 0, -EIO, 0, NULL, 1 },     /* a failed lookup stays one */
+        { D_FILES, Q_UID, "slot01", 0, 1, 2001, NULL, 0 },      /* the uid alone: as Q_USER */
+        { D_FILES, Q_UID, "slot09", 0, 1, 2009, NULL, 1 },
+        { D_FILES, Q_UID, "slot07", 0, 0, 0, NULL, 1 },
+        { D_FILES, Q_UID, "slot08", 0, -EIO, 0, NULL, 1 },
+        { D_SSS_FIRST, Q_UID, "slot01", 0, 1, 2001, NULL, 1 },
         { D_FILES, Q_GROUP, "slotshared", 0, 1, 1999, NULL, 0 },        /* the first of two */
         { D_FILES, Q_GROUP, "dirgroup", 0, 1, 1600, NULL, 1 },
         { D_FILES, Q_GROUP, "slot08", 0, -EIO, 0, NULL, 1 },
@@ -350,6 +355,13 @@ static bool ask(const struct slots_accountmap *m, const struct row *w, char *msg
                 id = pw.uid;
                 slots_pw_clear(&pw);
                 break;
+        case Q_UID: {
+                uid_t uid = 0;
+
+                r = slots_amap_uid(m, w->name, &uid);
+                id = uid;
+                break;
+        }
         case Q_GROUP:
                 r = slots_amap_group(m, w->name, &gid);
                 id = gid;
@@ -372,7 +384,7 @@ static bool ask(const struct slots_accountmap *m, const struct row *w, char *msg
         snprintf(msg, size, "got %d id %lu \"%s\" calls %d", r, id, got, nss_calls + grouplist_calls);
         if (r != w->r || nss_calls + grouplist_calls != w->calls)
                 return false;
-        if (r > 0 && (w->q == Q_USER || w->q == Q_GROUP) && id != w->id)
+        if (r > 0 && (w->q == Q_USER || w->q == Q_UID || w->q == Q_GROUP) && id != w->id)
                 return false;
         return !w->text || strcmp(got, w->text) == 0;
 }
