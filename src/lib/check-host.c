@@ -49,7 +49,8 @@ bool check_config(struct ctx *k)
         slots_error_clear(&e);
         r = slots_config_writers_at(AT_FDCWD, path, &e);
         if (r < 0) {
-                strbuf_addf(&d, "%s", e.kind == SLOTS_ERR_REFUSED ? e.reason : slots_error_format(&e, buf, sizeof(buf)));
+                strbuf_addf(&d, "%s",
+                            e.kind == SLOTS_ERR_REFUSED ? e.reason : slots_error_format(&e, buf, sizeof(buf)));
                 strbuf_addf(&f, "%s", e.fix[0] ? e.fix : "see why it cannot be looked at, then run the check again");
                 add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
