@@ -606,7 +606,7 @@ if reference "$NAME"; then
 	# A row that could not look passes only saying so; otherwise it fails with the reason.
 	fault_case "$NAME" "$A" open / slots_root_open
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf slots_config_writers_at - fails
-	fault_case "$NAME" "$A" readlink /app/current find_releases - says
+	fault_case "$NAME" "$A" readlink /app/current current_release - says
 	# The hard-links row: a tree it could not read to its end may hold such a file, so it fails.
 	fault_case "$NAME" "$A" fstat /docs/shared open_end - fails
 	fault_case "$NAME" "$A" readdir /docs/shared next - fails
