@@ -250,7 +250,8 @@ static void index_passwd(struct slots_accountmap *m)
 {
         size_t k = 0;
 
-        qsort(m->pw, m->n_pw, sizeof(*m->pw), cmp_pw);
+        if (m->n_pw)
+                qsort(m->pw, m->n_pw, sizeof(*m->pw), cmp_pw);
         for (size_t i = 0; i < m->n_pw; i++) {
                 if (k && strcmp(m->pw[k - 1].pw.name, m->pw[i].pw.name) == 0) {
                         slots_pw_clear(&m->pw[i].pw);
@@ -294,7 +295,8 @@ static void index_shadow(struct slots_accountmap *m)
 {
         size_t k = 0;
 
-        qsort(m->shadow, m->n_shadow, sizeof(*m->shadow), cmp_shadow);
+        if (m->n_shadow)
+                qsort(m->shadow, m->n_shadow, sizeof(*m->shadow), cmp_shadow);
         for (size_t i = 0; i < m->n_shadow; i++) {
                 if (k && strcmp(m->shadow[k - 1].name, m->shadow[i].name) == 0) {
                         explicit_bzero(m->shadow[i].hash, strlen(m->shadow[i].hash));
@@ -338,7 +340,8 @@ static int amap_fill(struct slots_accountmap *m, const char *text, unsigned what
                         return -ENOMEM;
                 m->groups_complete = ended && init == SLOTS_NSS_ENUM_ALL &&
                                      slots_nss_enumerable(text, "group") == SLOTS_NSS_ENUM_ALL;
-                qsort(m->members, m->n_members, sizeof(*m->members), cmp_member);
+                if (m->n_members)
+                        qsort(m->members, m->n_members, sizeof(*m->members), cmp_member);
         }
         if ((what & SLOTS_AMAP_SHADOW) && slots_nss_enumerable(text, "shadow") >= SLOTS_NSS_ENUM_NAMES) {
                 if (read_shadow(m) < 0)
