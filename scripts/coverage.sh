@@ -2,7 +2,7 @@
 # make coverage: runs "make check" in a build configured with --enable-coverage and prints
 # per-file line and branch coverage of src/ and pam/ (gcovr).  Run it as root, or the root
 # tests skip and their code counts as never run.  Usage (from make): coverage.sh SRCDIR BUILDDIR
-# Only some tests: SLOTS_COVERAGE_TESTS="tests/unit/test-ids tests/unit/test-table".
+# Only some tests: SLOTS_COVERAGE_TESTS="tests/unit/core/test-ids tests/unit/core/test-table".
 # Targets (issue 19): lines >= 90% and branches >= 80% over src/ and pam/, no file under 80% lines.
 set -u
 src=$(cd "$1" && pwd -P)

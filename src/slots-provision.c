@@ -1,4 +1,4 @@
-/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision*.c. */
+/* slots-provision: the command line around slots_provision(); every decision is in src/lib/provision/. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -2,7 +2,7 @@
 # The layout's rules, checked on the sources (docs/ARCHITECTURE.md): no file of src/ or pam/ over
 # 900 lines; no include cycle between the files of src/ and pam/ (a file that calls, through a
 # header it includes, a function another file defines depends on it); no code comment that cites an
-# issue number (history goes in commit messages); every src/lib .c file opens with a comment
+# issue number (history goes in commit messages); every src/core and src/lib .c file opens with a comment
 # that says what it owns.  Each violation is printed as FILE:LINE: what; exit 1 when there is one.
 # Usage: tests/arch.sh [SRCDIR]   (default: $top_srcdir, else the folder above this script);
 # ARCH_EDGES=1 prints every edge found ("edge: FROM LINE TO FUNCTION").
@@ -28,14 +28,15 @@ done
 # ---- include cycles ----
 # An edge a.c -> b.c: a.c calls a function that b.c defines, declared in a header a.c reaches
 # through its #include "x.h" lines (and the headers those include).  LINE is a.c's #include that
-# leads to the declaration.  A header is found beside the file that includes it, else in src/lib.
+# leads to the declaration.  A header is found beside the file that includes it, else in the library folders.
 # shellcheck disable=SC2086 # $files: one word per file, split on purpose
 awk '
 	function dir(p) { return substr(p, 1, match(p, /\/[^\/]*$/) - 1) }
-	function found(from, h,   d) {
+	BEGIN { nlib = split("src/core src/lib src/lib/lifecycle src/lib/check src/lib/provision", lib, " ") }
+	function found(from, h,   d, i) {
 		d = dir(from) "/" h
 		if (d in isfile) return d
-		if (("src/lib/" h) in isfile) return "src/lib/" h
+		for (i = 1; i <= nlib; i++) if ((lib[i] "/" h) in isfile) return lib[i] "/" h
 		return ""
 	}
 	# The line without comments and string literals (a comment that spans lines is dropped too).
@@ -168,7 +169,7 @@ if [ -s "$tmp/issues" ]; then
 fi
 
 # ---- the opening sentence ----
-for f in src/lib/*.c; do
+for f in $(find src/core src/lib -name "*.c" | LC_ALL=C sort); do
 	first=$(sed -n '1p' "$f")
 	second=$(sed -n '2p' "$f")
 	case $first in

@@ -8,7 +8,7 @@ command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit
 make -C "$b" -j2 check TESTS= >/dev/null || exit 1
 passed=0
 failed=0
-for t in "$b"/tests/unit/test-*; do
+for t in $(find "$b/tests/unit" "$b/tests/pam" "$b/tests/directory" -name "test-*" -type f ! -name "*.*" | LC_ALL=C sort); do
 	[ -x "$t" ] || continue
 	if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		"$t" >"$t.valgrind.log" 2>&1; then

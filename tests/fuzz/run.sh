@@ -20,13 +20,13 @@ if ! command -v "$cc" >/dev/null; then
 fi
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-flags="$flags -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$top/src/lib -I$top/tests/fuzz"
+flags="$flags -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I$top/src/core -I$top/tests/fuzz"
 # shellcheck disable=SC2046
 set -- $(pkg-config --cflags --libs jansson libacl libsystemd)
-# The parsers' library is libslots-core.la, whose sources Makefile.am lists: read them from
+# The parsers' library is libslots-core.la, whose sources src/core/Makemodule.am lists: read them from
 # there, so a file the library gains is never missing here.
-lib=$(sed -n '/^libslots_core_la_SOURCES/,/^[^[:space:]]/p' "$top/Makefile.am" | grep -o 'src/lib/[a-z-]*\.c')
-[ -n "$lib" ] || { echo "tests/fuzz/run.sh: no libslots_core_la_SOURCES in $top/Makefile.am" >&2; exit 1; }
+lib=$(sed -n '/^libslots_core_la_SOURCES/,/^[^[:space:]]/p' "$top/src/core/Makemodule.am" | grep -o 'src/core/[a-z-]*\.c')
+[ -n "$lib" ] || { echo "tests/fuzz/run.sh: no libslots_core_la_SOURCES in $top/src/core/Makemodule.am" >&2; exit 1; }
 
 failed=0
 for t in $targets; do
