@@ -38,6 +38,12 @@ sssd_cold() {
 	rm -f /var/lib/sss/db/* /var/lib/sss/mc/*
 	dir_start_sssd
 }
+# slots-admin check, its rows in $S/check; cst its exit status.
+selfcheck() {
+	"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+	cst=$?
+	cat "$S/check"
+}
 provision() {
 	"$SLOTS_PROVISION" --config /etc/slots/slots.conf "$@" >"$S/out" 2>"$S/err"
 	st=$?
@@ -100,6 +106,12 @@ while read -r state mode want; do
 		check "$what: the local account files are unchanged" sh -c "md5sum -c --quiet '$S/acct0'"
 		;;
 	refuse)
+		selfcheck
+		check "$what: check fails (got $cst)" test "$cst" != 0
+		check "$what: check's account row for slot01 fails and names --ldif" \
+			grep -q '^FAIL account slot01: .* -- fix: load the pool into the directory: slots-provision --ldif' "$S/check"
+		check "$what: check does not say slots-provision creates it" \
+			sh -c "! grep -q 'slots-provision creates it' '$S/check'"
 		check "$what: refused (exit 1, got $st)" test "$st" = 1
 		check "$what: the conflict names the LDIF to load" grep -q 'fix: load the pool into the directory: slots-provision --ldif' "$S/err"
 		check "$what: it says nothing was changed" grep -q "nothing was changed" "$S/err"
@@ -107,6 +119,10 @@ while read -r state mode want; do
 		check "$what: no local slot account or group" no_local_slot
 		;;
 	nogroups)
+		selfcheck
+		check "$what: check says the group database did not answer" \
+			grep -q "the group database did not answer: sssd?" "$S/check"
+		check "$what: check says no usermod -a -G" sh -c "! grep -q 'usermod -a -G' '$S/check'"
 		check "$what: refused (exit 1, got $st)" test "$st" = 1
 		check "$what: the error says the group database did not answer" \
 			grep -q "the group database did not answer: sssd?" "$S/err"
@@ -131,6 +147,19 @@ cold_offline directory refuse
 cold_offline local local
 TABLE
 
+# ---- a local copy of a directory slot: a conflict under "directory" ----
+getent passwd slot02 | sed 's/^slot02:\*:/slot02:x:/' >>/etc/passwd
+md5sum /etc/passwd /etc/group /etc/shadow /etc/gshadow >"$S/acct0"
+provision
+check "a local copy of slot02: refused (exit 1, got $st)" test "$st" = 1
+check "a local copy of slot02: the conflict says the copy splits the fleet" \
+	grep -q "slot02 is in this host's /etc/passwd, but \"accounts\" is \"directory\"" "$S/err"
+check "a local copy of slot02: the local account files are unchanged" sh -c "md5sum -c --quiet '$S/acct0'"
+selfcheck
+check "a local copy of slot02: check's account row for slot02 fails" \
+	sh -c "grep -E '^FAIL +account +slot02 ' '$S/check' | grep -q 'splits the fleet'"
+sed -i '/^slot02:/d' /etc/passwd
+
 # ---- an extra group, only in the directory ----
 cat >"$S/extra.ldif" <<LDIF
 dn: cn=render,$DIR_POOL
@@ -150,6 +179,11 @@ check "extra directory group: the fix is in the directory" \
 	grep -qF "remove slot02 from the members of render in the directory" "$S/err"
 check "extra directory group: no fix says gpasswd or usermod" sh -c "! grep -E 'fix:.*(gpasswd|usermod)' '$S/err'"
 check "extra directory group: no local slot account or group" no_local_slot
+selfcheck
+check "extra directory group: check fails (got $cst)" test "$cst" != 0
+check "extra directory group: check's fix is in the directory" \
+	grep -qF "remove slot02 from the members of render in the directory" "$S/check"
+check "extra directory group: check says no gpasswd or usermod" sh -c "! grep -Eq 'gpasswd|usermod' '$S/check'"
 ldapdelete -Q -Y EXTERNAL -H "$DIR_URI" "cn=render,$DIR_POOL"
 sssd_cold
 provision
