@@ -91,6 +91,19 @@ cn=slot02|slot02 comes from the name service, but its group slot02 exists nowher
 uid=slot03|the group slot03 comes from the name service, but the account slot03 exists nowhere|add the account slot03 with uidNumber and gidNumber 60003
 TABLE
 
+# The service account in the directory's shared group: both commands fix it there, not with gpasswd.
+printf 'dn: cn=slotshared,%s\nchangetype: modify\nadd: memberUid\nmemberUid: svc\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+"$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
+check "svc in the directory's slotshared: provision refuses (exit 2, got $?)" test $? = 2
+check "svc in slotshared: provision's fix deletes the member in the directory" \
+	grep -qF "'delete: memberUid' 'memberUid: svc'" "$S/err"
+"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+check "svc in slotshared: check's service-apart fix deletes it in the directory, no gpasswd" \
+	sh -c "grep '^FAIL service-apart: ' '$S/check' | grep -F \"'delete: memberUid' 'memberUid: svc'\" | grep -vq gpasswd"
+printf 'dn: cn=slotshared,%s\nchangetype: modify\ndelete: memberUid\nmemberUid: svc\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+
 "$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
 check "with every entry as planned again, provisioning exits 0" test $? = 0
 check "and creates no local account or group" \

@@ -776,7 +776,7 @@ static int plan_service_apart(struct ctx *x)
                         r = slots_error_invalid(x->e, -EBADMSG, x->c->path,
                                             "the service account %s is a member of group %s; the service is "
                                             "never a slot", x->c->service, g);
-                        slots_error_fix(x->e, "remove it: gpasswd -d %s %s", x->c->service, g);
+                        prov_service_apart_fix(x, g, slots_accounts_group(x->db, g) != NULL);
                         return r;
                 }
         }
@@ -806,8 +806,9 @@ static int plan_run_as_group(struct ctx *x)
                 acct_clear(&g);
                 r = service_in_group(x, name);
                 if (r == 0)
-                        PROBLEM(x, name, prov_fmt_fix(x, "add %s to %s where the group is kept (directory service)",
-                                                 x->c->service, name),
+                        PROBLEM(x, name, prov_ldif_fix(x, true, name, &(struct slots_dirfix_change){
+                                                 SLOTS_DIRFIX_ADD, "memberUid", x->c->service }, 1,
+                                                 "add %s to %s", x->c->service, name),
                                 "run_as_group comes from the name service and does not list %s", x->c->service);
                 return r < 0 ? r : 0;
         }

@@ -154,3 +154,16 @@ void prov_identity_names_free(char **names)
                 free(names[i]);
         free(names);
 }
+
+void prov_service_apart_fix(struct ctx *x, const char *group, bool local)
+{
+        struct strbuf f = { 0 };
+
+        if (local)
+                strbuf_addf(&f, "remove it: gpasswd -d %s %s", x->c->service, group);
+        else
+                slots_dirfix(&f, true, group, &(struct slots_dirfix_change){ SLOTS_DIRFIX_DELETE, "memberUid",
+                                                                           x->c->service }, 1);
+        slots_error_fix(x->e, "%s", f.oom ? "remove it from the group where the group is kept" : strbuf_str(&f));
+        strbuf_free(&f);
+}

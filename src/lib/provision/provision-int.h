@@ -100,6 +100,8 @@ int prov_dir_entry(struct ctx *x, const char *name, enum prov_where user, enum p
 int prov_identity_groups(struct ctx *x, const char *name, bool served, gid_t gid,
                          struct slots_identity_group **out, size_t *n, char ***names);
 void prov_identity_names_free(char **names);
+/* The fix of "the service account is in group": gpasswd -d for a local group, else the LDIF change. */
+void prov_service_apart_fix(struct ctx *x, const char *group, bool local);
 
 /* provision-folders.c: configured roots, slot folders, release traversal bits. */
 int prov_open_root(struct ctx *x, const char *path, const char *what, bool service_may_own);
