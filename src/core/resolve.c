@@ -546,11 +546,6 @@ int slots_open_root_dir(int rootfd, const char *path, const char *what, uid_t tr
         return slots_chase(rootfd, path, &how, NULL, e);
 }
 
-int slots_open_in_walk(int rootfd, const char *path, int flags)
-{
-        return slots_open_in(rootfd, path, flags);
-}
-
 int slots_open_in(int rootfd, const char *path, int flags)
 {
         struct slots_chase how = { .open_flags = flags };

@@ -85,8 +85,6 @@ int slots_root_open(const char *dir);
  */
 int slots_open_in(int rootfd, const char *path, int flags);
 
-/* The same as slots_open_in(); kept for callers of the old name. */
-int slots_open_in_walk(int rootfd, const char *path, int flags);
 
 /*
  * Opens the directory that holds absolute path inside rootfd and points *base at
