@@ -82,7 +82,7 @@ static int index_step(struct ctx *x, int dfd, const char *base, const struct sta
 int prov_table_step(struct ctx *x)
 {
         bool acl = false;
-        const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = 0640 };
+        const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = SLOTS_TABLE_MODE };
         const char *path = x->c->table, *base;
         char b1[64], b2[64], b3[64], *text = NULL;
         struct slots_store s;
@@ -101,7 +101,7 @@ int prov_table_step(struct ctx *x)
                 return slots_error_set(x->e, dfd, path, "cannot open its folder: %s", strerror(-dfd));
         if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 slots_close(dfd);
-                prov_change(x, "create table %s (root:%s 0640, empty)", path, x->table_group);
+                prov_change(x, "create table %s (root:%s %04o, empty)", path, x->table_group, SLOTS_TABLE_MODE);
                 if (x->dry)
                         return 0;
                 r = slots_store_open(&s, x->rootfd, path, x->c->slots, x->table_gid, SLOTS_STORE_WRITE, x->e);
@@ -125,9 +125,10 @@ int prov_table_step(struct ctx *x)
         slots_close(dfd);
         if (r < 0)
                 return r;
-        prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s 0640 (content kept)", path,
+        prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s %04o (content kept)", path,
                     prov_uid_str(x, st.st_uid, b1, sizeof(b1)), prov_gid_str(x, st.st_gid, b2, sizeof(b2)),
-                    st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
+                    st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)),
+                    SLOTS_TABLE_MODE);
         if (x->dry)
                 return 0;
         /* Under the table's lock, so slots-admin never sees a half-repaired file; the content is not touched. */
