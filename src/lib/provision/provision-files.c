@@ -201,7 +201,7 @@ int prov_sudoers_check(struct ctx *x)
 
         if (!prov_sudo_installed(x))
                 return 0;
-        text = slots_provision_sudoers(x->c, &len, x->e);
+        text = slots_dropin_sudoers(x->c, &len, x->e);
         if (!text)
                 return -EBADMSG;
         if (access(SLOTS_VISUDO, X_OK) < 0) {
@@ -219,9 +219,9 @@ int prov_sudoers_check(struct ctx *x)
         }
         free(text);
         /* A refusal names the drop-in it is about. */
-        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        slots_dropin_sudoers_name(x->c, name, sizeof(name));
         slots_path_join_to(shown, sizeof(shown), SUDOERS_DIR, name);
-        r = slots_sudoers_visudo(fd, shown, x->e);
+        r = slots_dropin_visudo(fd, shown, x->e);
         slots_close(fd);
         return r;
 }
@@ -237,9 +237,9 @@ static int sudoers_step(struct ctx *x)
 
         if (!prov_sudo_installed(x))
                 return 0;
-        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        slots_dropin_sudoers_name(x->c, name, sizeof(name));
         path = slots_path_join(SUDOERS_DIR, name);
-        text = slots_provision_sudoers(x->c, &len, x->e);
+        text = slots_dropin_sudoers(x->c, &len, x->e);
         if (!path || !text) {
                 r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
                 goto out;
@@ -269,7 +269,7 @@ static int sudoers_step(struct ctx *x)
         /* What visudo checks is the very file that is renamed into place. */
         fd = openat(dfd, staged.tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         r = fd < 0 ? slots_error_set(x->e, -errno, path, "cannot reopen the new drop-in: %s", strerror(errno)) :
-                     slots_sudoers_visudo(fd, path, x->e);
+                     slots_dropin_visudo(fd, path, x->e);
         if (r < 0) {
                 slots_replace_abort(&staged);
                 goto out;
@@ -296,7 +296,7 @@ static int slotctl_step(struct ctx *x)
                 return slots_error_set(x->e, -ENOMEM, path, "out of memory");
         if (strlen(dir) > 1)
                 dir[strlen(dir) - 1] = '\0';
-        text = slots_provision_slotctl_json(x->c, &len);
+        text = slots_dropin_slotctl_json(x->c, &len);
         if (!text) {
                 free(dir);
                 return slots_error_set(x->e, -ENOMEM, path, "out of memory");
@@ -360,7 +360,7 @@ int prov_files_step(struct ctx *x)
                                                        (gid_t) -1, NULL);
 
                         if (sdfd >= 0)
-                                (void) slots_replace_clean_stale(sdfd, slots_provision_sudoers_name(x->c, name,
+                                (void) slots_replace_clean_stale(sdfd, slots_dropin_sudoers_name(x->c, name,
                                                                                                   sizeof(name)));
                         slots_close(sdfd);
                 }
