@@ -225,7 +225,7 @@ int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *use
         if (!slots_user_valid(user))
                 return slots_error_set(e, -EINVAL, "user", "invalid user id");
         if (slot_uid == 0 || slot_uid == (uid_t) -1)
-                return slots_error_set(e, -EINVAL, "slot", "refusing to grant a tree to uid 0");
+                return slots_error_refuse(e, -EINVAL, "slot", "refusing to grant a tree to uid 0");
         r = path_set(&w, c->docs_root);
         if (r < 0)
                 return slots_error_set(e, r, c->docs_root, "out of memory");
@@ -399,7 +399,7 @@ int slots_tree_release(int rootfd, const struct slots_config *c, const char *use
         if (!c->docs_root)
                 return 0;
         if (slot_uid == 0 || slot_gid == 0)
-                return slots_error_set(e, -EINVAL, "slot", "refusing to release a tree from uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, "slot", "refusing to release a tree from uid or gid 0");
         if (user && !slots_user_valid(user))
                 return slots_error_set(e, -EINVAL, "user", "invalid user id");
         r = path_set(&w, c->docs_root);
