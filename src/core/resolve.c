@@ -575,3 +575,39 @@ int slots_open_parent_in(int rootfd, const char *path, const char **base)
                 *base = slash + 1;
         return fd;
 }
+
+int slots_not_dir(int dirfd, const char *name, int err)
+{
+        struct stat st;
+
+        if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+        return -err;
+}
+
+int slots_dir_make(int dirfd, const char *name, mode_t mode, const struct slots_chase *how, const char *display,
+                   bool *made, struct slots_error *e)
+{
+        struct chase_state c = { .how = how, .e = e, .path = (char *) (display ? display : name) };
+        struct stat st;
+        int fd, r;
+
+        *made = mkdirat(dirfd, name, mode) == 0;
+        if (!*made && errno != EEXIST)
+                return -errno;
+        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return slots_not_dir(dirfd, name, errno);
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        if (*made && st.st_uid != geteuid())
+                *made = false;
+        if (!*made && how && (how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(&c, fd, &st)) < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
