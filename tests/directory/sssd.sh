@@ -207,5 +207,18 @@ sssd_cold
 provision
 check "without render, provisioning exits 0 again (got $st)" test "$st" = 0
 check "no slot is in the local files at the end" no_local_slot
+# ---- an image (--root) has no directory to ask: "directory" is refused there ----
+R=$S/root
+mkdir -p "$R/etc/slots"
+for f in passwd group shadow gshadow; do cp "$top_srcdir/tests/provision/initial-$f" "$R/etc/$f"; done
+echo '{"service": "svc", "slots": 2, "uid_base": 60000, "accounts": "directory"}' >"$R/etc/slots/slots.conf"
+(cd "$R/etc" && md5sum passwd group shadow gshadow) >"$S/sums"
+"$SLOTS_PROVISION" --root "$R" >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "--root with accounts directory: refused as an invalid config (exit 2, got $st)" test "$st" = 2
+check "--root with accounts directory: the error says why" grep -q 'a tree (--root) has no directory' "$S/err"
+check "--root with accounts directory: the image's account files are unchanged" \
+	sh -c "cd '$R/etc' && md5sum -c --quiet '$S/sums'"
 dir_stop
 slots_done

@@ -15,24 +15,6 @@
 #include "provision-int.h"
 #include "service.h"
 
-static int nss_failed(struct ctx *x, int r, const char *what)
-{
-        slots_error_set(x->e, r, what, "the lookup through NSS failed: %s", strerror(-r));
-        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
-                              "then run slots-provision again; nothing was changed");
-        return r;
-}
-
-/* A group lookup that failed: the group database, not the membership, is what is wrong. */
-static int nss_group_failed(struct ctx *x, int r, const char *what)
-{
-        slots_error_set(x->e, r, what, "the group database did not answer: sssd? (the lookup through NSS "
-                        "failed: %s)", strerror(-r));
-        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
-                              "then run slots-provision again; nothing was changed");
-        return r;
-}
-
 /*
  * Who holds id as a gid (group) or a uid (not group): the account files first, then NSS on
  * the host.  1 with the name in who, 0 when nobody does, -errno when a lookup failed.
@@ -115,7 +97,7 @@ static int id_free(struct ctx *x, uid_t id)
         snprintf(what, sizeof(what), "uid %u", (unsigned) id);
         r = slots_nss_uid(id, &pw);
         if (r < 0)
-                return nss_failed(x, r, what);
+                return prov_nss_failed(x, r, what);
         if (r > 0) {
                 slots_pw_clear(&pw);
                 return 0;
@@ -123,7 +105,7 @@ static int id_free(struct ctx *x, uid_t id)
         snprintf(what, sizeof(what), "gid %u", (unsigned) id);
         r = slots_nss_gid(id, &gr);
         if (r < 0)
-                return nss_failed(x, r, what);
+                return prov_nss_failed(x, r, what);
         if (r > 0) {
                 slots_gr_clear(&gr);
                 return 0;
@@ -190,7 +172,7 @@ static int find_user(struct ctx *x, const char *name, struct acct *a)
                 return 0;
         r = slots_nss_user(name, &a->pw);
         if (r < 0)
-                return nss_failed(x, r, name);
+                return prov_nss_failed(x, r, name);
         if (r > 0) {
                 a->found = a->valid = true;
                 a->uid = a->pw.uid;
@@ -217,7 +199,7 @@ static int find_group(struct ctx *x, const char *name, struct acct *a)
                 return 0;
         r = slots_nss_group(name, &a->gr);
         if (r < 0)
-                return nss_group_failed(x, r, name);
+                return prov_nss_group_failed(x, r, name);
         if (r > 0) {
                 a->found = a->valid = true;
                 a->gid = a->gr.gid;
@@ -281,7 +263,7 @@ static int plan_shared(struct ctx *x)
                 x->shared_gid = x->c->uid_base;
                 r = id_holder(x, x->shared_gid, true, who, sizeof(who));
                 if (r < 0)
-                        return nss_failed(x, r, x->shared);
+                        return prov_nss_failed(x, r, x->shared);
                 if (r > 0) {
                         PROBLEM(x, x->shared,
                                 prov_fmt_fix(
@@ -382,7 +364,7 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
                 int k = id_holder(x, u->uid, true, who, sizeof(who));
 
                 if (k < 0)
-                        return nss_failed(x, k, name);
+                        return prov_nss_failed(x, k, name);
                 if (k > 0)
                         PROBLEM(x, name,
                                 prov_fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
@@ -424,7 +406,7 @@ static int check_group(struct ctx *x, const char *name, const struct acct *g, ui
         } else {
                 k = id_holder(x, g->gid, false, who, sizeof(who));
                 if (k < 0)
-                        return nss_failed(x, k, name);
+                        return prov_nss_failed(x, k, name);
                 if (k > 0)
                         PROBLEM(x, name,
                                 prov_fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
@@ -450,7 +432,7 @@ static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
                         int k = id_holder(x, want, group, who, sizeof(who));
 
                         if (k < 0)
-                                return nss_failed(x, k, name);
+                                return prov_nss_failed(x, k, name);
                         if (k > 0)
                                 PROBLEM(x, name,
                                         prov_fmt_fix(x,
@@ -519,7 +501,7 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
                 int k = slots_nss_group(x->shared, &gr);
 
                 if (k < 0)
-                        return nss_group_failed(x, k, x->shared);
+                        return prov_nss_group_failed(x, k, x->shared);
                 if (k > 0 && !slots_gr_has_member(&gr, name))
                         PROBLEM(x, x->shared,
                                 prov_ldif_fix(x, true, x->shared,
@@ -729,7 +711,7 @@ static int plan_service(struct ctx *x)
                 failed = s.group < 0 ? s.group : s.named < 0 ? s.named : 0;
         if (failed) {
                 /* Only NSS fails: the image's files are in memory (an allocation, then). */
-                r = x->o->host ? nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
+                r = x->o->host ? prov_nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
                                : slots_error_set(x->e, failed, c->service, "out of memory");
         } else if (s.user == 0) {
                 if (x->o->host)
@@ -768,7 +750,7 @@ static int service_in_group(struct ctx *x, const char *group)
                 return 0;
         k = slots_nss_group(group, &gr);
         if (k <= 0)
-                return k < 0 ? nss_group_failed(x, k, group) : 0;
+                return k < 0 ? prov_nss_group_failed(x, k, group) : 0;
         k = slots_gr_has_member(&gr, x->c->service);
         slots_gr_clear(&gr);
         return k;

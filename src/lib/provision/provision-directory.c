@@ -1,6 +1,7 @@
 /*
- * The account plan's part for accounts a directory keeps: "accounts": "directory" (no local
- * copy, nothing missing), the groups a directory lists a slot in, and fixes as LDIF changes.
+ * The account plan's part for accounts the name service serves: failed lookups, "accounts":
+ * "directory" (no local copy, nothing missing), the groups a directory lists a slot in, and
+ * fixes as LDIF changes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,24 @@
 #include "nss.h"
 #include "privdrop.h"
 #include "provision-int.h"
+
+int prov_nss_failed(struct ctx *x, int r, const char *what)
+{
+        slots_error_set(x->e, r, what, "the lookup through NSS failed: %s", strerror(-r));
+        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
+                              "then run slots-provision again; nothing was changed");
+        return r;
+}
+
+/* A group lookup that failed: the group database, not the membership, is what is wrong. */
+int prov_nss_group_failed(struct ctx *x, int r, const char *what)
+{
+        slots_error_set(x->e, r, what, "the group database did not answer: sssd? (the lookup through NSS "
+                        "failed: %s)", strerror(-r));
+        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
+                              "then run slots-provision again; nothing was changed");
+        return r;
+}
 
 const char *prov_ldif_fix(struct ctx *x, bool group, const char *name, const struct slots_dirfix_change *ch,
                           size_t n, const char *fmt, ...)

@@ -83,10 +83,13 @@ const char *prov_gid_str(struct ctx *x, gid_t gid, char *buf, size_t size);
 void prov_nsswitch_warn(struct ctx *x);
 int prov_plan_accounts(struct ctx *x);
 
-/* provision-directory.c: accounts a directory keeps ("accounts": "directory", the groups it lists). */
+/* provision-directory.c: accounts the name service serves (failed lookups, "accounts": "directory", LDIF fixes). */
 struct slots_dirfix_change;
 struct slots_identity_group;
 enum prov_where { PROV_NONE, PROV_LOCAL, PROV_SERVED };
+/* A lookup through NSS that failed (group: in the group database): the run's error, r returned. */
+int prov_nss_failed(struct ctx *x, int r, const char *what);
+int prov_nss_group_failed(struct ctx *x, int r, const char *what);
 /* A fix that changes the entry where the directory keeps it: the human words, then the LDIF change. */
 const char *prov_ldif_fix(struct ctx *x, bool group, const char *name, const struct slots_dirfix_change *ch,
                           size_t n, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
