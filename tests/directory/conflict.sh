@@ -104,6 +104,23 @@ check "svc in slotshared: check's service-apart fix deletes it in the directory,
 printf 'dn: cn=slotshared,%s\nchangetype: modify\ndelete: memberUid\nmemberUid: svc\n' "$DIR_POOL" |
 	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
 
+# A usable password in the directory: check's fix locks it there, not with usermod -L.  nslcd
+# serves userPassword as the shadow field only when told to (its default is "*").
+echo 'map shadow userPassword userPassword' >>/etc/nslcd.conf
+kill "$DIR_NSLCD_PID"; wait "$DIR_NSLCD_PID" 2>/dev/null
+rm -f /run/nslcd/socket
+dir_start_nslcd
+hash=$(openssl passwd -6 -salt abcdefgh secret)
+printf 'dn: uid=slot03,%s\nchangetype: modify\nreplace: userPassword\nuserPassword: {CRYPT}%s\n' "$DIR_POOL" "$hash" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+grep 'password' "$S/check"
+check "a password in the directory: check's password fix is in the directory, no usermod" \
+	sh -c "grep -E '^FAIL (password-locked|account) slot03: ' '$S/check' | grep -q 'lock the password of slot03 in the directory' &&
+		! grep -q 'usermod -L' '$S/check'"
+printf 'dn: uid=slot03,%s\nchangetype: modify\ndelete: userPassword\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+
 "$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
 check "with every entry as planned again, provisioning exits 0" test $? = 0
 check "and creates no local account or group" \

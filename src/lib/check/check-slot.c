@@ -205,7 +205,8 @@ static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h
 
 void check_password(struct ctx *k, const struct slotinfo *s)
 {
-        struct slots_identity id = { .name = s->name };
+        /* A directory's account is locked in the directory: the verdict's fix says so. */
+        struct slots_identity id = { .name = s->name, .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_identity_verdict v;
         const struct slots_identity_problem *p = &v.p[SLOTS_IDENT_PASSWORD];
         struct slots_pwfields pf;
