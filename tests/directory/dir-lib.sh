@@ -4,7 +4,9 @@
 # and dir_setup after it.  Nothing here reads or changes the host's /etc/ldap, its slapd
 # or nslcd service: slapd gets its own slapd.conf (slapd -f) and database under
 # $DIR_LDAP, nslcd a /etc/nslcd.conf in the namespace's copy of /etc, and /run (where
-# nslcd's socket path, /run/nslcd/socket, is compiled in) is the namespace's tmpfs.
+# nslcd's socket path, /run/nslcd/socket, is compiled in) is the namespace's tmpfs.  sssd.sh
+# puts sssd in front of the same slapd instead (dir_need_sssd, dir_enter_netns, dir_sssd_setup
+# below).
 
 DIR_SUFFIX="dc=slots,dc=test"
 DIR_POOL="ou=slots,$DIR_SUFFIX"
