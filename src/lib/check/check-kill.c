@@ -40,15 +40,6 @@ enum kill_outcome {
         KILL_SETUP,             /* a pipe, a fork or /proc failed (status: the errno) */
 };
 
-/* One process as /proc shows it. */
-struct kproc {
-        pid_t pid, ppid, pgrp, sid;
-        uid_t uid;
-        char state;
-        unsigned long long start;       /* since boot, in clock ticks: the pid's own, not a reuse */
-        char comm[32];
-};
-
 /* What the probe's helper tells check: one record, written at once (smaller than PIPE_BUF). */
 struct kill_report {
         int outcome;
@@ -76,10 +67,24 @@ struct kill_job {
 
 /* ---- /proc ---- */
 
-/* Reads /proc/PID/stat (name: its folder) into p; false when it is gone or unreadable. */
+bool kproc_parse(const char *buf, uid_t uid, struct kproc *p)
+{
+        const char *open_ = strchr(buf, '('), *close_ = strrchr(buf, ')');
+
+        /* pid (comm) state ppid pgrp session ...: comm may hold anything, so up to its last ')' */
+        if (!open_ || !close_ || close_ < open_)
+                return false;
+        *p = (struct kproc){ .pid = (pid_t) atol(buf), .uid = uid };
+        snprintf(p->comm, sizeof(p->comm), "%.*s", (int) (close_ - open_ - 1), open_ + 1);
+        return p->pid > 0 &&
+               sscanf(close_ + 1, " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                      &p->state, &p->ppid, &p->pgrp, &p->sid, &p->start) == 5;
+}
+
+/* Reads /proc/PID/stat (name: its folder) into p, its uid the owner of the file; false when it is gone. */
 static bool proc_read(const char *name, struct kproc *p)
 {
-        char path[64], buf[1024], *open_, *close_;
+        char path[64], buf[1024];
         struct stat st;
         ssize_t n;
         int fd;
@@ -93,20 +98,28 @@ static bool proc_read(const char *name, struct kproc *p)
         if (n <= 0)
                 return false;
         buf[n] = '\0';
-        /* pid (comm) state ppid pgrp session ...: comm may hold anything, so up to its last ')' */
-        open_ = strchr(buf, '(');
-        close_ = strrchr(buf, ')');
-        if (!open_ || !close_ || close_ < open_)
-                return false;
-        *p = (struct kproc){ .pid = (pid_t) atol(buf), .uid = st.st_uid };
-        snprintf(p->comm, sizeof(p->comm), "%.*s", (int) (close_ - open_ - 1), open_ + 1);
-        return sscanf(close_ + 1, " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                      &p->state, &p->ppid, &p->pgrp, &p->sid, &p->start) == 5;
+        return kproc_parse(buf, st.st_uid, p);
 }
 
-static bool proc_live(const struct kproc *p)
+size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out)
 {
-        return p->state != 'Z' && p->state != 'X';
+        size_t n = 0;
+
+        for (size_t i = 0; i < n_all; i++) {
+                pid_t up = all[i].ppid;
+
+                /* Up the parents to self (at most n_all steps: a loop of reused pids ends it). */
+                for (size_t steps = 0; up > 1 && up != self && steps < n_all; steps++) {
+                        size_t j = 0;
+
+                        while (j < n_all && all[j].pid != up)
+                                j++;
+                        up = j < n_all ? all[j].ppid : 0;
+                }
+                if (up == self && all[i].pid != self && all[i].state != 'Z' && all[i].state != 'X')
+                        out[n++] = all[i];
+        }
+        return n;
 }
 
 /*
@@ -138,20 +151,8 @@ static struct kproc *proc_run(pid_t self, size_t *n)
         if (d)
                 closedir(d);
         mine = all ? malloc((n_all ? n_all : 1) * sizeof(*mine)) : NULL;
-        for (size_t i = 0; mine && i < n_all; i++) {
-                pid_t up = all[i].ppid;
-
-                /* Up the parents to self (at most n_all steps: a pid reused in the middle ends it). */
-                for (size_t steps = 0; up > 1 && up != self && steps < n_all; steps++) {
-                        size_t j = 0;
-
-                        while (j < n_all && all[j].pid != up)
-                                j++;
-                        up = j < n_all ? all[j].ppid : 0;
-                }
-                if (up == self && all[i].pid != self && proc_live(&all[i]))
-                        mine[(*n)++] = all[i];
-        }
+        if (mine)
+                *n = kproc_descendants(all, n_all, self, mine);
         free(all);
         return mine;
 }
