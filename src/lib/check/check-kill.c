@@ -474,8 +474,12 @@ static int kill_child(void *arg)
 
 /* ---- check's side: the runs, what is left, the row ---- */
 
-/* As root: ends each process the helper could not, by pidfd, when its start time says it is still that one. */
-static void end_left(const struct kill_report *rep)
+/*
+ * As root: ends each process the helper could not, by pidfd, when it is still that one (its
+ * start time) and the slot's: the report comes from a process of the service, which must not
+ * get root to end anything the service's own kill as the slot could not.
+ */
+static void end_left(const struct kill_report *rep, uid_t slot_uid)
 {
         for (unsigned i = 0; i < rep->n_left && i < sizeof(rep->left) / sizeof(rep->left[0]); i++) {
                 char name[32];
@@ -483,7 +487,7 @@ static void end_left(const struct kill_report *rep)
                 int fd = slots_pidfd_open(rep->left[i].pid);
 
                 snprintf(name, sizeof(name), "%ld", (long) rep->left[i].pid);
-                if (fd >= 0 && proc_read(name, &p) && p.start == rep->left[i].start &&
+                if (fd >= 0 && proc_read(name, &p) && p.start == rep->left[i].start && p.uid == slot_uid &&
                     slots_pidfd_signal(fd, SIGKILL) == 0)
                         (void) poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 1000);
                 if (fd >= 0)
@@ -512,7 +516,7 @@ static int kill_once(const struct ctx *k, const struct start *st, struct kill_jo
         if (n != (ssize_t) sizeof(*rep))
                 return r < 0 ? r : -EIO;
         if (geteuid() == 0)
-                end_left(rep);
+                end_left(rep, j->slot_uid);
         return rep->outcome;
 }
 
