@@ -3,9 +3,9 @@
 # that logs each command it is given shows the kill's own command reached it (and ran) in every
 # run the row passes; then a table of launchers, each doing one thing the executor's kill must
 # see (setsid away, leave a process behind in a session of its own, ignore TERM, never start
-# the command) and a drop-in that refuses the kill: each is a FAIL saying which, with the pid,
-# command, uid, process group and session, and nothing of the run is left afterwards, as root
-# and as the service.
+# the command, hang without it) and a drop-in that refuses the kill: each is a FAIL saying
+# which, with the pid, command, uid, process group and session, and nothing of the run is left
+# afterwards, as root and as the service.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 slots_enter_namespace "$@"
@@ -104,6 +104,11 @@ case_kill ignores-svc   svc  FAIL "outlived the TERM" "trap '' TERM
 exec \"\$@\""
 case_kill child-ignores root FAIL "outlived the TERM.*\\(sleep\\)" "$KILL_ONLY (trap '' TERM; exec /bin/sleep 300) </dev/null >/dev/null 2>&1 & ;; esac
 exec \"\$@\""
+case_kill hangs         root FAIL 'never started: sudo -> slotctl -> launcher did not start it within 3 s' \
+	"$KILL_ONLY exec /bin/sleep 300 ;; esac
+exec \"\$@\""
+# Its standard output elsewhere: the command never says it started, and is found running all the same.
+case_kill quiet         root PASS 'ended it, with and without a terminal' 'exec "$@" >/dev/null'
 case_kill never-starts  root FAIL 'never started: sudo -> slotctl -> launcher exits 3: launcher says no' \
 	'echo "launcher says no" >&2
 exit 3'

@@ -261,8 +261,9 @@ static void krun_drain(int *fd, char *buf, size_t size, size_t *len)
 }
 
 /*
- * Waits until the command says it started (1), or the run ends or its deadline passes first
- * (0, *status the run's result as slots_child_poll gives it), reading both pipes meanwhile.
+ * Waits until the command says it started (1), the run ends first (0, *status its result as
+ * slots_child_poll gives it) or its deadline passes (2: still running, now without a deadline,
+ * for the caller to look for the command itself), reading both pipes meanwhile.
  */
 static int krun_wait_mark(struct krun *r, int *status)
 {
@@ -275,12 +276,17 @@ static int krun_wait_mark(struct krun *r, int *status)
                 krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
                 if (strstr(r->outbuf, KILL_MARK "\n"))
                         return 1;
+                if (left == 0)
+                        /* Looked at once more below, never killed there: the caller decides. */
+                        slots_child_deadline(&r->c, 0);
                 if (slots_child_poll(&r->c, status) != 0) {
                         r->reaped = true;
                         krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
                         krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
                         return 0;
                 }
+                if (left == 0)
+                        return 2;
                 /* Without a pidfd (a kernel before 5.3), a look every 2 ms. */
                 if (r->c.pidfd < 0 && (left < 0 || left > 2))
                         left = 2;
@@ -395,11 +401,20 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
                 return KILL_SETUP;
         }
         rep->group = run->c.pid;
-        if (krun_wait_mark(run, &rep->status) == 0) {
+        r = krun_wait_mark(run, &rep->status);
+        if (r == 2 && !find_command(j, &rep->who)) {
+                /* Its command neither said it started nor runs: the run is over. */
+                slots_child_kill(&run->c);
+                run->reaped = true;
+                rep->status = -ETIMEDOUT;
+                r = 0;
+        }
+        if (r == 0) {
                 report_err(rep, run->errbuf);
                 return KILL_NOT_STARTED;
         }
-        if (!find_command(j, &rep->who))
+        /* It said so (1), or its stdout goes elsewhere and it runs all the same (2). */
+        if (r == 1 && !find_command(j, &rep->who))
                 return KILL_NOT_FOUND;
         rep->command = rep->who.pid;
         if (rep->who.pgrp != rep->group)
@@ -587,6 +602,8 @@ static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, c
                  "with !use_pty so that a run stays in the process group the executor ends), then visudo -c",
                  svc, s->name);
         status_said(st, sizeof(st), rep->status, stage_ms);
+        if (r == KILL_NOT_STARTED && rep->status == -ETIMEDOUT)
+                snprintf(st, sizeof(st), "did not start it within %d s", stage_ms / 1000);
         if (r == KILL_OK)
                 add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
                          "as %s, %s ran /bin/sleep 30 as %s and ended it, with and without a terminal: sudo -n -u %s "
