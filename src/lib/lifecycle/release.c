@@ -276,7 +276,7 @@ const struct slots_release_step slots_release_steps[] = {
         { "step 3 of 5, giving the user's tree back to the service", false, step_tree },
         { "step 4 of 5, removing the slot's crontab, at jobs and lingering", false, step_jobs },
         { "step 4 of 5, unmounting the slot's FUSE mounts", false, step_mounts },
-        { "step 4 of 5, emptying and resetting home, state and run", false, step_folders },
+        { "step 4 of 5, replacing home, state and run with fresh folders", false, step_folders },
         { "step 4 of 5, removing the slot's files below /tmp, /var/tmp, /dev/shm, /run/lock, /run/user", false,
           step_temp },
         { "step 4 of 5, handing the slot's files in the shared folders to the service", false, step_shared },
