@@ -73,13 +73,20 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
 int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
                          uid_t svc_uid, gid_t svc_gid, struct slots_error *e);
 
+/* A note of a cleanup step (what was left alone, and why): path or object, then the reason. */
+typedef void (*slots_cleanup_note_fn)(void *data, const char *what, const char *why);
+
 /*
  * SysV shared memory, semaphores and message queues whose owner or creator is
  * the slot (from /proc/sysvipc), and its POSIX message queues: a forked child
- * mounts a private mqueue instance of this IPC namespace in a private mount
- * namespace, so they are found whether /dev/mqueue is mounted or not.
+ * makes a detached mqueue mount of this IPC namespace (fsmount, attached
+ * nowhere; on a kernel without it, a mount in a private mount namespace), so
+ * they are found whether /dev/mqueue is mounted or not, in a plain chroot too.
+ * When no mqueue can be mounted at all (none in the kernel, no right to mount
+ * one) that part is a note (note may be NULL), not a failure.
  */
-int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e);
+int slots_cleanup_ipc(const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data,
+                      struct slots_error *e);
 
 /*
  * The slot's kernel keyrings: a forked child that drops to the slot's uid

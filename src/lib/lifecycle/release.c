@@ -251,7 +251,7 @@ static int step_setid(struct slots_release_job *j, struct slots_error *e)
 
 static int step_ipc(struct slots_release_job *j, struct slots_error *e)
 {
-        return slots_cleanup_ipc(&j->slot, e);
+        return slots_cleanup_ipc(&j->slot, j->tree.note, j->tree.note_data, e);
 }
 
 static int step_keys(struct slots_release_job *j, struct slots_error *e)

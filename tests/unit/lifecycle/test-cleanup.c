@@ -116,7 +116,7 @@ static void test_refuses_root(void **state)
         assert_int_equal(slots_cleanup_folders(bfd, c, &slot, 0, &e), -EINVAL);
         assert_int_equal(slots_cleanup_temp(bfd, c, &root_pw, &e), -EINVAL);
         assert_int_equal(slots_cleanup_shared(bfd, c, &root_pw, 0, SVC, SVC, &e), -EINVAL);
-        assert_int_equal(slots_cleanup_ipc(&root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_ipc(&root_pw, NULL, NULL, &e), -EINVAL);
         assert_int_equal(slots_cleanup_keys(&root_pw, &e), -EINVAL);
         assert_int_equal(slots_cleanup_mounts(&root_pw, &e), -EINVAL);
         assert_non_null(strstr(e.reason, "uid or gid 0"));
