@@ -53,6 +53,10 @@ for d in $DROPS; do
 	check "as slot03, a set-gid copy (group slot03) in $d" \
 		test "$(setid_of "$d/gid-copy")" = $((02000)) -a "$(stat -c %g "$d/gid-copy")" = "$G3"
 done
+# Many of them: release names the first ten and counts the rest in one line.
+as4 mkdir -m 0777 "$HOME4/drop/many"
+as3 sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do cp /usr/bin/id "$1/many/$i" && chmod 4755 "$1/many/$i"; done' _ \
+	"$HOME4/drop"
 # slot04's own set-uid file and root's set-uid file next to them: not slot03's to lose.
 as4 cp /usr/bin/id "$HOME4/drop/own-copy"
 as4 chmod 4755 "$HOME4/drop/own-copy"
@@ -71,7 +75,10 @@ admin_run release alice
 cat "$S/out" "$S/err"
 check "release alice exits 0" test "$st" = 0
 check "release says slot03 released" grep -qx "slot03 released" "$S/out"
-check "release reports the set-id files it cleared" grep -q "set-id bits cleared" "$S/err"
+check "release names the set-id files it cleared" grep -q "^slots-admin: warning: $HOME4/drop/.*: set-id bits cleared (mode 4755, a file of slot03)" "$S/err"
+check "release names ten and counts the other eight" test "$(grep -c ": set-id bits cleared (mode" "$S/err")" = 10 -a \
+	"$(grep -c "and 8 more files of slot03: set-id bits cleared" "$S/err")" = 1
+check "the many copies lost their bits" test -z "$(find "$HOME4/drop/many" -perm /6000)"
 for d in $DROPS; do
 	for f in uid-copy gid-copy; do
 		if [ -e "$d/$f" ]; then

@@ -224,6 +224,9 @@ static int step_shared(struct slots_release_job *j, struct slots_error *e)
         return slots_cleanup_shared(j->rootfd, j->cfg, &j->slot, j->slot_gid, j->svc_uid, j->svc_gid, e);
 }
 
+/* The set-id files the sweep names one by one; the rest are counted in one note. */
+#define SETID_NAMED 10
+
 /* A set-id file the sweep cleared: the caller's note, as the tree walk's notes. */
 static void setid_note(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode)
 {
@@ -232,9 +235,19 @@ static void setid_note(void *data, const char *path, uid_t uid, gid_t gid, mode_
 
         (void) uid;
         (void) gid;
+        /* The sweep counts the file after this call: files is the number of those before it. */
+        if (!j->tree.note || j->setid_cleared >= SETID_NAMED)
+                return;
         snprintf(why, sizeof(why), "set-id bits cleared (mode %04o, a file of %s)", (unsigned) mode, j->name);
-        if (j->tree.note)
-                j->tree.note(j->tree.note_data, path, why);
+        j->tree.note(j->tree.note_data, path, why);
+}
+
+static void setid_seen(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+        struct slots_release_job *j = data;
+
+        setid_note(j, path, uid, gid, mode);
+        j->setid_cleared++;
 }
 
 static int step_setid(struct slots_release_job *j, struct slots_error *e)
@@ -242,10 +255,18 @@ static int step_setid(struct slots_release_job *j, struct slots_error *e)
         uid_t uids[] = { j->slot.uid };
         gid_t gids[] = { j->slot_gid, j->slot.gid };
         struct slots_setid_sweep s = { .uids = uids, .n_uids = 1, .gids = gids, .n_gids = 2, .svc_uid = j->svc_uid,
-                                       .svc_gid = j->svc_gid, .clear = true, .seen = setid_note, .data = j };
-        int r = slots_cleanup_setid(j->rootfd, j->cfg, &s, e);
+                                       .svc_gid = j->svc_gid, .clear = true, .seen = setid_seen, .data = j };
+        int r;
 
-        j->setid_cleared = s.files;
+        j->setid_cleared = 0;
+        r = slots_cleanup_setid(j->rootfd, j->cfg, &s, e);
+        if (j->setid_cleared > SETID_NAMED && j->tree.note) {
+                char why[128];
+
+                snprintf(why, sizeof(why), "and %lu more files of %s: set-id bits cleared",
+                         j->setid_cleared - SETID_NAMED, j->name);
+                j->tree.note(j->tree.note_data, "set-id sweep", why);
+        }
         return r;
 }
 
