@@ -541,12 +541,49 @@ static int swap_in(int pfd, const char *name, const char *fresh, const char *old
         return 0;
 }
 
+/* Whether the folder fd is a mount of its own (another file system than pfd's, or a bind mount's root). */
+static bool is_mount_root(int pfd, int fd)
+{
+        struct statx p, f;
+
+        if (statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &p) < 0 ||
+            statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &f) < 0)
+                return false;   /* the swap will tell */
+        return p.stx_dev_major != f.stx_dev_major || p.stx_dev_minor != f.stx_dev_minor ||
+               (f.stx_attributes_mask & f.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * A folder that is a mount point itself cannot be swapped: it is emptied where
+ * it is and set back to exactly slot:gid 0700 without ACL or attribute (fd consumed).
+ */
+static int reset_in_place(int fd, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
+{
+        struct stat st;
+        int efd = fcntl(fd, F_DUPFD_CLOEXEC, 3), r;
+
+        r = efd < 0 ? slots_error_set(e, -errno, path, "cannot open: %s", strerror(errno))
+                    : slots_tree_empty(efd, path, e);
+        if (r == 0)
+                r = xattr_strip(fd, path, e);
+        if (r == 0 && (fchown(fd, uid, gid) < 0 || fchmod(fd, 0700) < 0))
+                r = slots_error_set(e, -errno, path, "cannot set the owner and mode: %s", strerror(errno));
+        if (r == 0 && fstat(fd, &st) < 0)
+                r = slots_error_set(e, -errno, path, "cannot stat: %s", strerror(errno));
+        if (r == 0 && (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != 0700))
+                r = slots_error_set(e, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
+                                    (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
+        close(fd);
+        return r;
+}
+
 /*
  * One of home, state and run: the old folder (if any) is taken from the slot
  * and emptied where it is (a mount point inside is named by its own path), a
  * fresh one is made beside it and swapped in, and the old one is removed.
  * Every part is safe to repeat: what a killed run left under release's own
- * names (.<slot>.slots-fresh, .<slot>.slots-old) goes first.
+ * names (.<slot>.slots-fresh, .<slot>.slots-old) goes first.  A folder that is
+ * a mount point of its own is reset in place instead.
  */
 static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
 {
@@ -572,6 +609,8 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
                         slots_error_fix(e, "remove it (rm %s), then: slots-admin release --slot %s", path, name);
                 return -err;
         }
+        if (ofd >= 0 && is_mount_root(pfd, ofd))
+                return reset_in_place(ofd, path, uid, gid, e);
         if (ofd >= 0) {
                 r = lock_folder(ofd, path, e);
                 if (r < 0) {

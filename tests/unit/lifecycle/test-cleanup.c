@@ -47,7 +47,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-        static const char *const mounts[] = { "tmp/mnt", "var/spool/cron/atjobs/mnt" };
+        static const char *const mounts[] = { "tmp/mnt", "var/spool/cron/atjobs/mnt",
+                                              "var/lib/slots/web/home/slot01" };
 
         fstree_umount(mounts, N_ELEM(mounts));
         return fstree_teardown(state);
@@ -786,6 +787,33 @@ static void test_folders_fresh(void **state)
                 fail_msg("%d failures", failures);
 }
 
+/* A home that is a mount of its own cannot be swapped: it is emptied and set back in place. */
+static void test_folders_mount_root(void **state)
+{
+        struct slots_config *c = config("");
+        struct slots_error e;
+        char p[512];
+        ino_t ino;
+
+        (void) state;
+        if (!need_root() || !need_mounts())
+                skip();
+        make_slot_folders();
+        snprintf(p, sizeof(p), "%s/" ROOT "home/slot01", base);
+        assert_int_equal(mount("tmpfs", p, "tmpfs", 0, "mode=0777"), 0);
+        mk(ROOT "home/slot01/left", FILE_, SLOT, SLOT, 0600, NULL);
+        ino = st_of(ROOT "home/slot01").st_ino;
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), 0);
+        assert_int_equal(is(ROOT "home/slot01", SLOT, SLOT, 0700), 0);
+        assert_int_equal(entries_in(ROOT "home/slot01"), 0);
+        assert_true(st_of(ROOT "home/slot01").st_ino == ino);
+        assert_false(exists(ROOT "home/.slot01.slots-fresh"));
+        assert_int_equal(slots_check_folders(bfd, c, "slot01", SLOT, SLOT, false, &e), 0);
+        assert_int_equal(umount2(p, 0), 0);
+        slots_config_free(c);
+}
+
 /* ---- the set-id sweep ---- */
 
 struct seen_list {
@@ -906,6 +934,7 @@ int main(void)
                 TEST(test_temp_mount),
                 TEST(test_shared),
                 TEST(test_folders_fresh),
+                TEST(test_folders_mount_root),
                 TEST(test_setid_sweep),
         };
 
