@@ -240,7 +240,7 @@ static int replace_mail(int dfd, const char *name, const struct stat *st, struct
                 r = errno == ENOENT ? 0 : slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s",
                                                           name, strerror(errno));
         else if (r == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev &&
-                 renameat(dfd, tmp, dfd, name) < 0)
+                 (renameat(dfd, tmp, dfd, name) < 0 || fsync(dfd) < 0))
                 r = slots_error_set(e, -errno, MAIL_DIR, "cannot put the new mailbox %s in place: %s", name,
                                     strerror(errno));
         if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT && r == 0)
@@ -624,6 +624,9 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
         r = make_fresh(pfd, fresh, fpath, uid, gid, e);
         if (r == 0)
                 r = swap_in(pfd, name, fresh, old, ofd >= 0, path, e);
+        /* The swap on disk before anything else is: a power loss must not bring the old folder back. */
+        if (r == 0 && fsync(pfd) < 0)
+                r = slots_error_set(e, -errno, path, "cannot sync its folder: %s", strerror(errno));
         if (r == 0 && (r = discard_folder(pfd, fresh, fpath, e)) == 0)
                 r = discard_folder(pfd, old, opath, e);
         return r;
