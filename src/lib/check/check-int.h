@@ -17,6 +17,7 @@ void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 void check_app_private(struct ctx *k);  /* check-shared.c: walks the shared folders */
+void check_setid(struct ctx *k);        /* check-setid.c: walks every folder slots write */
 
 /* Host-wide rows about sudo (check-sudoers.c): the drop-in, and what sudo grants each slot of the pool. */
 void check_sudoers_dropin(struct ctx *k);
