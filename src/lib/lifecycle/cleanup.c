@@ -501,13 +501,16 @@ static int discard_folder(int pfd, const char *name, const char *path, struct sl
 static int make_fresh(int pfd, const char *name, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
 {
         struct stat st;
+        bool made;
         int fd, r = 0;
 
-        if (mkdirat(pfd, name, 0) < 0)
-                return slots_error_set(e, -errno, path, "cannot make the fresh folder: %s", strerror(errno));
-        fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        fd = slots_dir_make(pfd, name, 0, NULL, path, &made, e);
+        if (fd >= 0 && !made) {
+                close(fd);
+                fd = -EEXIST;
+        }
         if (fd < 0)
-                return slots_error_set(e, -errno, path, "cannot open the fresh folder: %s", strerror(errno));
+                return slots_error_set(e, fd, path, "cannot make the fresh folder: %s", strerror(-fd));
         /* A default ACL of the parent is inherited: it goes with every other attribute. */
         r = xattr_strip(fd, path, e);
         if (r == 0 && fchown(fd, uid, gid) < 0)
