@@ -345,7 +345,7 @@ rm -f /tmp/suid-id
 echo "=== removal refused while slots are held; an upgrade keeps everything"
 dpkg -r slots libpam-slots >$T/remove-held.out 2>&1
 check "dpkg -r with slots assigned is refused: both still installed" sh -c \
-	"dpkg-query -W -f='\${Status}\n' slots libpam-slots | grep -c '^install ok installed' | grep -qx 2"
+	"dpkg-query -W -f='\${Status}\n' slots libpam-slots | grep -c ' ok installed$' | grep -qx 2"
 check "the refusal names ALICE and the command that releases her" \
 	grep -q "slot01 is assigned to $ALICE: slots-admin release $ALICE" $T/remove-held.out
 check "and the override" grep -q 'SLOTS_REMOVE_ASSIGNED=1' $T/remove-held.out

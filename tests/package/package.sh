@@ -356,7 +356,7 @@ echo '[Slice]' >"$R/etc/systemd/system/slots-video\x2dstudio-slot01.slice"
 in_root dpkg -r libpam-slots slots >$base/remove-held.log 2>&1
 check "dpkg -r with slot01 assigned is refused" sh -c \
 	"chroot $R dpkg-query -W -f='\${Status}\n' slots libpam-slots |
-	 grep -c '^install ok installed' | grep -qx 2"
+	 grep -c ' ok installed$' | grep -qx 2"
 check "the refusal names slot01, the user and slots-admin release USER" \
 	grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870" \
 	$base/remove-held.log
