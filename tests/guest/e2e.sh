@@ -239,8 +239,21 @@ echo "=== release of a slot whose process left its uid through a user namespace"
 # slot03 has a subordinate id range (as useradd gives a normal account): a process of it can
 # run as one of those ids in a user namespace of its own, and no longer carries slot03's uid.
 usermod --add-subuids 300000-365535 --add-subgids 300000-365535 slot03
-# Without -g: newuidmap maps only for a process whose group is the account's own.
-as_svc setsid sh -c "sudo -n -u slot03 --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+# Through the executor's line that is closed now: newuidmap is set-uid root, and under the
+# session's no_new_privs it cannot write a mapping of the subordinate ids.  (Without -g:
+# newuidmap maps only for a process whose group is the account's own.)
+as_svc sudo -n -u slot03 --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	unshare --user --map-auto --map-root-user -- true >$T/userns-sudo.out 2>&1 </dev/null
+rc=$?
+if [ "$rc" != 0 ] && grep -q newuidmap $T/userns-sudo.out; then
+	ok "through the executor's line slot03 cannot map its subordinate ids (newuidmap under no_new_privs)"
+else
+	not_ok "through the executor's line slot03 cannot map its subordinate ids (exit $rc)"
+	show $T/userns-sudo.out
+fi
+# A process of slot03 started outside a slot session (root's systemd-run, no pam_slots, in
+# slot03's slice) still can: release must end it all the same.
+setsid sh -c "systemd-run --quiet --scope --slice='$(slice_of slot03)' --uid=slot03 -- \
 	unshare --user --map-auto --map-root-user -- setpriv --reuid=1000 --regid=1000 --clear-groups \
 	sleep 600 >$S/userns.out 2>&1 </dev/null &"
 i=0
