@@ -58,6 +58,13 @@ void check_private(struct ctx *k, const struct slotinfo *s);
 void check_tree(struct ctx *k, const struct slotinfo *s);
 void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
+/*
+ * The sudo-env row from its run (check-env.c): r the run's status or -errno, out its stdout
+ * (/proc/self/status of the command), err its first stderr line, cwd where it ran.  false,
+ * and no row, when r < 0 and sudo refused nothing: chain_failed_run's case.
+ */
+bool sudo_env_verdict(struct ctx *k, const struct slotinfo *s, int r, const char *out, const char *err,
+                      const char *cwd);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
 void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c */
