@@ -380,7 +380,7 @@ static int dry_release(const struct ctx *x, const struct opts *o, const char *us
         slots_store_close(&st);
         if (!user && n > x->cfg->slots) {
                 cmd_report(what, &e, NULL);
-                return dry_done(o, EXIT_REFUSED, false, n, NULL, what, &e);
+                return dry_done(o, EXIT_REFUSED, false, 0, NULL, what, &e);
         }
         if (!o->json) {
                 if (n == 0)
