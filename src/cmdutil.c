@@ -190,14 +190,20 @@ static void field(struct iovec *iov, int *n, char **pos, size_t *left, const cha
         *left -= (size_t) k + 1;
 }
 
-/* The journal entry of an event; a journal that does not take it changes nothing (syslog has the line). */
+/*
+ * The journal entry of an event; a journal that does not take it changes nothing (syslog
+ * has the line).  libsystemd sends a field as two iovecs or more, and a datagram (or its
+ * memfd) takes at most 1,024: a run over more than CMD_EVENT_MAX_SLOTS slots names them in
+ * its MESSAGE only, with SLOTS_SLOT_COUNT.
+ */
 static void journal_send(enum cmd_event ev, const char *const *slots, size_t n_slots, const char *user,
                          const char *line, const char *admin)
 {
-        enum { FIXED = 10 };
-        size_t left = 2048 + 8192 + n_slots * (SLOTS_NAME_MAX + 16);
-        char *buf = malloc(left), *pos = buf, num[16], who[256];
-        struct iovec *iov = calloc(FIXED + n_slots, sizeof(*iov));
+        enum { FIXED = 11 };
+        size_t named = n_slots <= CMD_EVENT_MAX_SLOTS ? n_slots : 0;
+        size_t left = 2048 + 8192 + named * (SLOTS_NAME_MAX + 16);
+        char *buf = malloc(left), *pos = buf, num[24], who[256];
+        struct iovec *iov = calloc(FIXED + named, sizeof(*iov));
         int n = 0;
 
         if (buf && iov) {
@@ -212,7 +218,11 @@ static void journal_send(enum cmd_event ev, const char *const *slots, size_t n_s
                 field(iov, &n, &pos, &left, "SLOTS_USER", user ? slots_escape_buf(user, who, sizeof(who)) : NULL);
                 field(iov, &n, &pos, &left, "SLOTS_ADMIN", admin);
                 field(iov, &n, &pos, &left, "SLOTS_SERVICE", log_service);
-                for (size_t i = 0; i < n_slots; i++)
+                if (n_slots > 1) {
+                        snprintf(num, sizeof(num), "%zu", n_slots);
+                        field(iov, &n, &pos, &left, "SLOTS_SLOT_COUNT", num);
+                }
+                for (size_t i = 0; i < named; i++)
                         field(iov, &n, &pos, &left, "SLOTS_SLOT", slots[i]);
                 (void) sd_journal_sendv(iov, n);
         }

@@ -84,11 +84,13 @@ void cmd_log_service(const char *service);
 /*
  * Logs one event: one syslog line (LOG_AUTHPRIV) "<text>; by <admin>", and, where
  * journald runs, one journal entry with MESSAGE_ID, SLOTS_ACTION, SLOTS_RESULT,
- * SLOTS_SLOT (one field for each of the n_slots slots), SLOTS_USER, SLOTS_ADMIN and
- * SLOTS_SERVICE (fields without a value are left out).  The admin is SUDO_USER (only
+ * SLOTS_SLOT (one field for each of the n_slots slots, up to CMD_EVENT_MAX_SLOTS; more
+ * are named in the text only), SLOTS_SLOT_COUNT (n_slots, when more than one),
+ * SLOTS_USER, SLOTS_ADMIN and SLOTS_SERVICE (fields without a value are left out).  The admin is SUDO_USER (only
  * when run by root, as sudo does), else the login uid's name, else the uid's.  Names
  * are escaped (escape.c) in the text and the fields.
  */
+#define CMD_EVENT_MAX_SLOTS 400
 void cmd_event(enum cmd_event ev, const char *slot, const char *user, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 void cmd_event_slots(enum cmd_event ev, const char *const *slots, size_t n_slots, const char *user,

@@ -146,7 +146,48 @@ runuser -u slot04 -- "$SLOTS_ADMIN" assign --dry-run x >/dev/null 2>&1
 check "a dry run by someone who is not root: exit 1, as the real run" test $? = 1
 usage_is dry-status "$SLOTS_ADMIN" "--dry-run goes with assign or release" status --dry-run
 
-# ---- 3. check: nagios, prometheus, --output ----
+# ---- 3. provision: one summary event, whatever the number of slots it changed ----
+for d in state/slot02 state/slot06 run/slot07 run/slot08; do rm -rf "/var/lib/slots/$SERVICE/$d"; done
+"$SLOTS_PROVISION" --config "$CONF" >"$OUT/prov.out" 2>"$OUT/prov.err"
+check "provision repairs the four folders: exit 0" test $? = 0
+check "one journal entry for the run" test "$(count SLOTS_ACTION=provision)" = 1
+check "with one SLOTS_SLOT field for each slot it changed, and no other" test \
+	"$(entries SLOTS_ACTION=provision | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["SLOTS_SLOT"])')" = \
+	"['slot02', 'slot06', 'slot07', 'slot08']"
+if field MESSAGE SLOTS_ACTION=provision | grep -q "^provisioned: $(sed -n 's/^\([0-9]*\) changes$/\1/p' "$OUT/prov.out") changes, 4 of them to 4 slots (slot02, slot06-slot08); by "; then
+	ok "its line counts the changes and names the slots as ranges"
+else
+	not_ok "provision's line: $(field MESSAGE SLOTS_ACTION=provision)"
+fi
+"$SLOTS_PROVISION" --config "$CONF" >/dev/null 2>&1
+check "a second run changes nothing and logs nothing" test "$(count SLOTS_ACTION=provision)" = 1
+"$SLOTS_PROVISION" --dry-run --config "$CONF" >/dev/null 2>&1
+check "a dry run logs nothing" test "$(count SLOTS_ACTION=provision)" = 1
+runuser -u slot04 -- "$SLOTS_PROVISION" --config "$CONF" >/dev/null 2>&1
+check "provision by someone who is not root: exit 1, and the refusal is logged" test \
+	"$?:$(count SLOTS_ACTION=provision SLOTS_RESULT=refused MESSAGE_ID=26e8cfc1bdd44c5790a601fc6f73ba45)" = 1:1
+
+# A pool of 1,000 slots in an image (--root): one event still.
+img=$SLOTS_SCRATCH/image
+mkdir -p "$img/etc/slots"
+for f in passwd group shadow gshadow login.defs; do cp -p /etc/$f "$img/etc/"; done
+sed -i '/^slot/d' "$img/etc/passwd" "$img/etc/group" "$img/etc/shadow" "$img/etc/gshadow"
+printf '{"service": "%s", "slots": 1000, "uid_min": 300000, "uid_max": 301500, "app_root": "/opt/none",
+ "launcher": "run"}\n' "$SERVICE" >"$img/etc/slots/slots.conf"
+"$SLOTS_PROVISION" --root "$img" >"$OUT/prov-big.out" 2>"$OUT/prov-big.err"
+rc=$?
+check "provision of 1,000 slots under --root: exit 0 (exit $rc)" test $rc = 0
+[ $rc = 0 ] || head -n 5 "$OUT/prov-big.err" | sed 's/^/# /'
+# libsystemd sends at most 1,024 iovecs, two a field: past 400 slots only the count is a field.
+check "one journal entry for it, SLOTS_SLOT_COUNT=1000 (no field per slot past 400)" test \
+	"$(count SLOTS_ACTION=provision SLOTS_SLOT_COUNT=1000)" = 1
+if field MESSAGE SLOTS_SLOT_COUNT=1000 | grep -q "^provisioned under $img: [0-9]* changes, [0-9]* of them to 1000 slots (slot01-slot1000)"; then
+	ok "its line names the image and the slots as one range"
+else
+	not_ok "the big run's line: $(field MESSAGE SLOTS_SLOT_COUNT=1000 | cut -c1-300)"
+fi
+
+# ---- 4. check: nagios, prometheus, --output ----
 "$SLOTS_ADMIN" check --format=nagios >"$OUT/nagios-ok.out" 2>"$OUT/nagios-ok.err"
 check "nagios on a good host: exit 0" test $? = 0
 check "one line: SLOTS OK with perfdata" sh -c "test \$(wc -l <'$OUT/nagios-ok.out') = 1 &&

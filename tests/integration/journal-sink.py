@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A stand-in for journald's native socket: binds PATH, and for each datagram (the
 protocol of sd_journal_sendv: "NAME=value\\n", or "NAME\\n" + 64-bit little-endian
-length + value + "\\n" for a value with a newline) appends one JSON object to OUT, a
-field seen twice as a list.  Writes PATH.ready once listening; runs until killed."""
+length + value + "\\n" for a value with a newline; an entry too big for a datagram comes
+as a sealed memfd passed with SCM_RIGHTS, as journald takes it) appends one JSON
+object to OUT, a field seen twice as a list.  Writes PATH.ready once listening; runs until killed."""
 import json
 import os
 import socket
@@ -41,7 +42,10 @@ def main():
     os.chmod(path, 0o666)
     open(path + ".ready", "w").close()
     while True:
-        data = s.recv(1 << 20)
+        data, fds, _, _ = socket.recv_fds(s, 1 << 20, 4)
+        for fd in fds:
+            data += os.pread(fd, os.fstat(fd).st_size, 0)
+            os.close(fd)
         with open(out, "a") as f:
             f.write(json.dumps(parse(data)) + "\n")
 

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "cmdutil.h"
+#include "ids.h"
 #include "service.h"
 #include "nss.h"
 #include "unit.h"
@@ -728,7 +729,7 @@ static void test_fds_guard(void **state)
 static struct {
         int booted;             /* what sd_booted answers */
         int entries;
-        char fields[64][256];   /* the last entry's fields, "NAME=value" */
+        char fields[512][128];  /* the last entry's fields, "NAME=value" */
         int n;
 } journal;
 
@@ -743,7 +744,7 @@ int __wrap_sd_booted(void)
 int __wrap_sd_journal_sendv(const struct iovec *iov, int n)
 {
         journal.entries++;
-        journal.n = n < 64 ? n : 64;
+        journal.n = n < 512 ? n : 512;
         for (int i = 0; i < journal.n; i++)
                 snprintf(journal.fields[i], sizeof(journal.fields[i]), "%.*s", (int) iov[i].iov_len,
                          (const char *) iov[i].iov_base);
@@ -921,6 +922,26 @@ static void test_event_journal(void **state)
                          has_field("SLOTS_SLOT=slot07"), 3);
         assert_null(field_value("SLOTS_USER"));
         assert_string_equal(field_value("SYSLOG_IDENTIFIER"), "slots-provision");
+        assert_string_equal(field_value("SLOTS_SLOT_COUNT"), "3");
+        {
+                /* Up to CMD_EVENT_MAX_SLOTS a field each; beyond, the count alone (libsystemd's iovec limit). */
+                static char names[CMD_EVENT_MAX_SLOTS + 1][SLOTS_NAME_MAX];
+                static const char *many[CMD_EVENT_MAX_SLOTS + 1];
+                char one[32];
+
+                for (unsigned i = 0; i <= CMD_EVENT_MAX_SLOTS; i++) {
+                        snprintf(names[i], sizeof(names[i]), "slot%02u", i + 1);
+                        many[i] = names[i];
+                }
+                cmd_event_slots(CMD_EV_PROVISIONED, many, CMD_EVENT_MAX_SLOTS, NULL, "many");
+                snprintf(one, sizeof(one), "SLOTS_SLOT=slot%u", CMD_EVENT_MAX_SLOTS);
+                assert_int_equal(has_field(one), 1);
+                assert_int_equal(has_field("SLOTS_SLOT=slot01"), 1);
+                cmd_event_slots(CMD_EV_PROVISIONED, many, CMD_EVENT_MAX_SLOTS + 1, NULL, "more");
+                assert_null(field_value("SLOTS_SLOT"));
+                snprintf(one, sizeof(one), "%u", CMD_EVENT_MAX_SLOTS + 1);
+                assert_string_equal(field_value("SLOTS_SLOT_COUNT"), one);
+        }
         cmd_event(CMD_EV_CHECK_PASSED, NULL, NULL, "self-check: %d passed", 3);
         assert_null(field_value("SLOTS_SLOT"));
         assert_null(field_value("SLOTS_USER"));
