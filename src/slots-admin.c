@@ -61,6 +61,7 @@ struct opts {
         const char *slot;
         bool json;
         bool dry_run;                   /* --dry-run: say what would change, write nothing */
+        const char *cmd;                /* "assign", "release", ... */
 };
 
 /* What a command works on: the config and the service group. */
@@ -198,7 +199,7 @@ static int print_slot(const char *name)
 static bool dry_run_json;
 
 static int print_result_json(int st, bool changed, unsigned slot, const char *user, const char *what,
-                             const struct slots_error *e)
+                             const struct slots_error *e, json_t *skipped)
 {
         const bool dry_run = dry_run_json;
         char name[SLOTS_NAME_MAX];
@@ -213,6 +214,9 @@ static int print_result_json(int st, bool changed, unsigned slot, const char *us
         root = json_pack("{s:i, s:b, s:b, s:o, s:o, s:o}", "version", CMD_JSON_VERSION, "dry_run", dry_run,
                          "changed", changed, "slot", slot ? json_string(slots_slot_name(slot, name)) : json_null(),
                          "user", user ? cmd_json_text(user) : json_null(), "error", err ? err : json_null());
+        if (root && skipped)
+                json_object_set(root, "skipped", skipped);
+        json_decref(skipped);
         r = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && putchar('\n') != EOF ?
             cmd_stdout_done() : -EIO;
         json_decref(root);
@@ -253,6 +257,35 @@ static void assign_log(const char *user, const char *asked, const char *name, in
                 cmd_event(CMD_EV_ASSIGNED, name, user, "user %s holds %s already%s", user, name, tree);
 }
 
+/* The free slots the lowest-free choice passed over, each with why and the fix: warnings on stderr. */
+static void warn_skipped(const struct slots_assign_report *rep)
+{
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++) {
+                fprintf(stderr, "%s: warning: skipped %s: %s\n", cmd_name, slots_slot_name(rep->skipped[i].slot, name),
+                        rep->skipped[i].why.reason);
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, rep->skipped[i].why.fix);
+        }
+        if (rep->n_skipped > SLOTS_ASSIGN_SKIPS_KEPT)
+                fprintf(stderr, "%s: warning: and %u more free slots skipped\n", cmd_name,
+                        rep->n_skipped - SLOTS_ASSIGN_SKIPS_KEPT);
+}
+
+/* The same for --json: [{"slot", "reason", "fix"}], the first few. */
+static json_t *skipped_json(const struct slots_assign_report *rep)
+{
+        json_t *a = json_array();
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; a && i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "slot",
+                                                   slots_slot_name(rep->skipped[i].slot, name), "reason",
+                                                   cmd_json_text(rep->skipped[i].why.reason), "fix",
+                                                   cmd_json_text(rep->skipped[i].why.fix)));
+        return a;
+}
+
 /* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
 static int assign_report(const struct ctx *x, const struct opts *o, const char *user, const char *asked, int r,
                          const struct slots_assign_report *rep, struct slots_error *e)
@@ -263,6 +296,7 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
 
         if (rep->slot)
                 slots_slot_name(rep->slot, name);
+        warn_skipped(rep);
         if (r < 0 && rep->step) {
                 snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
                 snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and "
@@ -280,12 +314,13 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 st = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e) : st;
+                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e, skipped_json(rep)) : st;
         }
         assign_log(user, asked, name, r, rep);
         if (!rep->table_ok)
                 warn_table_policy(x, &rep->table);
-        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL) : print_slot(name);
+        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL, skipped_json(rep)) :
+                         print_slot(name);
 }
 
 /* --dry-run: the table read as status reads it (no lock taken, no file created); exit status, e set. */
@@ -302,12 +337,16 @@ static int dry_open(const struct ctx *x, struct slots_store *st, const char *wha
         return EXIT_DONE;
 }
 
-/* The end of a dry run: the JSON (or the line already printed) reached its reader; "nothing changed". */
+/*
+ * The end of a dry run: the JSON (or the line already printed) reached its reader; "nothing
+ * changed".  An assign's JSON has "skipped" as the real run's has: empty (no account is judged).
+ */
 static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, const char *user, const char *what,
                     const struct slots_error *e)
 {
         if (o->json)
-                st = print_result_json(st, changed, slot, user, what, e);
+                st = print_result_json(st, changed, slot, user, what, e,
+                                       strcmp(o->cmd, "assign") == 0 ? json_array() : NULL);
         else if (cmd_stdout_done() < 0) {
                 fprintf(stderr, "%s: cannot print the dry run: standard output: %s\n", cmd_name, strerror(errno));
                 st = EXIT_REFUSED;
@@ -471,7 +510,7 @@ static int release_report(const struct opts *o, const char *user, int r, const s
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 r = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(r, changed, rep->slot, who, what, e) : r;
+                return o->json ? print_result_json(r, changed, rep->slot, who, what, e, NULL) : r;
         }
         /* One line for a release that ended well: what was cleaned, and that the slot is free. */
         if (rep->slot && !rep->was_free)
@@ -481,7 +520,7 @@ static int release_report(const struct opts *o, const char *user, int r, const s
                           rep->marked ? " from user " : "", rep->marked ? rep->user : "", rep->procs.stopped,
                           rep->procs.killed, rep->procs.elapsed_ms, rep->tree.entries, rep->tree.changed);
         if (o->json)
-                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL);
+                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL, NULL);
         if (rep->slot == 0)
                 printf("user %s holds no slot; nothing to release\n", user);
         else if (rep->was_free)
@@ -598,7 +637,7 @@ int main(int argc, char **argv)
         }
         if (optind >= argc)
                 return usage_error("no command given (assign, release, status, check)");
-        cmd = argv[optind++];
+        cmd = o.cmd = argv[optind++];
         argc -= optind;
         argv += optind;
         if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0 && strcmp(cmd, "assign") != 0 &&
