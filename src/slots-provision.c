@@ -190,8 +190,9 @@ static void log_summary(struct run *run, unsigned changes, int r)
                                 n ? ranges : "", run->host_log[0] ? "; " : "", run->host_log, more);
         else
                 cmd_event_slots(CMD_EV_PROVISIONED, list, n, NULL, "provisioned%s: %u changes, %u of them to %zu "
-                                "slots%s%s%s%s%s%s", under, changes, run->slot_changes, n, n ? " (" : "",
-                                n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "", run->host_log, more);
+                                "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
+                                n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
+                                run->host_log, more);
         run->logged = true;
 out:
         free(names);

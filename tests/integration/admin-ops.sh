@@ -1,7 +1,8 @@
 #!/bin/sh
 # Operations as admins expect, on the check fixture in a private namespace: the journal
-# entries of assign, release and check (a stand-in for journald's socket records what
-# sd_journal_sendv sent), who is named as the admin, dry runs that exit as the real run
+# entries of assign, release, provision and check (a stand-in for journald's socket records
+# what sd_journal_sendv sent) and their syslog lines (a receiver at /dev/log, /dev a copy on
+# tmpfs as in tests/provision/syslog.sh), who is named as the admin, dry runs that exit as the real run
 # and write nothing, and check's nagios and prometheus outputs and --output.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
@@ -14,11 +15,33 @@ J=$OUT/journal.jsonl
 # /run is the namespace's tmpfs: the socket is journald's only here.
 python3 "$top_srcdir/tests/integration/journal-sink.py" /run/systemd/journal/socket "$J" &
 sink=$!
-trap 'kill $sink 2>/dev/null' EXIT
 i=0
 while [ ! -e /run/systemd/journal/socket.ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "the journal stand-in listens" test -S /run/systemd/journal/socket
 : >"$J"
+# syslog: /dev becomes a copy on tmpfs with a receiver at /dev/log; the host's /dev is untouched.
+D=$SLOTS_SCRATCH/dev
+mkdir "$D" && mount -t tmpfs -o mode=0755 tmpfs "$D" && cp -a /dev/. "$D/" 2>/dev/null
+for m in pts shm mqueue; do
+	mountpoint -q "/dev/$m" && mkdir -p "$D/$m" && mount --bind "/dev/$m" "$D/$m"
+done
+rm -f "$D/log"
+L=$OUT/syslog
+python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(65536) + b"\n")' "$D/log" "$L" &
+receiver=$!
+trap 'kill $sink $receiver 2>/dev/null' EXIT
+i=0
+while [ ! -S "$D/log" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+mount --rbind "$D" /dev
+check "the syslog receiver listens at /dev/log" test -S /dev/log
+: >"$L"
 
 # entries FILTER...: the JSON lines of the journal (key=value filters, all must hold), one a line.
 entries() {
@@ -85,6 +108,16 @@ check "a refused release is logged" test "$(count SLOTS_ACTION=release SLOTS_RES
 check "slot02's story: assigned, then released" test \
 	"$(entries SLOTS_SLOT=slot02 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["SLOTS_ACTION"] + "/" + json.loads(l)["SLOTS_RESULT"] for l in sys.stdin))')" = \
 	"assign/done release/done"
+
+sleep 0.3
+sed 's/^/# syslog: /' "$L" | cut -c1-200
+check "syslog: one line per event, refusals included (5 events, 5 lines)" test "$(grep -c 'slots-admin\[' "$L")" = 5
+check "syslog: the refusal, with the admin" \
+	grep -q "slots-admin\[[0-9]*\]: refused to assign slot01 to user intruder: .*; by alice (via sudo)\$" "$L"
+check "syslog: authpriv.notice for the assign, authpriv.warning for a refusal" sh -c \
+	"grep -q '^<85>.*assigned slot02 to user new.user' '$L' && grep -q '^<84>.*refused to assign slot01' '$L'"
+check "syslog: the release is one line, clean and free" test \
+	"$(grep -c 'slot02' "$L")/$(grep -c 'released slot02 from user new.user: clean and free' "$L")" = 2/1
 
 # ---- 2. Dry runs: the same exit and "changed" as the real run right after, nothing written ----
 rm -f "$TABLE.lock"
