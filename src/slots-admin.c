@@ -231,7 +231,14 @@ static int print_result_json(int st, bool changed, unsigned slot, const char *us
 /* The refusal of an assign (or a release) that never reached the table: the error cmd_report printed. */
 static void log_refusal(enum cmd_event ev, const char *slot, const char *user)
 {
-        cmd_event(ev, slot, user, "refused: %s%s%s", cmd_last_error(), user ? "; user " : "", user ? user : "");
+        if (ev == CMD_EV_ASSIGN_REFUSED)
+                cmd_event(ev, slot, user, "refused to assign %s to user %s: %s", slot ? slot : "a slot", user,
+                          cmd_last_error());
+        else if (slot)
+                cmd_event(ev, slot, user, "refused to release %s: %s", slot, cmd_last_error());
+        else
+                cmd_event(ev, NULL, user, "refused to release the slot of user %s: %s", user ? user : "?",
+                          cmd_last_error());
 }
 
 /* Logs an assign's end as one event (after cmd_report, whose error it names): nothing for a no-op. */
