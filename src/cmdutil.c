@@ -102,7 +102,6 @@ static const struct {
 const char *cmd_loginuid_file = "/proc/self/loginuid";
 const char *cmd_journal_socket = "/run/systemd/journal/socket";
 
-
 const char *cmd_event_id(enum cmd_event ev)
 {
         return ev < CMD_EV_N ? events[ev].id : "";
