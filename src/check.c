@@ -314,7 +314,8 @@ static void log_check(const struct slots_check_report *rep)
 
 int cmd_check(const struct cmd_check_args *a)
 {
-        const struct slots_check_opts o = { .config = a->config };
+        const struct slots_check_opts o = { .config = a->config, .sudo_timeout_ms = a->timeout_s * 1000,
+                                            .probe_timeout_ms = a->timeout_s * 1000 };
         struct run x = { .a = a };
         bool machine = a->format == CMD_CHECK_NAGIOS || a->format == CMD_CHECK_PROMETHEUS;
         int r;

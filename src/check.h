@@ -14,6 +14,7 @@ struct cmd_check_args {
         const char *config;             /* NULL: SLOTS_CONFIG or the default */
         enum cmd_check_format format;
         const char *output;             /* --output FILE, replaced atomically; NULL: stdout */
+        int timeout_s;                  /* > 0: the limit of each timed stage of its runs (--timeout) */
 };
 
 /*

@@ -36,7 +36,7 @@ static const char usage_text[] =
         "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
         "  status [--json] [USER|SLOT]\n"
         "                            one row per slot, the table file's owner and mode, the test slot\n"
-        "  check [--json] [--format FORMAT] [--output FILE]\n"
+        "  check [--json] [--format FORMAT] [--output FILE] [--timeout SECONDS]\n"
         "                            read-only self-check of the host, as the slots see it; exit 1 on\n"
         "                            any failure, each with its fix\n"
         "\n"
@@ -50,6 +50,8 @@ static const char usage_text[] =
         "  --output FILE             check: replace FILE atomically (mode 0644) instead of stdout\n"
         "  --dry-run                 assign and release: say what would change (changed in --json),\n"
         "                            write nothing; the exit status is the real run's\n"
+        "  --timeout SECONDS         check: the limit of each timed stage of its runs, 1 to 3600\n"
+        "                            (default 10; the chain's probe 20)\n"
         "  -h, --help                show this help and exit\n"
         "  -V, --version             show the version and exit\n"
         "\n"
@@ -62,6 +64,9 @@ struct opts {
         bool json;
         bool dry_run;                   /* --dry-run: say what would change, write nothing */
         const char *cmd;                /* "assign", "release", ... */
+        int timeout_s;                  /* check's --timeout; 0: its defaults */
+        const char *format;             /* check's --format, else NULL */
+        const char *output;             /* check's --output, else NULL */
 };
 
 /* What a command works on: the config and the service group. */
@@ -590,7 +595,22 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
         return cmd_status_show(o->config, o->json, argc == 1 ? argv[0] : NULL);
 }
 
-int main(int argc, char **argv)
+/* check's --timeout: whole seconds from 1 to 3600; false for anything else. */
+static bool parse_timeout(const char *arg, int *seconds)
+{
+        char *end;
+        long t;
+
+        errno = 0;
+        t = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || t < 1 || t > 3600)
+                return false;
+        *seconds = (int) t;
+        return true;
+}
+
+/* The options before the command into o; -1 to go on, else the exit status (--help, --version, an error). */
+static int parse_options(int argc, char **argv, struct opts *o)
 {
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
@@ -599,37 +619,37 @@ int main(int argc, char **argv)
                 { "format", required_argument, NULL, 'f' },
                 { "output", required_argument, NULL, 'o' },
                 { "slot", required_argument, NULL, 's' },
+                { "timeout", required_argument, NULL, 't' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
-        int (*run)(const struct opts *o, int argc, char **argv);
-        struct opts o = { 0 };
-        struct cmd_check_args check = { 0 };
-        const char *cmd, *format = NULL;
-        int c, r;
+        int c;
 
-        cmd_name = "slots-admin";
-        cmd_fds_guard();
         while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
                 switch (c) {
                 case 'c':
-                        o.config = optarg;
+                        o->config = optarg;
                         break;
                 case 'j':
-                        o.json = true;
+                        o->json = true;
                         break;
                 case 's':
-                        o.slot = optarg;
+                        o->slot = optarg;
                         break;
                 case 'n':
-                        o.dry_run = true;
+                        o->dry_run = true;
                         break;
                 case 'f':
-                        format = optarg;
+                        o->format = optarg;
                         break;
                 case 'o':
-                        check.output = optarg;
+                        o->output = optarg;
+                        break;
+                case 't':
+                        if (!parse_timeout(optarg, &o->timeout_s))
+                                return usage_error("--timeout takes a number of seconds from 1 to 3600, not '%s'",
+                                                   optarg);
                         break;
                 case 'h':
                         fputs(usage_text, stdout);
@@ -642,32 +662,57 @@ int main(int argc, char **argv)
                         return EXIT_USAGE;
                 }
         }
+        return -1;
+}
+
+/* Each option goes with its commands; check's into *check.  -1 when they fit, else the usage error's status. */
+static int options_fit(const struct opts *o, const char *cmd, struct cmd_check_args *check)
+{
+        bool is_check = strcmp(cmd, "check") == 0;
+
+        if (o->json && strcmp(cmd, "status") != 0 && !is_check && strcmp(cmd, "assign") != 0 &&
+            strcmp(cmd, "release") != 0)
+                return usage_error("--json goes with assign, release, status or check");
+        if (o->slot && strcmp(cmd, "release") != 0)
+                return usage_error("--slot goes with release");
+        if (o->dry_run && strcmp(cmd, "assign") != 0 && strcmp(cmd, "release") != 0)
+                return usage_error("--dry-run goes with assign or release");
+        if ((o->format || o->output || o->timeout_s) && !is_check)
+                return usage_error(o->timeout_s ? "--timeout goes with check" : "--format and --output go with check");
+        *check = (struct cmd_check_args){ .config = o->config, .output = o->output, .timeout_s = o->timeout_s,
+                                          .format = o->json ? CMD_CHECK_JSON : CMD_CHECK_TEXT };
+        if (o->format && (o->json || (int) (check->format = cmd_check_format(o->format)) < 0))
+                return usage_error(o->json ? "--json and --format: give one of them" :
+                                   "--format takes text, json, nagios or prometheus");
+        if (o->output && !o->output[0])
+                return usage_error("--output needs a file name");
+        return -1;
+}
+
+int main(int argc, char **argv)
+{
+        int (*run)(const struct opts *o, int argc, char **argv);
+        struct cmd_check_args check;
+        struct opts o = { 0 };
+        const char *cmd;
+        int r;
+
+        cmd_name = "slots-admin";
+        cmd_fds_guard();
+        r = parse_options(argc, argv, &o);
+        if (r >= 0)
+                return r;
         if (optind >= argc)
                 return usage_error("no command given (assign, release, status, check)");
         cmd = o.cmd = argv[optind++];
         argc -= optind;
         argv += optind;
-        if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0 && strcmp(cmd, "assign") != 0 &&
-            strcmp(cmd, "release") != 0)
-                return usage_error("--json goes with assign, release, status or check");
-        if (o.slot && strcmp(cmd, "release") != 0)
-                return usage_error("--slot goes with release");
-        if (o.dry_run && strcmp(cmd, "assign") != 0 && strcmp(cmd, "release") != 0)
-                return usage_error("--dry-run goes with assign or release");
+        r = options_fit(&o, cmd, &check);
+        if (r >= 0)
+                return r;
         dry_run_json = o.dry_run;
-        if ((format || check.output) && strcmp(cmd, "check") != 0)
-                return usage_error("--format and --output go with check");
-        if (format && (o.json || (int) (check.format = cmd_check_format(format)) < 0))
-                return usage_error(o.json ? "--json and --format: give one of them" :
-                                   "--format takes text, json, nagios or prometheus");
-        if (check.output && !check.output[0])
-                return usage_error("--output needs a file name");
-        if (strcmp(cmd, "check") == 0) {
-                check.config = o.config;
-                if (o.json)
-                        check.format = CMD_CHECK_JSON;
+        if (strcmp(cmd, "check") == 0)
                 return argc ? usage_error("check takes no arguments") : cmd_check(&check);
-        }
         if (strcmp(cmd, "assign") == 0)
                 run = cmd_assign;
         else if (strcmp(cmd, "release") == 0)
