@@ -48,19 +48,13 @@ struct kill_report {
         pid_t command;          /* the run's command, once it was seen */
         struct kproc who;       /* the process the row names */
         char err[200];          /* the first line on standard error of the run, or of the kill */
-        unsigned n_left;        /* processes the helper could not end (check as root ends them) */
-        struct {
-                pid_t pid;
-                unsigned long long start;
-        } left[32];
+        struct run_left left;   /* processes the helper could not end (check as root ends them) */
 };
 
 struct kill_job {
         const char *run[16];    /* sudo -n -u SLOT -- [slotctl] launcher /bin/sh -c SCRIPT MARK */
         const struct start *start;
-        const char *sudo, *slot;
-        uid_t slot_uid;
-        int stage_ms;
+        struct run_slot w;
         bool tty;               /* on a terminal of its own */
         int report;             /* write end of the report's pipe */
 };
@@ -309,7 +303,7 @@ static bool find_command(const struct kill_job *j, struct kproc *who)
         bool found = false;
 
         for (size_t i = 0; i < n && !found; i++)
-                if (run[i].uid == j->slot_uid && proc_argv_is(run[i].pid, argv)) {
+                if (run[i].uid == j->w.slot_uid && proc_argv_is(run[i].pid, argv)) {
                         *who = run[i];
                         found = true;
                 }
@@ -317,33 +311,33 @@ static bool find_command(const struct kill_job *j, struct kproc *who)
         return found;
 }
 
-/* The live processes of the slot the run started, in group when in_group, else outside it. */
-static size_t run_of_slot(const struct kill_job *j, pid_t group, bool in_group, struct kproc *out, size_t max)
+/* The live processes of the slot the run started, in group when in_group, else outside it (group 0: all). */
+static size_t run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max)
 {
         size_t n, k = 0;
         struct kproc *run = proc_run(getpid(), &n);
 
         for (size_t i = 0; i < n && k < max; i++)
-                if (run[i].uid == j->slot_uid && (run[i].pgrp == group) == in_group)
+                if (run[i].uid == w->slot_uid && (group == 0 || (run[i].pgrp == group) == in_group))
                         out[k++] = run[i];
         free(run);
         return k;
 }
 
 /*
- * After the kill: waits, through their pidfds, until no process of the slot is left in the
- * run's group, for one stage at most.  True when none is; else *who is one that is (the
- * command when it is among them).
+ * After a kill: waits, through their pidfds, until no process of the slot is left in the
+ * run's group (0: anywhere), for ms at most.  True when none is; else *who is one that is
+ * (the command when it is among them).
  */
-static bool group_ended(const struct kill_job *j, pid_t group, pid_t command, struct kproc *who)
+static bool group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who)
 {
         struct slots_child deadline = { .pid = -1, .pidfd = -1 };
 
-        slots_child_deadline(&deadline, j->stage_ms);
+        slots_child_deadline(&deadline, ms);
         for (;;) {
                 struct kproc live[16];
                 struct pollfd p[16];
-                size_t n = run_of_slot(j, group, true, live, 16);
+                size_t n = run_of_slot(w, group, true, live, 16);
                 int left = slots_child_left_ms(&deadline);
 
                 if (n == 0)
@@ -368,16 +362,19 @@ static bool group_ended(const struct kill_job *j, pid_t group, pid_t command, st
         }
 }
 
-/* sudo -n -u SLOT kill -s SIG -- -GROUP, as the executor runs it: its status (0..255) or -errno; err its stderr. */
-static int sudo_kill(const struct kill_job *j, const char *sig, pid_t group, char *err, size_t size)
+/*
+ * sudo -n -u SLOT kill -s SIG -- -GROUP, as the executor runs it, for ms at most: its status
+ * (0..255) or -errno; err its stderr.
+ */
+static int sudo_kill(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size)
 {
         char pg[32];
-        const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", sig, "--", pg, NULL };
+        const char *const argv[] = { w->sudo, "-n", "-u", w->slot, "kill", "-s", sig, "--", pg, NULL };
         struct krun k;
         int r;
 
         snprintf(pg, sizeof(pg), "-%ld", (long) group);
-        r = krun_start(&k, argv, j->stage_ms, 0);
+        r = krun_start(&k, argv, ms, 0);
         if (r < 0)
                 return r;
         r = slots_child_wait(&k.c);
@@ -395,7 +392,7 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
         char err[200];
         int r;
 
-        r = krun_start(run, j->run, j->stage_ms, SLOTS_CHILD_GROUP);
+        r = krun_start(run, j->run, j->w.stage_ms, SLOTS_CHILD_GROUP);
         if (r < 0) {
                 rep->status = r;
                 return KILL_SETUP;
@@ -419,17 +416,17 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
         rep->command = rep->who.pid;
         if (rep->who.pgrp != rep->group)
                 return KILL_LEFT_GROUP;
-        r = sudo_kill(j, "TERM", rep->group, err, sizeof(err));
+        r = sudo_kill(&j->w, "TERM", rep->group, j->w.stage_ms, err, sizeof(err));
         if (r != 0) {
                 rep->status = r;
                 report_err(rep, err);
                 return KILL_REFUSED;
         }
-        if (!group_ended(j, rep->group, rep->who.pid, &who)) {
+        if (!group_ended(&j->w, rep->group, rep->who.pid, j->w.stage_ms, &who)) {
                 rep->who = who;
                 return KILL_OUTLIVED;
         }
-        if (run_of_slot(j, rep->group, false, &who, 1)) {
+        if (run_of_slot(&j->w, rep->group, false, &who, 1)) {
                 rep->who = who;
                 return KILL_LEFT_BEHIND;
         }
@@ -438,30 +435,34 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
 
 /*
  * Ends what is left of the run as the service can: the platform's kill with KILL for each
- * process group a process of the slot is in; what still lives goes into the report, for
- * check as root to end by pidfd.
+ * process group a process of the slot is in, all of them within one stage, and a second to
+ * see them go; what still lives goes into left, for check as root to end by pidfd.
  */
-static void kill_cleanup(const struct kill_job *j, struct kill_report *rep)
+void run_end(const struct run_slot *w, struct run_left *left)
 {
-        struct kproc live[32];
-        size_t n = run_of_slot(j, rep->group, true, live, 16);
+        struct slots_child deadline = { .pid = -1, .pidfd = -1 };
+        const size_t max = sizeof(left->p) / sizeof(left->p[0]);
+        struct kproc live[sizeof(left->p) / sizeof(left->p[0])];
+        size_t n = run_of_slot(w, 0, true, live, max);
 
-        n += run_of_slot(j, rep->group, false, live + n, 16);
+        slots_child_deadline(&deadline, w->stage_ms);
         for (size_t i = 0; i < n; i++) {
                 bool done = live[i].pgrp <= 1;
+                int ms = slots_child_left_ms(&deadline);
 
                 for (size_t k = 0; k < i && !done; k++)
                         done = live[k].pgrp == live[i].pgrp;
-                if (!done)
-                        (void) sudo_kill(j, "KILL", live[i].pgrp, NULL, 0);
+                if (!done && ms > 0)
+                        (void) sudo_kill(w, "KILL", live[i].pgrp, ms, NULL, 0);
         }
-        n = run_of_slot(j, rep->group, true, live, 16);
-        n += run_of_slot(j, rep->group, false, live + n, 16);
+        if (n)
+                (void) group_ended(w, 0, 0, 1000, &live[0]);
+        n = run_of_slot(w, 0, true, live, max);
         for (size_t i = 0; i < n; i++) {
-                rep->left[i].pid = live[i].pid;
-                rep->left[i].start = live[i].start;
+                left->p[i].pid = live[i].pid;
+                left->p[i].start = live[i].start;
         }
-        rep->n_left = (unsigned) n;
+        left->n = (unsigned) n;
 }
 
 static int kill_child(void *arg)
@@ -478,7 +479,7 @@ static int kill_child(void *arg)
         else
                 rep.outcome = kill_stages(j, &run, &rep);
         if (run.c.pid > 0)
-                kill_cleanup(j, &rep);
+                run_end(&j->w, &rep.left);
         /* Told before sudo is reaped: whatever keeps it, check has the report. */
         (void) !write(j->report, &rep, sizeof(rep));
         krun_close(&run);
@@ -494,15 +495,15 @@ static int kill_child(void *arg)
  * start time) and the slot's: the report comes from a process of the service, which must not
  * get root to end anything the service's own kill as the slot could not.
  */
-static void end_left(const struct kill_report *rep, uid_t slot_uid)
+void run_end_left(const struct run_left *left, uid_t slot_uid)
 {
-        for (unsigned i = 0; i < rep->n_left && i < sizeof(rep->left) / sizeof(rep->left[0]); i++) {
+        for (unsigned i = 0; i < left->n && i < sizeof(left->p) / sizeof(left->p[0]); i++) {
                 char name[32];
                 struct kproc p;
-                int fd = slots_pidfd_open(rep->left[i].pid);
+                int fd = slots_pidfd_open(left->p[i].pid);
 
-                snprintf(name, sizeof(name), "%ld", (long) rep->left[i].pid);
-                if (fd >= 0 && proc_read(name, &p) && p.start == rep->left[i].start && p.uid == slot_uid &&
+                snprintf(name, sizeof(name), "%ld", (long) left->p[i].pid);
+                if (fd >= 0 && proc_read(name, &p) && p.start == left->p[i].start && p.uid == slot_uid &&
                     slots_pidfd_signal(fd, SIGKILL) == 0)
                         (void) poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 1000);
                 if (fd >= 0)
@@ -521,7 +522,7 @@ static int kill_once(const struct ctx *k, const struct start *st, struct kill_jo
                 return -errno;
         j->report = pipefd[1];
         /* Every stage, and the cleanup's kills after them. */
-        r = run_started(k, st, kill_child, j, 6 * j->stage_ms + 5000);
+        r = run_started(k, st, kill_child, j, 6 * j->w.stage_ms + 5000);
         close(pipefd[1]);
         if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
                 n = -1;
@@ -531,7 +532,7 @@ static int kill_once(const struct ctx *k, const struct start *st, struct kill_jo
         if (n != (ssize_t) sizeof(*rep))
                 return r < 0 ? r : -EIO;
         if (geteuid() == 0)
-                end_left(rep, j->slot_uid);
+                run_end_left(&rep->left, j->w.slot_uid);
         return rep->outcome;
 }
 
@@ -594,10 +595,10 @@ static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, c
                                                                    "sudo -> launcher";
         char fix[512], st[64], ended[160] = "check ended it";
 
-        if (geteuid() != 0 && rep->n_left)
+        if (geteuid() != 0 && rep->left.n)
                 /* Only root could end what the service's kill does not reach. */
                 snprintf(ended, sizeof(ended), "pid %ld of %s is left running (check as the service cannot end it; "
-                         "its command ends within 30 s)", (long) rep->left[0].pid, s->name);
+                         "its command ends within 30 s)", (long) rep->left.p[0].pid, s->name);
         snprintf(fix, sizeof(fix), "slots-provision (its drop-in lets %s run \"kill -s SIGNAL -- -PGID\" as %s, "
                  "with !use_pty so that a run stays in the process group the executor ends), then visudo -c",
                  svc, s->name);
@@ -627,7 +628,7 @@ static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, c
                 add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
                          "as %s %s, sudo -n -u %s kill -s TERM -- -%ld is refused: %s%s%s%s%s", svc, tty_said(tty),
                          s->name, (long) rep->group, st, rep->err[0] ? ": " : "", rep->err,
-                         geteuid() != 0 && rep->n_left ? "; " : "", geteuid() != 0 && rep->n_left ? ended : "");
+                         geteuid() != 0 && rep->left.n ? "; " : "", geteuid() != 0 && rep->left.n ? ended : "");
         else if (r < 0 && tty && r != -EPERM && r != -ECHILD && r != -ETIMEDOUT && r != -EIO)
                 add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
                          "passes without a terminal; no terminal of its own for the case with one (%s)",
@@ -640,8 +641,7 @@ static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, c
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
 {
         struct start st;
-        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st,
-                              .stage_ms = chain_stage_ms(k, KILL_STAGE_MS) };
+        struct kill_job j = { .start = &st };
         struct kill_report rep;
         char *launcher;
         size_t a = 0;
@@ -654,8 +654,8 @@ void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
                 k->err = -ENOMEM;
                 return;
         }
-        j.slot_uid = s->pw.uid;
-        j.run[a++] = j.sudo;
+        run_slot_of(k, s, KILL_STAGE_MS, &j.w);
+        j.run[a++] = j.w.sudo;
         j.run[a++] = "-n";
         j.run[a++] = "-u";
         j.run[a++] = s->name;
