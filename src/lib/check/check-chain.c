@@ -35,7 +35,7 @@
  */
 bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         struct stat st;
         int r = stat(sudo, &st) < 0 ? -errno : 0;
 
@@ -58,7 +58,7 @@ int chain_stage_ms(const struct ctx *k, int dflt)
 
 void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w)
 {
-        *w = (struct run_slot){ .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name,
+        *w = (struct run_slot){ .sudo = sudo_path(k), .slot = s->name,
                                 .slot_uid = s->pw.uid, .stage_ms = chain_stage_ms(k, dflt) };
 }
 
@@ -178,7 +178,7 @@ static int sudo_child(void *arg)
 /* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
 static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout, const char *out)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         char fix[512];
 
         snprintf(fix, sizeof(fix),
@@ -247,7 +247,7 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
         int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
-        struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
+        struct sudo_job j = { .sudo = sudo_path(k), .slot = s->name, .start = &st };
         char out[512];
         long ms = 0, ms_tty = 0;
         int r;
@@ -606,7 +606,7 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
 /* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
 static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char *check, int r, const char *shown)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
 
         if (r >= 0)
                 return false;
