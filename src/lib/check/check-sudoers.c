@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "accounts.h"
 #include "check-int.h"
+#include "child.h"
 #include "dropin.h"
 #include "error.h"
 #include "fsutil.h"
