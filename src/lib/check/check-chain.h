@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "check-procs.h"
 #include "check-row.h"
 
 /*
@@ -43,50 +44,5 @@ bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check);
 /* The deadline of each stage of a run of sudo: --timeout, else dflt. */
 int chain_stage_ms(const struct ctx *k, int dflt);
 
-/* Whom a run of sudo is for, as its helper ends what the run left. */
-struct run_slot {
-        const char *sudo, *slot;
-        uid_t slot_uid;
-        int stage_ms;           /* each stage's deadline, the helper's kills after the run among them */
-};
-
 /* s's run_slot, each stage dflt ms unless --timeout. */
 void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w);
-
-/* What a run's helper could not end, for check as root to end by pidfd (smaller than PIPE_BUF). */
-struct run_left {
-        unsigned n;
-        struct {
-                pid_t pid;
-                unsigned long long start;       /* the pid's start time: that process, not a reuse */
-        } p[32];
-};
-
-/*
- * In a run's helper, a child subreaper (check-kill.c): ends each live process of the slot it
- * started, at any depth, with the drop-in's KILL for each process group, within one stage;
- * left gets what still lives.
- */
-void run_end(const struct run_slot *w, struct run_left *left);
-
-/* As root: ends each process of left that is still that one (its start time) and slot_uid's, by pidfd. */
-void run_end_left(const struct run_left *left, uid_t slot_uid);
-
-/* ---- check-kill.c: the processes of a run, as /proc shows them ---- */
-
-struct kproc {
-        pid_t pid, ppid, pgrp, sid;
-        uid_t uid;
-        char state;
-        unsigned long long start;       /* since boot, in clock ticks: the pid's own, not a reuse */
-        char comm[32];
-};
-
-/* Reads a /proc/PID/stat line (its owner uid) into p: false when it is not one. */
-bool kproc_parse(const char *buf, uid_t uid, struct kproc *p);
-
-/*
- * The live processes of all (n_all of them) that descend from self, at any depth, into out
- * (room for n_all): their number.  Zombies are not live; a loop of parents ends the walk.
- */
-size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out);
