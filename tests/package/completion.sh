@@ -30,7 +30,7 @@ slots-admin|st|status
 slots-admin|-|--config --help --version
 slots-admin|--ver|--version
 slots-admin status|-|--config --json
-slots-admin check|-|--config --json
+slots-admin check|-|--config --json --timeout
 slots-admin release|-|--config --json --slot
 slots-admin assign|-|--config --json
 slots-admin status||$(printf '%s\n' $USERS $POOL | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
