@@ -34,10 +34,24 @@ refused() { # WHAT CONFLICT-TEXT FIX-TEXT
 	check "$1: no account file, /etc entry or folder changed" cmp -s "$S/state0" "$S/state1"
 }
 
+# The fix's LDIF change, run as printed ($BASE the pool's base), through ldapmodify as root.
+apply_fix() {
+	cmd=$(sed -n 's/.*not on this host: \(for l in .*; done\) | ldapmodify -H .*/\1/p' "$S/err" | head -1)
+	[ -n "$cmd" ] || return 1
+	BASE=$DIR_POOL sh -c "$cmd" | ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+}
+
 # rdn | attribute | value in the directory | planned value | conflict | fix
 while IFS='|' read -r rdn attr bad good conflict fix; do
 	check "set $attr of $rdn to $bad in the directory" dir_set "$rdn" "$attr" "$bad"
 	refused "$rdn $attr $bad" "$conflict" "$fix"
+	case $attr in
+	loginShell) ;; # the identity verdict's fix names the change, with no LDIF
+	*) check "$rdn $attr: the printed ldapmodify change runs" apply_fix
+	   check "$rdn $attr: the directory holds $good again" \
+		sh -c 'ldapsearch -LLL -Q -Y EXTERNAL -H "$1" -b "$2" -s base "$3" | grep -qx "$3: $4"' - \
+		"$DIR_URI" "$rdn,$DIR_POOL" "$attr" "$good" ;;
+	esac
 	check "put $attr of $rdn back to $good" dir_set "$rdn" "$attr" "$good"
 done <<'TABLE'
 uid=slot02|homeDirectory|/home/slot02|/var/lib/slots/svc/home/slot02|slot02 has home /home/slot02, planned /var/lib/slots/svc/home/slot02|set homeDirectory /var/lib/slots/svc/home/slot02 on the account slot02
@@ -56,11 +70,12 @@ check "slotshared in the directory no longer lists slot03" sh -c '! getent group
 check "a shared group that lacks slot03: refused (exit 1)" test $? = 1
 check "the conflict names the missing member" \
 	grep -qF "does not list slot03" "$S/err"
-check "the fix adds it where the group is kept" grep -qF "fix: add slot03 to slotshared where the group is kept" "$S/err"
+check "the fix adds it where the group is kept" \
+	grep -qF "fix: add slot03 to slotshared where it is kept (the directory service), in the directory" "$S/err"
+check "the printed ldapmodify change adds slot03 back" apply_fix
+check "slotshared lists slot03 again" sh -c 'getent group slotshared | grep -q slot03'
 dir_host_state >"$S/state1"
 check "a shared group that lacks slot03: nothing changed" cmp -s "$S/state0" "$S/state1"
-printf 'dn: cn=slotshared,%s\nchangetype: modify\nadd: memberUid\nmemberUid: slot03\n' "$DIR_POOL" |
-	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
 
 # Half an entry pair: no local half is made for it.  The entry is added back from the LDIF.
 entry_of() { awk -v dn="dn: $1,$DIR_POOL" 'BEGIN{RS=""} $0 ~ "^" dn "\n" {print; print ""}' "$DIR_LDAP/pool.ldif"; }
@@ -75,6 +90,36 @@ done <<'TABLE'
 cn=slot02|slot02 comes from the name service, but its group slot02 exists nowhere|add the group slot02 with gidNumber 60002
 uid=slot03|the group slot03 comes from the name service, but the account slot03 exists nowhere|add the account slot03 with uidNumber and gidNumber 60003
 TABLE
+
+# The service account in the directory's shared group: both commands fix it there, not with gpasswd.
+printf 'dn: cn=slotshared,%s\nchangetype: modify\nadd: memberUid\nmemberUid: svc\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+"$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
+check "svc in the directory's slotshared: provision refuses (exit 2, got $?)" test $? = 2
+check "svc in slotshared: provision's fix deletes the member in the directory" \
+	grep -qF "'delete: memberUid' 'memberUid: svc'" "$S/err"
+"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+check "svc in slotshared: check's service-apart fix deletes it in the directory, no gpasswd" \
+	sh -c "grep '^FAIL service-apart: ' '$S/check' | grep -F \"'delete: memberUid' 'memberUid: svc'\" | grep -vq gpasswd"
+printf 'dn: cn=slotshared,%s\nchangetype: modify\ndelete: memberUid\nmemberUid: svc\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+
+# A usable password in the directory: check's fix locks it there, not with usermod -L.  nslcd
+# serves userPassword as the shadow field only when told to (its default is "*").
+echo 'map shadow userPassword userPassword' >>/etc/nslcd.conf
+kill "$DIR_NSLCD_PID"; wait "$DIR_NSLCD_PID" 2>/dev/null
+rm -f /run/nslcd/socket
+dir_start_nslcd
+hash=$(openssl passwd -6 -salt abcdefgh secret)
+printf 'dn: uid=slot03,%s\nchangetype: modify\nreplace: userPassword\nuserPassword: {CRYPT}%s\n' "$DIR_POOL" "$hash" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+"$SLOTS_ADMIN" --config /etc/slots/slots.conf check >"$S/check" 2>&1
+grep 'password' "$S/check"
+check "a password in the directory: check's password fix is in the directory, no usermod" \
+	sh -c "grep -E '^FAIL (password-locked|account) slot03: ' '$S/check' | grep -q 'lock the password of slot03 in the directory' &&
+		! grep -q 'usermod -L' '$S/check'"
+printf 'dn: uid=slot03,%s\nchangetype: modify\ndelete: userPassword\n' "$DIR_POOL" |
+	ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
 
 "$SLOTS_PROVISION" --config /etc/slots/slots.conf >"$S/out" 2>"$S/err"
 check "with every entry as planned again, provisioning exits 0" test $? = 0

@@ -79,6 +79,33 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 		ls "$work"/*.deb | sed 's/^/# /'
 	fi
 
+	# The next build, for the guest's upgrade case (tests/guest/e2e.sh): the same tree with a
+	# changelog entry of a higher version on top, in WORKDIR/next; built with nocheck, since
+	# its code is the one make check just passed.
+	next=$work/next
+	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$next"/slots_*.deb >/dev/null 2>&1; then
+		echo "# SLOTS_PKG_REUSE: the next build already in $next"
+	else
+		rm -rf "$next" && mkdir -p "$next" && cp -a "$src" "$next/slots-$version+next1" || exit 1
+		rm -rf "$next/slots-$version+next1/debian/.debhelper" "$next/slots-$version+next1/debian/tmp"
+		{
+			printf 'slots (%s+next1) unstable; urgency=medium\n\n' "$version"
+			printf '  * The same tree, built again for the upgrade test.\n\n'
+			printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Maintainer)" \
+				"$(date -R)"
+			cat "$top/debian/changelog"
+		} >"$next/slots-$version+next1/debian/changelog"
+		if (cd "$next/slots-$version+next1" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b \
+			>"$next/build.log" 2>&1); then
+			echo "ok - the next build ($version+next1, nocheck) for the upgrade test"
+		else
+			tail -n 30 "$next/build.log"
+			echo "not ok - the next build ($version+next1) failed (log: $next/build.log)"
+			exit 1
+		fi
+		rm -rf "$next/slots-$version+next1"
+	fi
+
 	echo "=== lintian"
 	changes=$(ls "$work"/slots_*.changes)
 	lintian --fail-on error,warning --display-info "$changes" >"$work/lintian.log" 2>&1
@@ -134,8 +161,9 @@ check "the slots package holds no file of the module" sh -c "! grep -q 'security
 check "/etc/slots is the only thing under /etc (no conffile to overwrite an admin's config)" \
 	test "$(grep -c ' ./etc/.' "$work/slots.list")" = 1
 rm -rf "$work/ctl"
-check "slots runs no maintainer script on install or remove: it starts and provisions nothing" \
-	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst|prerm'"
+check "slots runs no maintainer script on install: it starts and provisions nothing" \
+	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst'"
+check "its prerm acts on remove only" sh -c "grep -q '\"\\\$1\" = remove' '$work/ctl/prerm'"
 check "its postrm acts on purge only" sh -c "grep -q '\"\\\$1\" = purge' '$work/ctl/postrm'"
 
 echo "=== a throwaway root: an overlay over /"
@@ -324,6 +352,28 @@ check "and lets the service run as slot01" in_root runuser -u video-studio -- su
 # A slice unit of the configured service, found by its name (no header).
 mkdir -p $R/etc/systemd/system
 echo '[Slice]' >"$R/etc/systemd/system/slots-video\x2dstudio-slot01.slice"
+# ALICE still holds slot01: remove and purge are refused, naming her and the release.
+in_root dpkg -r libpam-slots slots >$base/remove-held.log 2>&1
+check "dpkg -r with slot01 assigned is refused" sh -c \
+	"chroot $R dpkg-query -W -f='\${Status}\n' slots libpam-slots |
+	 grep -c ' ok installed$' | grep -qx 2"
+check "the refusal names slot01, the user and slots-admin release USER" \
+	grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870" \
+	$base/remove-held.log
+check "and the override SLOTS_REMOVE_ASSIGNED=1" grep -q SLOTS_REMOVE_ASSIGNED=1 $base/remove-held.log
+check "dpkg --purge with slot01 assigned is refused too" sh -c \
+	"! chroot $R dpkg --purge slots >$base/purge-held.log 2>&1 && test -x $R/usr/sbin/slots-admin"
+check "the drop-in is still there after the refusals" test -f $R/etc/sudoers.d/slots-video-studio
+if in_root env SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots >$base/remove2.log 2>&1; then
+	ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots"
+else
+	not_ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots"
+	sed 's/^/# /' $base/remove2.log
+fi
+check "remove took out the drop-in with the PAM lines" sh -c \
+	"test ! -e $R/etc/sudoers.d/slots-video-studio && ! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "after remove the service can no longer run sudo -n -u slot01 true" sh -c \
+	"! chroot $R runuser -u video-studio -- sudo -n -u slot01 true 2>/dev/null"
 if in_root dpkg --purge libpam-slots slots >$base/purge2.log 2>&1; then
 	ok "dpkg --purge after the demo"
 else
@@ -334,7 +384,6 @@ check "the binaries are gone" test ! -e $R/usr/sbin/slots-admin -a ! -e $R/usr/s
 check "the module is gone" test ! -e "$R/usr/lib/$ma/security/pam_slots.so"
 check "the profile is gone and no stack names pam_slots" sh -c \
 	"test ! -e $R/usr/share/pam-configs/slots && ! grep -q pam_slots $R/etc/pam.d/common-session*"
-check "the purge took out the sudoers drop-in of the configured service" test ! -e $R/etc/sudoers.d/slots-video-studio
 check "and its slice unit, found by name" sh -c "! ls $R/etc/systemd/system | grep -q '^slots-'"
 check "the service can no longer run sudo -n -u slot01 true" sh -c \
 	"! chroot $R runuser -u video-studio -- sudo -n -u slot01 true 2>/dev/null"

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-ident.h"
 #include "check-int.h"
+#include "dirfix.h"
 #include "error.h"
 #include "fsutil.h"
 #include "jsonpos.h"
@@ -544,12 +546,18 @@ void check_service_apart(struct ctx *k)
                 n = slots_slot_parse(gr.name);
                 bad = (n >= 1 && n <= k->cfg->slots) || strcmp(gr.name, shared) == 0;
                 if (bad) {
-                        char fix[200];
+                        struct strbuf fix = { 0 };
 
-                        snprintf(fix, sizeof(fix), "gpasswd -d %s %s", k->cfg->service, gr.name);
-                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, fix,
+                        /* A group the local /etc/group does not hold is changed where it is kept. */
+                        if (check_ident_local(k, true, gr.name) == 0)
+                                slots_dirfix(&fix, true, gr.name, &(struct slots_dirfix_change){
+                                                     SLOTS_DIRFIX_DELETE, "memberUid", k->cfg->service }, 1);
+                        else
+                                strbuf_addf(&fix, "gpasswd -d %s %s", k->cfg->service, gr.name);
+                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, strbuf_str(&fix),
                                  "the service account %s is in group %s: the service is never a slot",
                                  k->cfg->service, gr.name);
+                        strbuf_free(&fix);
                 }
                 slots_gr_clear(&gr);
                 if (bad)

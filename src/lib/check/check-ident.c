@@ -7,10 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-ident.h"
+#include "dirfix.h"
 #include "escape.h"
+#include "fsutil.h"
+#include "nss.h"
 #include "procs.h"
 #include "identity-look.h"
 
@@ -138,7 +142,8 @@ static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strb
 void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note)
 {
-        struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell };
+        struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell,
+                                     .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_subids subuid = { 0 }, subgid = { 0 };
         struct slots_identity_group *groups = NULL;
         struct slots_identity_verdict v = { 0 };
@@ -204,4 +209,159 @@ out:
         free(shared);
         slots_subids_free(&subuid);
         slots_subids_free(&subgid);
+}
+
+/* The names of one account file, sorted, and what the file was when they were read. */
+struct local_names {
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+        struct timespec mtime;
+        char **names;
+        size_t n;
+        bool read;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int read_names(const struct ctx *k, const char *path, struct local_names *ln)
+{
+        const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
+        int fd = slots_open_in(k->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
+        char *text = NULL, *line, *save = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) == 0 && ln->read && st.st_dev == ln->dev && st.st_ino == ln->ino &&
+            st.st_size == ln->size && st.st_mtim.tv_sec == ln->mtime.tv_sec &&
+            st.st_mtim.tv_nsec == ln->mtime.tv_nsec) {
+                slots_close(fd);
+                return 0;
+        }
+        r = slots_read_text_fd(fd, &how, &st, &text, &len, NULL);
+        slots_close(fd);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ln->n; i++)
+                free(ln->names[i]);
+        free(ln->names);
+        *ln = (struct local_names){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim };
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char **nn = ln->n % 64 ? ln->names : realloc(ln->names, (ln->n + 64) * sizeof(*nn));
+                size_t end = strcspn(line, ":");
+
+                if (!nn || !(nn[ln->n] = strndup(line, end))) {
+                        free(text);
+                        ln->names = nn ? nn : ln->names;
+                        return -ENOMEM;
+                }
+                ln->names = nn;
+                ln->n++;
+        }
+        free(text);
+        qsort(ln->names, ln->n, sizeof(*ln->names), cmp_name);
+        ln->read = true;
+        return 0;
+}
+
+int check_ident_local(const struct ctx *k, bool group, const char *name)
+{
+        /* One check run reads the files once; a later run (a test's) reads them again if they changed. */
+        static struct local_names files[2];
+        struct local_names *ln = &files[group];
+        int r = read_names(k, group ? "/etc/group" : "/etc/passwd", ln);
+
+        if (r < 0)
+                return r;
+        return ln->n && bsearch(&name, ln->names, ln->n, sizeof(*ln->names), cmp_name) ? 1 : 0;
+}
+
+void check_ident_missing(struct ctx *k, const struct slotinfo *s)
+{
+        struct strbuf f = { 0 };
+
+        if (!k->cfg->accounts_in_directory) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
+                         "no account %s (looked up through NSS)", s->name);
+                return;
+        }
+        slots_dirfix_load(&f);
+        strbuf_addf(&f, "; when it is loaded, this host's name service cannot reach the directory and has nothing "
+                        "cached (a new host: check sssctl domain-status)");
+        add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, strbuf_str(&f),
+                 "the directory answers for no account %s (\"accounts\": \"directory\"; looked up through NSS)",
+                 s->name);
+        strbuf_free(&f);
+}
+
+/* Whether the name service's entry of group lists name: 1, 0, or -errno (the lookup failed). */
+static int listed_in(const char *group, const char *name)
+{
+        struct slots_gr gr;
+        int r = slots_nss_group(group, &gr);
+
+        if (r > 0) {
+                r = slots_gr_has_member(&gr, name);
+                slots_gr_clear(&gr);
+        }
+        return r;
+}
+
+void check_ident_place(struct ctx *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
+                       bool *directory, struct strbuf *d, struct strbuf *f)
+{
+        int in_passwd = check_ident_local(k, false, s->name), in_group = check_ident_local(k, true, s->name);
+
+        *directory = in_passwd == 0;
+        if (k->cfg->accounts_in_directory && (in_passwd > 0 || in_group > 0)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s is in this host's %s, but \"accounts\" is \"directory\": a local copy splits "
+                            "the fleet", s->name, in_passwd > 0 ? "/etc/passwd" : "/etc/group");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "%s %s (the local copy), or set \"accounts\": \"local\" in %s",
+                            in_passwd > 0 ? "userdel" : "groupdel", s->name, k->cfg->path);
+        }
+        if (r < 0 || (r > 0 && s->have_id && !slots_perm_in_group(&s->id, shared_gid) &&
+                      listed_in(shared, s->name) > 0)) {
+                /* The group entry lists it, its group list does not: the lookup of its groups failed. */
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the group database did not answer: sssd? (the lookup of %s: %s)",
+                            r < 0 ? shared : "the groups of the account", r < 0 ? strerror(-r) :
+                            "the group lists it, its group list does not");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "make the name service answer (sssd, nslcd, the LDAP server), then run the check again");
+        } else if (r == 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the group %s does not exist", shared);
+                strbuf_sep(f, " && ");
+                if (k->cfg->accounts_in_directory)
+                        slots_dirfix_load(f);
+                else
+                        strbuf_addf(f, "slots-provision creates it");
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared_gid)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "not a member of %s", shared);
+                strbuf_sep(f, " && ");
+                if (*directory || check_ident_local(k, true, shared) == 0)
+                        slots_dirfix(f, true, shared,
+                                     &(struct slots_dirfix_change){ SLOTS_DIRFIX_ADD, "memberUid", s->name }, 1);
+                else
+                        strbuf_addf(f, "usermod -a -G %s %s", shared, s->name);
+        }
+}
+
+void check_ident_home_fix(const struct slotinfo *s, const char *home, bool directory, struct strbuf *f)
+{
+        if (directory)
+                slots_dirfix(f, false, s->name,
+                             &(struct slots_dirfix_change){ SLOTS_DIRFIX_REPLACE, "homeDirectory", home }, 1);
+        else
+                strbuf_addf(f, "usermod -d %s %s", home, s->name);
 }

@@ -104,12 +104,11 @@ void check_account(struct ctx *k, const struct slotinfo *s)
         char *home = NULL, *shared_name = NULL;
         gid_t shared_gid = 0;
         const char *dir;
-        bool range_ok;
+        bool range_ok, directory = false;
         int r;
 
         if (s->found == 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
-                         "no account %s (looked up through NSS)", s->name);
+                check_ident_missing(k, s);
                 return;
         }
         if (s->found < 0) {
@@ -123,17 +122,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 goto out;
         }
         r = slots_amap_group(k->accounts, shared_name, &shared_gid);
-        if (r <= 0) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "the group %s does not exist", shared_name);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared_gid)) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "not a member of %s", shared_name);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
-        }
+        check_ident_place(k, s, shared_name, r, shared_gid, &directory, &d, &f);
         account_uid(k, s, &range_ok, &d, &f);
         if (asprintf(&home, "%s/home/%s", c->slots_root, s->name) < 0) {
                 k->err = -ENOMEM;
@@ -143,7 +132,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "home is %s, not %s", s->pw.dir, home);
                 strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "usermod -d %s %s", home, s->name);
+                check_ident_home_fix(s, home, directory, &f);
         }
         /* The folder the account will have once the fix above is applied: never one at a wrong path. */
         dir = home;
@@ -216,7 +205,8 @@ static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h
 
 void check_password(struct ctx *k, const struct slotinfo *s)
 {
-        struct slots_identity id = { .name = s->name };
+        /* A directory's account is locked in the directory: the verdict's fix says so. */
+        struct slots_identity id = { .name = s->name, .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_identity_verdict v;
         const struct slots_identity_problem *p = &v.p[SLOTS_IDENT_PASSWORD];
         struct slots_pwfields pf;

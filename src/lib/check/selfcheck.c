@@ -531,6 +531,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         }
         check_hard_links(&k);
         check_app_private(&k);
+        check_setid(&k);
         check_sudoers_dropin(&k);
         check_sudo_grants(&k);
         if (k.err || pick_sudo_slots(&k) < 0) {
