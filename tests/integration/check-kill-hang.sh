@@ -43,8 +43,8 @@ case_hang() {
 	echo "$left" | awk '{ print $2 }' | xargs -r kill -KILL 2>/dev/null
 }
 
-# Only slot01's probe (it prints its folder), never the kill's run.
-HANG='case "$(id -un) $*" in "slot01 "*pwd*)'
+# Only slot01's probes (the chain's prints its folder, sudo-env's reads its status), never the kill's run.
+HANG='case "$(id -un) $*" in "slot01 "*pwd* | "slot01 "*/proc/self/status*)'
 # name            who   launcher
 case_hang hang      root "$HANG exec /bin/sleep 300 ;; esac
 exec \"\$@\""
