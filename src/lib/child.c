@@ -1,10 +1,12 @@
 /*
  * A forked child of the library: started, waited for through its pidfd until its deadline,
- * ended (coverage counters written first).
+ * ended (coverage counters written first); a helper program run with its output read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -179,6 +181,78 @@ int slots_child_wait(struct slots_child *c)
         while ((r = slots_child_poll(c, &status)) == 0)
                 slots_child_block(c, 1, sizeof(*c), -1);
         return r < 0 ? r : status;
+}
+
+/* ---- a program run with its output read ---- */
+
+int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
+{
+        static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+        struct slots_child c;
+        size_t n = 0;
+        int pipefd[2], r;
+
+        if (out && outsize)
+                out[0] = '\0';
+        if (access(argv[0], X_OK) < 0)
+                return -errno;
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        r = slots_child_start(&c, timeout_ms, 0);
+        if (r < 0) {
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return r;
+        }
+        if (r == 0) {
+                int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+                if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
+                        slots_exit_child(127);
+                /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
+                closefrom(3);
+                /* execve's prototype predates const; it changes neither array. */
+                execve(argv[0], (char *const *) argv, (char *const *) envp);
+                slots_exit_child(127);
+        }
+        close(pipefd[1]);
+        for (;;) {
+                struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+                int left = slots_child_left_ms(&c);
+                char buf[512];
+                ssize_t k;
+
+                if (left == 0) {
+                        slots_child_kill(&c);
+                        close(pipefd[0]);
+                        return -ETIMEDOUT;
+                }
+                r = poll(&pfd, 1, left);
+                if (r <= 0)
+                        continue;
+                k = read(pipefd[0], buf, sizeof(buf));
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        /* What it said is not known: never taken for all it said. */
+                        r = -errno;
+                        slots_child_kill(&c);
+                        close(pipefd[0]);
+                        return r;
+                }
+                if (k == 0)
+                        break;
+                if (out && outsize > 1 && n < outsize - 1) {
+                        size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
+                        memcpy(out + n, buf, m);
+                        n += m;
+                        out[n] = '\0';
+                }
+        }
+        close(pipefd[0]);
+        /* Its output closed, it still has until the deadline to exit. */
+        r = slots_child_wait(&c);
+        return r == 127 ? -ENOENT : r;
 }
 
 int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags)

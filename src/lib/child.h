@@ -1,4 +1,7 @@
-/* A forked child of the library: started, waited for (through a pidfd, never by a sleep) until its deadline, ended. */
+/*
+ * A forked child of the library: started, waited for (through a pidfd, never by a sleep) until
+ * its deadline, ended; and a helper program run with its output read.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -65,6 +68,17 @@ void slots_child_kill(struct slots_child *c);
  * is 125).
  */
 int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags);
+
+/*
+ * Runs argv[0] (an absolute path) with stdin from stdin_fd (-1: /dev/null),
+ * a minimal environment, and its stdout and stderr captured into out (at most
+ * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it when it has not
+ * exited after timeout_ms (<= 0: no limit), its output closed or not.
+ * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
+ * from a signal, -ENOENT when it cannot be run, the read's when its output
+ * cannot be read: then it is killed).
+ */
+int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);
 
 /*
  * _exit(status), after writing the coverage counters in a coverage build

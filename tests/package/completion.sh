@@ -39,7 +39,7 @@ slots-admin|st|status
 slots-admin|-|--config --help --version
 slots-admin|--ver|--version
 slots-admin status|-|--config --json
-slots-admin check|-|--config --format --json --output
+slots-admin check|-|--config --format --json --output --timeout
 slots-admin check --format||json nagios prometheus text
 slots-admin check --format|na|nagios
 slots-admin check --output|$S/thr|$S/three.conf

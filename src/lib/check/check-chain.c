@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@
  */
 bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         struct stat st;
         int r = stat(sudo, &st) < 0 ? -errno : 0;
 
@@ -53,6 +54,12 @@ bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char
 int chain_stage_ms(const struct ctx *k, int dflt)
 {
         return k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : dflt;
+}
+
+void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w)
+{
+        *w = (struct run_slot){ .sudo = sudo_path(k), .slot = s->name,
+                                .slot_uid = s->pw.uid, .stage_ms = chain_stage_ms(k, dflt) };
 }
 
 /* The child's side of a start: -errno through the channel when no folder could be entered. */
@@ -171,7 +178,7 @@ static int sudo_child(void *arg)
 /* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
 static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout, const char *out)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         char fix[512];
 
         snprintf(fix, sizeof(fix),
@@ -240,7 +247,7 @@ void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
         int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
-        struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
+        struct sudo_job j = { .sudo = sudo_path(k), .slot = s->name, .start = &st };
         char out[512];
         long ms = 0, ms_tty = 0;
         int r;
@@ -326,21 +333,55 @@ static void vec_free(struct strvec *a)
 struct chain_job {
         struct strvec argv, envp;
         const struct start *start;
+        struct run_slot w;
         int out, err;           /* write ends of the pipes */
+        int report;             /* write end of the helper's report */
 };
 
-static int chain_child(void *arg)
+/* What the helper tells check: one record, written at once. */
+struct chain_report {
+        int status;             /* sudo's result as slots_child_wait gives it */
+        struct run_left left;
+};
+
+/* The helper's child: sudo, its stdout and stderr on the run's pipes (a failed stage through the channel). */
+__attribute__((noreturn)) static void chain_exec(const struct chain_job *j)
 {
-        const struct chain_job *j = arg;
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->err, STDERR_FILENO) < 0)
                 slots_run_fail(errno);
-        enter_start(j->start);
         slots_run_closefrom(3);
-        own_session(false);
         slots_run_exec(j->argv.v[0], j->argv.v, j->envp.v);
+}
+
+/*
+ * The run's helper, as the service, in a session of its own: a child subreaper, so whatever
+ * the run starts stays its own, even in a session of its own.  It runs sudo in a process group
+ * of its own until the stage's deadline (then kills it), ends what the run left as the slot
+ * (run_end) and reports, for check as root to end the rest.
+ */
+static int chain_helper(void *arg)
+{
+        const struct chain_job *j = arg;
+        struct chain_report rep = { .status = -EIO };
+        struct slots_child c;
+        int r;
+
+        enter_start(j->start);
+        own_session(false);
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                slots_run_fail(errno);
+        r = slots_child_start(&c, j->w.stage_ms, SLOTS_CHILD_GROUP);
+        if (r < 0)
+                slots_run_fail(-r);
+        if (r == 0)
+                chain_exec(j);
+        rep.status = slots_child_wait(&c);
+        run_end(&j->w, &rep.left);
+        (void) !write(j->report, &rep, sizeof(rep));
+        return 0;
 }
 
 /* Reads what is in a pipe (non-blocking) into buf; the first line only when first_line. */
@@ -426,7 +467,7 @@ static void chain_build(const struct ctx *k, const struct slotinfo *s, const cha
         char *pe = NULL;
 
         chain_env(k, with_env, j, &list);
-        vec_add(&j->argv, k->o->sudo ? k->o->sudo : SUDO_DEFAULT);
+        vec_add(&j->argv, j->w.sudo);
         vec_add(&j->argv, "-n");
         vec_add(&j->argv, "-u");
         vec_add(&j->argv, s->name);
@@ -447,6 +488,31 @@ static void chain_build(const struct ctx *k, const struct slotinfo *s, const cha
 }
 
 /*
+ * Runs j's helper, started at st: sudo's result (or -errno, privdrop.h), and as root what the
+ * helper could not end ended.
+ */
+static int chain_helped(struct ctx *k, const struct start *st, struct chain_job *j)
+{
+        struct chain_report rep;
+        int pipefd[2], r;
+        ssize_t n;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        j->report = pipefd[1];
+        /* sudo's stage, the helper's kills after it (one stage and a second), and a margin. */
+        r = run_started(k, st, chain_helper, j, 2 * j->w.stage_ms + 5000);
+        close(pipefd[1]);
+        n = fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0 ? -1 : read(pipefd[0], &rep, sizeof(rep));
+        close(pipefd[0]);
+        if (n != (ssize_t) sizeof(rep))
+                return r < 0 ? r : -EIO;
+        if (geteuid() == 0)
+                run_end_left(&rep.left, j->w.slot_uid);
+        return r < 0 ? r : rep.status;
+}
+
+/*
  * Runs, as the service, the chain with the probe for cwd, started at st.  Returns the status
  * (the program's own, 0..255) or -errno (privdrop.h; -ENOENT, -EACCES...: no folder of st could
  * be entered); out gets stdout, err the first stderr line.
@@ -458,6 +524,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
 
         out[0] = err[0] = '\0';
+        run_slot_of(k, s, CHAIN_TIMEOUT_MS, &j.w);
         chain_build(k, s, launcher, cwd, with_env, &j);
         if (j.argv.oom || j.envp.oom) {
                 r = -ENOMEM;
@@ -470,7 +537,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         }
         j.out = po[1];
         j.err = pr[1];
-        r = run_started(k, st, chain_child, &j, chain_stage_ms(k, CHAIN_TIMEOUT_MS));
+        r = chain_helped(k, st, &j);
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;
@@ -539,7 +606,7 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
 /* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
 static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char *check, int r, const char *shown)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
 
         if (r >= 0)
                 return false;
@@ -551,7 +618,7 @@ static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char
         else if (r == -ENOEXEC)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
                          k->cfg->service, sudo);
-        else if (r == -EPERM || r == -ECHILD)
+        else if (r == -EPERM || r == -ECHILD || r == -EIO)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
                          probe_failure(r));
         else

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "check-procs.h"
 #include "check-row.h"
 
 /*
@@ -43,21 +44,5 @@ bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check);
 /* The deadline of each stage of a run of sudo: --timeout, else dflt. */
 int chain_stage_ms(const struct ctx *k, int dflt);
 
-/* ---- check-kill.c: the processes of a run, as /proc shows them ---- */
-
-struct kproc {
-        pid_t pid, ppid, pgrp, sid;
-        uid_t uid;
-        char state;
-        unsigned long long start;       /* since boot, in clock ticks: the pid's own, not a reuse */
-        char comm[32];
-};
-
-/* Reads a /proc/PID/stat line (its owner uid) into p: false when it is not one. */
-bool kproc_parse(const char *buf, uid_t uid, struct kproc *p);
-
-/*
- * The live processes of all (n_all of them) that descend from self, at any depth, into out
- * (room for n_all): their number.  Zombies are not live; a loop of parents ends the walk.
- */
-size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out);
+/* s's run_slot, each stage dflt ms unless --timeout. */
+void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w);

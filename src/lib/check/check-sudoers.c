@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "accounts.h"
 #include "check-int.h"
+#include "child.h"
 #include "dropin.h"
 #include "error.h"
 #include "fsutil.h"
@@ -413,7 +413,7 @@ static void describe_missing(struct strbuf *d, const struct slots_config *c, con
 void check_sudo_grants(struct ctx *k)
 {
         const struct slots_config *c = k->cfg;
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         bool root = geteuid() == 0;
         const char *const argv_root[] = { sudo, "-n", "-l", "-U", c->service, NULL };
         const char *const argv_svc[] = { sudo, "-n", "-l", NULL };

@@ -402,6 +402,9 @@ static int sudo_task(void *arg, size_t j)
         }
         b->err = k->err;
         b->done = true;
+        /* The rows are in b now; the child's own copies go before it exits. */
+        slots_check_report_free(&rep);
+        k->rep = NULL;
         return 0;
 }
 

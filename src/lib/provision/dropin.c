@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accounts.h"
+#include "child.h"
 #include "dropin.h"
 #include "ids.h"
 

@@ -3,7 +3,8 @@
  * 0..125, a signal as -ECHILD, a child past its deadline killed and -ETIMEDOUT (its process
  * group too with SLOTS_CHILD_GROUP), no deadline as no limit; and slots_child_poll,
  * slots_child_left_ms as a pool and a pipe reader use them; slots_child_block sleeps until an
- * event (a child's end, the nearest deadline), never in short rounds; a pidfd of any process.
+ * event (a child's end, the nearest deadline), never in short rounds; a pidfd of any process;
+ * slots_run_program's status and output.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -288,6 +290,44 @@ static void pidfd_any(void **state)
         munmap(grandchild, sizeof(pid_t));
 }
 
+/*
+ * slots_run_program: the helper's exit status and its output, a helper that cannot be run,
+ * one killed by a signal, and the deadline whether the helper keeps its output open or
+ * closes it and goes on running.
+ */
+static void run_program(void **state)
+{
+        static const struct {
+                const char *script;     /* for /bin/sh -c; NULL: a program that does not exist */
+                int timeout_ms;
+                int want;
+                const char *out;
+        } rows[] = {
+                { "echo hello; exit 3", 5000, 3, "hello\n" },
+                { "echo err >&2", 5000, 0, "err\n" },
+                { "printf 0123456789abcdef", 5000, 0, "0123456" },     /* cut to the buffer */
+                { NULL, 5000, -ENOENT, "" },
+                { "kill -9 $$", 5000, -ECHILD, "" },
+                { "echo start; sleep 30", 300, -ETIMEDOUT, NULL },
+                { "exec >&- 2>&-; sleep 30", 300, -ETIMEDOUT, "" },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                const char *const sh[] = { "/bin/sh", "-c", rows[i].script, NULL };
+                const char *const none[] = { "/nonexistent/slots-helper", NULL };
+                char out[8];
+                int r = slots_run_program(rows[i].script ? sh : none, -1, rows[i].timeout_ms, out, sizeof(out));
+
+                if (r != rows[i].want || (rows[i].out && strcmp(out, rows[i].out) != 0))
+                        ROW_FAIL("row %zu (%s): %d \"%s\", want %d \"%s\"", i, rows[i].script, r, out,
+                                 rows[i].want, rows[i].out ? rows[i].out : "(any)");
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -297,6 +337,7 @@ int main(void)
                 cmocka_unit_test(deadline_reset),
                 cmocka_unit_test(block_table),
                 cmocka_unit_test(pidfd_any),
+                cmocka_unit_test(run_program),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
