@@ -74,7 +74,7 @@ void slots_dirfix(struct strbuf *f, bool group, const char *name, const struct s
 {
         static const char *const op[] = { "replace", "add", "delete" };
 
-        strbuf_addf(f, "in the directory, not on this host: printf '%%s\\n' ");
+        strbuf_addf(f, "in the directory, not on this host: for l in ");
         quoted(f, group ? "dn: cn=" : "dn: uid=", name);
         strbuf_addf(f, "\",$BASE\" 'changetype: modify'");
         for (size_t i = 0; i < n; i++) {
@@ -84,7 +84,7 @@ void slots_dirfix(struct strbuf *f, bool group, const char *name, const struct s
                         value_word(f, ch[i].attr, ch[i].value);
                 }
         }
-        strbuf_addf(f, " | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W (" DIRFIX_VARS ")");
+        strbuf_addf(f, "; do printf %%s \"$l\"; echo; done | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W (" DIRFIX_VARS ")");
 }
 
 void slots_dirfix_load(struct strbuf *f)

@@ -22,9 +22,11 @@ struct slots_dirfix_change {
 /*
  * Appends to f the shell line that applies the n changes to the entry of the account name
  * (uid=name) or, with group, of the group (cn=name), as slots-provision --ldif names them:
- * printf '%s\n' 'dn: uid=slot02'",$BASE" 'changetype: modify' 'replace: homeDirectory' ... |
- * ldapmodify -H "$URI" -D "$ADMIN" -W, and what $BASE, $URI and $ADMIN stand for.  Each line is
- * one single-quoted shell word (a ' as '\''), which printf prints as it is, backslashes too; a
+ * for l in 'dn: uid=slot02'",$BASE" 'changetype: modify' 'replace: homeDirectory' ...; do printf
+ * %s "$l"; echo; done | ldapmodify -H "$URI" -D "$ADMIN" -W, and what $BASE, $URI and $ADMIN stand
+ * for.  Each line is one single-quoted shell word (a ' as '\''), which printf %s prints as it is,
+ * backslashes too (echo "$l" would not); the command itself has no backslash, which the commands'
+ * output would escape.  A
  * value that is no LDIF safe string (a leading space, ':' or '<', a control or non-ASCII byte)
  * goes as "attr:: base64".
  */

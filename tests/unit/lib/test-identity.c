@@ -33,10 +33,11 @@ static const struct slots_subids one_g = { (struct slots_subid *) &r300k, 1 };
 #define LOCAL(g) { g, false, false }
 #define DIRGROUP(g) { g, false, true }
 /* dirfix.c's ldapmodify line for the entry dn with the changes ch (shell words). */
-#define LDIF(dn, ch)                                                                                              \
-        "in the directory, not on this host: printf '%s\\n' '" dn "'\",$BASE\" 'changetype: modify' " ch          \
-        " | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W ($BASE: the base the pool was loaded under (slots-provision "   \
-        "--ldif $BASE); $URI, $ADMIN: the directory's address and a DN that may write it)"
+#define LDIF(dn, ch)                                                                                    \
+        "in the directory, not on this host: for l in '" dn "'\",$BASE\" 'changetype: modify' " ch          \
+        "; do printf %s \"$l\"; echo; done | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W ($BASE: the base the "      \
+        "pool was loaded under (slots-provision --ldif $BASE); $URI, $ADMIN: the directory's address and a DN "  \
+        "that may write it)"
 
 /* Each row: the facts, and for each kind the detail and the fix expected (NULL: no problem). */
 static const struct {
