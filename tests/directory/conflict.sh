@@ -27,7 +27,9 @@ refused() { # WHAT CONFLICT-TEXT FIX-TEXT
 	cat "$S/err"
 	check "$1: a conflict line says: $2" sh -c 'grep -F -- "$1" "$2" | grep -q "conflict: "' - "$2" "$S/err"
 	check "$1: the fix applies to the directory: $3" \
-		sh -c 'grep -F -- "fix: $1" "$2" | grep -q "in the directory, not on this host: for l in "' - "$3" "$S/err"
+		sh -c 'grep -F -- "fix: $1" "$2" |
+			grep -Eq "where it is kept \(the directory service\)|in the directory, not on this host: for l in "' \
+		- "$3" "$S/err"
 	check "$1: no fix says usermod or groupmod" sh -c "! grep -E 'fix:.*(usermod|groupmod)' '$S/err'"
 	check "$1: says nothing was changed" grep -q "nothing was changed" "$S/err"
 	check "$1: nothing on standard output" test ! -s "$S/out"
@@ -50,7 +52,7 @@ done <<'TABLE'
 uid=slot02|homeDirectory|/home/slot02|/var/lib/slots/svc/home/slot02|slot02 has home /home/slot02, planned /var/lib/slots/svc/home/slot02|set homeDirectory /var/lib/slots/svc/home/slot02 on the account slot02
 uid=slot02|uidNumber|61002|60002|slot02 exists with uid 61002, planned 60002 (uid_base + 2)|set uidNumber and gidNumber 60002 on the account slot02
 uid=slot02|gidNumber|60003|60002|slot02 has primary gid 60003, planned 60002|set gidNumber 60002 on the account slot02
-uid=slot03|loginShell|/bin/bash|/usr/sbin/nologin|slot03 has shell /bin/bash, configured /usr/sbin/nologin|in the directory, not on this host: for l in 'dn: uid=slot03'",$BASE" 'changetype: modify' 'replace: loginShell' 'loginShell: /usr/sbin/nologin' 
+uid=slot03|loginShell|/bin/bash|/usr/sbin/nologin|slot03 has shell /bin/bash, configured /usr/sbin/nologin|in the directory, not on this host: for l in 'dn: uid=slot03'",$BASE" 'changetype: modify' 'replace: loginShell' 'loginShell: /usr/sbin/nologin'
 cn=slot01|gidNumber|61001|60001|group slot01 exists with gid 61001, planned 60001|set gidNumber 60001 on the group slot01
 cn=slotshared|gidNumber|61000|60000|group slotshared exists with gid 61000, planned 60000 (uid_base)|set gidNumber 60000 on the group slotshared
 TABLE
