@@ -40,7 +40,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
 rows = d["checks"]
-assert set(d) == {"checks", "passed", "failed", "skipped", "ok"}, d.keys()
+assert set(d) == {"version", "checks", "passed", "failed", "skipped", "ok"} and d["version"] == 1, d.keys()
 assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 58, d
 for r, t in zip(rows, text):
     assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
