@@ -84,7 +84,8 @@ void slots_dirfix(struct strbuf *f, bool group, const char *name, const struct s
                         value_word(f, ch[i].attr, ch[i].value);
                 }
         }
-        strbuf_addf(f, "; do printf %%s \"$l\"; echo; done | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W (" DIRFIX_VARS ")");
+        strbuf_addf(f, "; do printf %%s \"$l\"; echo; done | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W ("
+                       DIRFIX_VARS ")");
 }
 
 void slots_dirfix_load(struct strbuf *f)

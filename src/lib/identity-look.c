@@ -187,7 +187,8 @@ static int look_groups(const struct slots_accountmap *m, int rootfd, const char 
                 if (r < 0)
                         break;
                 f->groups[f->id.n_groups++] = (struct slots_identity_group){
-                        .name = *nm, .primary = i == 0, .directory = r > 0 && local_entry(rootfd, "/etc/group", *nm) == 0
+                        .name = *nm, .primary = i == 0,
+                        .directory = r > 0 && local_entry(rootfd, "/etc/group", *nm) == 0,
                 };
         }
         free(gids);

@@ -68,12 +68,12 @@ static const struct {
           { [SLOTS_IDENT_SUBIDS] = { "slot03 has subordinate gids 300000-300009 (/etc/subgid): in a user "
                                      "namespace of its own it runs processes under other ids",
                                      "usermod --del-subgids 300000-300009 slot03" } } },
-        { "in sudo and the service's group", NOLOGIN, "!", G(OWN, SHARED, { "sudo", false, false }, { "vstudio", false, false }),
+        { "in sudo and the service's group", NOLOGIN, "!", G(OWN, SHARED, LOCAL("sudo"), LOCAL("vstudio")),
           4, &none, &none, false,
           { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo, vstudio: a slot belongs to no group but its own "
                                      "and vsshared",
                                      "gpasswd -d slot03 sudo && gpasswd -d slot03 vstudio" } } },
-        { "listed as a member of its own group", NOLOGIN, "!", G(OWN, { "slot03", false, false }, SHARED), 3, &none, &none,
+        { "listed as a member of its own group", NOLOGIN, "!", G(OWN, LOCAL("slot03"), SHARED), 3, &none, &none,
           false, { { 0 } } },
         { "a foreign primary group", NOLOGIN, "!", G({ "users", true, false }, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_GROUPS] = { "primary group is users, not slot03", "usermod -g slot03 slot03" } } },
@@ -117,7 +117,7 @@ static const struct {
         { "a shell drift", "/bin/bash", "!", G(OWN, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/bash, configured /usr/sbin/nologin",
                                     "usermod -s /usr/sbin/nologin slot03" } } },
-        { "everything at once", "/bin/sh", "", G(OWN, { "sudo", false, false }), 2, &one_u, &none, false,
+        { "everything at once", "/bin/sh", "", G(OWN, LOCAL("sudo")), 2, &one_u, &none, false,
           { [SLOTS_IDENT_SUBIDS] = { "slot03 has subordinate uids 100000-165535 (/etc/subuid): in a user "
                                      "namespace of its own it runs processes under other ids",
                                      "usermod --del-subuids 100000-165535 slot03" },
