@@ -12,7 +12,7 @@ enum slots_dirfix_op {
         SLOTS_DIRFIX_DELETE,
 };
 
-/* One attribute change of a modify: replace (add, delete) attr with value. */
+/* One attribute change of a modify: replace (add, delete) attr with value; a delete with value NULL drops them all. */
 struct slots_dirfix_change {
         enum slots_dirfix_op op;
         const char *attr;
@@ -22,9 +22,13 @@ struct slots_dirfix_change {
 /*
  * Appends to f the shell line that applies the n changes to the entry of the account name
  * (uid=name) or, with group, of the group (cn=name), as slots-provision --ldif names them:
- * for l in 'dn: uid=slot02'",$BASE" 'changetype: modify' 'replace: homeDirectory' ...; do echo "$l";
- * done | ldapmodify -H "$URI" -D "$ADMIN" -W, and what $BASE, $URI and $ADMIN stand for.  The
- * values are quoted for the shell; no backslash, which the commands' output would escape.
+ * for l in 'dn: uid=slot02'",$BASE" 'changetype: modify' 'replace: homeDirectory' ...; do printf
+ * %s "$l"; echo; done | ldapmodify -H "$URI" -D "$ADMIN" -W, and what $BASE, $URI and $ADMIN stand
+ * for.  Each line is one single-quoted shell word (a ' as '\''), which printf %s prints as it is,
+ * backslashes too (echo "$l" would not); the command itself has no backslash, which the commands'
+ * output would escape.  A
+ * value that is no LDIF safe string (a leading space, ':' or '<', a control or non-ASCII byte)
+ * goes as "attr:: base64".
  */
 void slots_dirfix(struct strbuf *f, bool group, const char *name, const struct slots_dirfix_change *ch, size_t n);
 

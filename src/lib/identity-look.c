@@ -2,6 +2,7 @@
 #include <crypt.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <shadow.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "identity-look.h"
 
 #define PWFIELD_BUF_MAX ((size_t) 1 << 20)
@@ -134,9 +136,35 @@ void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *
                 *have_lib = lib;
 }
 
+/*
+ * Whether rootfd's account file path (/etc/passwd, /etc/group) has an entry "name:": 1 yes, 0 no
+ * (the name service's then: a directory's), -errno when it cannot be read.
+ */
+static int local_entry(int rootfd, const char *path, const char *name)
+{
+        const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
+        size_t nl = strlen(name), len = 0;
+        struct slots_error e;
+        char *text = NULL;
+        int fd, r;
+
+        fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        r = slots_read_text_fd(fd, &how, NULL, &text, &len, &e);
+        slots_close(fd);
+        for (const char *p = text; r == 0 && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, name, nl) == 0 && p[nl] == ':')
+                        r = 1;
+        free(text);
+        return r;
+}
+
 /* The groups that name the account: its primary group first, then each other once, each by name. */
-static int look_groups(const struct slots_accountmap *m, const char *name, gid_t gid, struct slots_identity_facts *f,
-                       struct slots_error *e)
+static int look_groups(const struct slots_accountmap *m, int rootfd, const char *name, gid_t gid,
+                       struct slots_identity_facts *f, struct slots_error *e)
 {
         gid_t *gids = NULL;
         int n = 0, r;
@@ -158,7 +186,10 @@ static int look_groups(const struct slots_accountmap *m, const char *name, gid_t
                         *nm = NULL, r = -ENOMEM;
                 if (r < 0)
                         break;
-                f->groups[f->id.n_groups++] = (struct slots_identity_group){ .name = *nm, .primary = i == 0 };
+                f->groups[f->id.n_groups++] = (struct slots_identity_group){
+                        .name = *nm, .primary = i == 0,
+                        .directory = r > 0 && local_entry(rootfd, "/etc/group", *nm) == 0,
+                };
         }
         free(gids);
         f->id.groups = f->groups;
@@ -195,7 +226,8 @@ int slots_identity_look(const struct slots_accountmap *m, int rootfd, const char
                 return slots_error_set(e, -ENOMEM, name, "out of memory");
         }
         f->id.shared = f->shared;
-        r = look_groups(m, name, pw->gid, f, e);
+        f->id.directory = local_entry(rootfd, "/etc/passwd", name) == 0;
+        r = look_groups(m, rootfd, name, pw->gid, f, e);
         if (r == 0)
                 r = slots_subid_read(rootfd, "/etc/subuid", name, pw->uid, &f->subuid, e);
         if (r == 0)

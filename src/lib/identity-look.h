@@ -62,7 +62,9 @@ struct slots_identity_facts {
 /*
  * Looks up what identity.c judges of slot account name (pw: its passwd entry) under
  * config prefix and shell: the groups that name it (primary first, from m or NSS),
- * its ranges in rootfd's /etc/subuid and /etc/subgid, and both password fields.  Every
+ * its ranges in rootfd's /etc/subuid and /etc/subgid, and both password fields; the
+ * account, and each named group, not in rootfd's /etc/passwd or /etc/group is taken as
+ * a directory's (an unreadable file: as local).  Every
  * fact is known on success: a lookup that fails (the shadow entry unreadable when the
  * passwd field says shadow, too) is an error naming it.  Returns 0 with *f filled (free
  * with slots_identity_facts_free()), or -errno with e set (kind failed).

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirfix.h"
 #include "fsutil.h"
 #include "identity.h"
 #include "strbuf.h"
@@ -214,8 +215,10 @@ static void judge_groups(const struct slots_identity *id, struct strbuf *d, stru
                 strbuf_sep(&members, ", ");
                 strbuf_addf(&members, "%s", g->name);
                 strbuf_sep(f, " && ");
-                if (id->directory)
-                        strbuf_addf(f, "remove %s from the members of %s in the directory", id->name, g->name);
+                /* Where the group lives, not the account, says where its member list is changed. */
+                if (g->directory)
+                        slots_dirfix(f, true, g->name,
+                                     &(struct slots_dirfix_change){ SLOTS_DIRFIX_DELETE, "memberUid", id->name }, 1);
                 else
                         strbuf_addf(f, "gpasswd -d %s %s", id->name, g->name);
         }
@@ -254,8 +257,10 @@ static void judge_password(const struct slots_identity *id, struct strbuf *d, st
         /* pam_unix reads the passwd field unless it is x, whatever shadow holds. */
         if (src == SLOTS_PW_PASSWD && id->shadow_field)
                 strbuf_addf(d, " (pam_unix reads the passwd field, not the shadow entry, unless it is x)");
+        /* No userPassword, no password login: the directory's entry then matches none. */
         if (id->directory)
-                strbuf_addf(f, "lock the password of %s in the directory", id->name);
+                slots_dirfix(f, false, id->name,
+                             &(struct slots_dirfix_change){ SLOTS_DIRFIX_DELETE, "userPassword", NULL }, 1);
         else
                 strbuf_addf(f, "usermod -L %s", id->name);
 }
@@ -265,10 +270,11 @@ static void judge_shell(const struct slots_identity *id, struct strbuf *d, struc
         if (!id->shell || !id->want_shell || strcmp(id->shell, id->want_shell) == 0)
                 return;
         strbuf_addf(d, "%s has shell %s, configured %s", id->name, id->shell, id->want_shell);
-        if (id->directory)
-                strbuf_addf(f, "set loginShell %s on %s in the directory, or set \"shell\" in the config",
-                            id->want_shell, id->name);
-        else
+        if (id->directory) {
+                slots_dirfix(f, false, id->name,
+                             &(struct slots_dirfix_change){ SLOTS_DIRFIX_REPLACE, "loginShell", id->want_shell }, 1);
+                strbuf_addf(f, ", or set \"shell\" in the config");
+        } else
                 strbuf_addf(f, "usermod -s %s %s", id->want_shell, id->name);
 }
 

@@ -40,6 +40,7 @@ void slots_subids_free(struct slots_subids *s);
 struct slots_identity_group {
         const char *name;
         bool primary;
+        bool directory;                 /* the group lives in a directory (LDAP): its membership is changed there */
 };
 
 /* What libxcrypt's crypt_checksalt() said of a password field; zero (not asked) by default. */
@@ -85,7 +86,11 @@ enum slots_identity_what {
         SLOTS_IDENT_N
 };
 
-/* One problem: what is wrong, and the command that mends it; both NULL when there is none. */
+/*
+ * One problem: what is wrong, and the command that mends it; both NULL when there is none.
+ * A change to a directory's entry (an account's shell or password, a directory group's
+ * member) is dirfix.c's ldapmodify line; the rest are commands for this host.
+ */
 struct slots_identity_problem {
         char *detail;
         char *fix;

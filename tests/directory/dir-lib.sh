@@ -28,6 +28,15 @@ dir_need_tools() {
 	fi
 }
 
+# Runs the first printed fix's LDIF change in FILE (matching PATTERN, default any), as printed
+# ($BASE the pool's base), through ldapmodify as root over ldapi.
+dir_apply_fix() { # FILE [PATTERN]
+	cmd=$(grep -F -- "${2:-not on this host: for l in}" "$1" |
+		sed -n "s/.*not on this host: \(for l in [^|]*; done\) | ldapmodify -H .*/\1/p" | head -1)
+	[ -n "$cmd" ] || return 1
+	BASE=$DIR_POOL sh -c "$cmd" | ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+}
+
 # Stops the test's own daemons, by the pids it saved.
 dir_stop() {
 	for var in DIR_SSSD_PID DIR_NSLCD_PID DIR_SLAPD_PID; do

@@ -194,13 +194,17 @@ check "extra directory group: refused (exit 1, got $st)" test "$st" = 1
 check "extra directory group: the conflict names slot02 and render" \
 	sh -c "grep 'conflict: ' '$S/err' | grep slot02 | grep -q render"
 check "extra directory group: the fix is in the directory" \
-	grep -qF "remove slot02 from the members of render in the directory" "$S/err"
+	sh -c "grep -F \"'dn: cn=render'\" '$S/err' | grep -qF \"'delete: memberUid' 'memberUid: slot02'\""
 check "extra directory group: no fix says gpasswd or usermod" sh -c "! grep -E 'fix:.*(gpasswd|usermod)' '$S/err'"
 check "extra directory group: no local slot account or group" no_local_slot
 selfcheck
 check "extra directory group: check fails (got $cst)" test "$cst" != 0
 check "extra directory group: check's fix is in the directory" \
-	grep -qF "remove slot02 from the members of render in the directory" "$S/check"
+	sh -c "grep -F \"'dn: cn=render'\" '$S/check' | grep -qF \"'delete: memberUid' 'memberUid: slot02'\""
+check "extra directory group: check's printed ldapmodify change runs" dir_apply_fix "$S/check" "'dn: cn=render'"
+check "extra directory group: render no longer lists slot02" \
+	sh -c '! ldapsearch -LLL -Q -Y EXTERNAL -H "$1" -b "cn=render,$2" -s base memberUid | grep -q "memberUid: slot02"' \
+	- "$DIR_URI" "$DIR_POOL"
 check "extra directory group: check says no gpasswd or usermod" sh -c "! grep -Eq 'gpasswd|usermod' '$S/check'"
 ldapdelete -Q -Y EXTERNAL -H "$DIR_URI" "cn=render,$DIR_POOL"
 sssd_cold

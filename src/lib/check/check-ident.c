@@ -66,6 +66,8 @@ static int ident_groups(const struct ctx *k, const struct slotinfo *s, struct sl
                         return -ENOMEM;
                 g[*n].name = nm[*n];
                 g[*n].primary = i == 0;
+                /* A group named but not in /etc/group is the directory's: its member is removed there. */
+                g[*n].directory = r > 0 && check_ident_local(k, true, nm[*n]) == 0;
                 (*n)++;
         }
         return 0;

@@ -548,7 +548,8 @@ static int local_password(struct ctx *x, const char *name, struct slots_pwfields
  * What of the slot's identity another account could borrow or use (identity.c's
  * verdict): subordinate ids (/etc/subuid, /etc/subgid of the tree), a group but
  * its own and the shared one, a usable password, another shell.  Each is a
- * PROBLEM with its fix; -errno when the files cannot be read.
+ * PROBLEM with the verdict's fix, which names a directory entry's change itself
+ * (its ldapmodify line); -errno when the files cannot be read.
  */
 static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
 {
@@ -581,8 +582,7 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
                 r = slots_identity_judge(&id, &v);
         for (size_t k = 0; r == 0 && k < SLOTS_IDENT_N; k++)
                 if (v.p[k].detail)
-                        PROBLEM(x, name, id.directory ? prov_dir_fix(x, "%s", v.p[k].fix) : v.p[k].fix, "%s",
-                                v.p[k].detail);
+                        PROBLEM(x, name, v.p[k].fix, "%s", v.p[k].detail);
         if (r == -ENOMEM)
                 slots_error_set(x->e, r, name, "out of memory");
         slots_identity_verdict_free(&v);

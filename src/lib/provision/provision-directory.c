@@ -158,8 +158,9 @@ int prov_identity_groups(struct ctx *x, const char *name, bool served, gid_t gid
                 }
                 for (size_t j = 0; j < *n; j++)
                         seen |= strcmp(g[j].name, nm[k]) == 0;
+                /* Not in the account files: the directory's group, whose member is removed there. */
                 if (!seen)
-                        g[(*n)++] = (struct slots_identity_group){ .name = nm[k] };
+                        g[(*n)++] = (struct slots_identity_group){ .name = nm[k], .directory = r > 0 };
                 k++;
                 r = 0;
         }

@@ -28,8 +28,16 @@ static const struct slots_subids none = { 0 }, one_u = { (struct slots_subid *) 
 static const struct slots_subids one_g = { (struct slots_subid *) &r300k, 1 };
 
 #define G(...) (const struct slots_identity_group[]) { __VA_ARGS__ }
-#define OWN { "slot03", true }
-#define SHARED { "vsshared", false }
+#define OWN { "slot03", true, false }
+#define SHARED { "vsshared", false, false }
+#define LOCAL(g) { g, false, false }
+#define DIRGROUP(g) { g, false, true }
+/* dirfix.c's ldapmodify line for the entry dn with the changes ch (shell words). */
+#define LDIF(dn, ch)                                                                                    \
+        "in the directory, not on this host: for l in '" dn "'\",$BASE\" 'changetype: modify' " ch          \
+        "; do printf %s \"$l\"; echo; done | ldapmodify -H \"$URI\" -D \"$ADMIN\" -W ($BASE: the base the "      \
+        "pool was loaded under (slots-provision --ldif $BASE); $URI, $ADMIN: the directory's address and a DN "  \
+        "that may write it)"
 
 /* Each row: the facts, and for each kind the detail and the fix expected (NULL: no problem). */
 static const struct {
@@ -60,19 +68,33 @@ static const struct {
           { [SLOTS_IDENT_SUBIDS] = { "slot03 has subordinate gids 300000-300009 (/etc/subgid): in a user "
                                      "namespace of its own it runs processes under other ids",
                                      "usermod --del-subgids 300000-300009 slot03" } } },
-        { "in sudo and the service's group", NOLOGIN, "!", G(OWN, SHARED, { "sudo", false }, { "vstudio", false }),
+        { "in sudo and the service's group", NOLOGIN, "!", G(OWN, SHARED, LOCAL("sudo"), LOCAL("vstudio")),
           4, &none, &none, false,
           { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo, vstudio: a slot belongs to no group but its own "
                                      "and vsshared",
                                      "gpasswd -d slot03 sudo && gpasswd -d slot03 vstudio" } } },
-        { "listed as a member of its own group", NOLOGIN, "!", G(OWN, { "slot03", false }, SHARED), 3, &none, &none,
+        { "listed as a member of its own group", NOLOGIN, "!", G(OWN, LOCAL("slot03"), SHARED), 3, &none, &none,
           false, { { 0 } } },
-        { "a foreign primary group", NOLOGIN, "!", G({ "users", true }, SHARED), 2, &none, &none, false,
+        { "a foreign primary group", NOLOGIN, "!", G({ "users", true, false }, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_GROUPS] = { "primary group is users, not slot03", "usermod -g slot03 slot03" } } },
-        { "in a group, in the directory", NOLOGIN, "!", G(OWN, { "adm", false }), 2, &none, &none, true,
+        { "in a directory's group, in the directory", NOLOGIN, "!", G(OWN, DIRGROUP("adm")), 2, &none, &none, true,
           { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of adm: a slot belongs to no group but its own and "
                                      "vsshared",
-                                     "remove slot03 from the members of adm in the directory" } } },
+                                     LDIF("dn: cn=adm", "'delete: memberUid' 'memberUid: slot03'") } } },
+        { "local, in a directory's group: removed there", NOLOGIN, "!", G(OWN, SHARED, DIRGROUP("staff")), 3, &none,
+          &none, false,
+          { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of staff: a slot belongs to no group but its own and "
+                                     "vsshared",
+                                     LDIF("dn: cn=staff", "'delete: memberUid' 'memberUid: slot03'") } } },
+        { "in the directory, in a local group: gpasswd", NOLOGIN, "!", G(OWN, LOCAL("sudo")), 2, &none, &none, true,
+          { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo: a slot belongs to no group but its own and "
+                                     "vsshared", "gpasswd -d slot03 sudo" } } },
+        { "a local and a directory's group: each where it lives", NOLOGIN, "!",
+          G(OWN, LOCAL("sudo"), DIRGROUP("it's")), 3, &none, &none, false,
+          { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo, it's: a slot belongs to no group but its own and "
+                                     "vsshared",
+                                     "gpasswd -d slot03 sudo && "
+                                     LDIF("dn: cn=it'\\''s", "'delete: memberUid' 'memberUid: slot03'") } } },
         { "a usable hash", NOLOGIN, "$y$j9T$salt$hash", G(OWN, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($y$) in its shadow entry: it could "
                                        "log in with a password", "usermod -L slot03" } } },
@@ -87,15 +109,15 @@ static const struct {
                                        "usermod -L slot03" } } },
         { "a password in the directory", NOLOGIN, "$6$a$b", G(OWN, SHARED), 2, &none, &none, true,
           { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($6$) in its shadow entry: it could "
-                                       "log in with a password", "lock the password of slot03 in the directory" } } },
+                                       "log in with a password", LDIF("dn: uid=slot03", "'delete: userPassword'") } } },
         { "a shell drift in the directory", "/bin/bash", "!", G(OWN, SHARED), 2, &none, &none, true,
           { [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/bash, configured /usr/sbin/nologin",
-                                    "set loginShell /usr/sbin/nologin on slot03 in the directory, or set "
-                                    "\"shell\" in the config" } } },
+                                    LDIF("dn: uid=slot03", "'replace: loginShell' 'loginShell: /usr/sbin/nologin'")
+                                    ", or set \"shell\" in the config" } } },
         { "a shell drift", "/bin/bash", "!", G(OWN, SHARED), 2, &none, &none, false,
           { [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/bash, configured /usr/sbin/nologin",
                                     "usermod -s /usr/sbin/nologin slot03" } } },
-        { "everything at once", "/bin/sh", "", G(OWN, { "sudo", false }), 2, &one_u, &none, false,
+        { "everything at once", "/bin/sh", "", G(OWN, LOCAL("sudo")), 2, &one_u, &none, false,
           { [SLOTS_IDENT_SUBIDS] = { "slot03 has subordinate uids 100000-165535 (/etc/subuid): in a user "
                                      "namespace of its own it runs processes under other ids",
                                      "usermod --del-subuids 100000-165535 slot03" },
