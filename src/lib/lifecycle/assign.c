@@ -196,9 +196,9 @@ static int good_slot(const struct slots_config *c, const struct slots_table *t, 
  * as a release leaves them; otherwise it is marked pending (so no assign picks
  * it) and the refusal's fix is a release --slot, which sets them back.
  */
-static int check_folders(const struct slots_config *c, struct slots_store *s, const char *name,
-                         const struct slots_pw *pw, gid_t gid, struct slots_assign_report *rep,
-                         struct slots_error *e)
+static int assign_folders_clean(const struct slots_config *c, struct slots_store *s, const char *name,
+                                const struct slots_pw *pw, gid_t gid, struct slots_assign_report *rep,
+                                struct slots_error *e)
 {
         struct slots_error e2;
         char released[32];
@@ -239,7 +239,7 @@ static int give(const struct slots_config *c, struct slots_store *s, const char 
                 r = slots_assign_service_apart(c, name, r > 0 ? &gr : NULL, e);
         /* The folders' group: group slotNN, else the account's primary group. */
         if (r == 0)
-                r = check_folders(c, s, name, &pw, gr.name ? gr.gid : pw.gid, rep, e);
+                r = assign_folders_clean(c, s, name, &pw, gr.name ? gr.gid : pw.gid, rep, e);
         if (r == 0 && slots_table_assign(s->table, rep->slot, user, slots_now_rfc3339(since)) < 0)
                 r = slots_error_set(e, -ENOMEM, c->table, "out of memory");
         if (r == 0)

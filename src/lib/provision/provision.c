@@ -52,7 +52,7 @@ static int file_check(struct ctx *x, const char *path)
 }
 
 /* Config rules that only matter here: paths the provisioning writes must be neither private nor odd. */
-static int check_config(const struct slots_config *c, struct slots_error *e)
+static int prov_config_rules(const struct slots_config *c, struct slots_error *e)
 {
         const char *const written[] = { c->slots_root, c->table, c->slotctl_config, SUDOERS_DIR };
         const char *const keys[] = { "slots_root", "table", "slotctl_config", "sudoers drop-in" };
@@ -198,7 +198,7 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
 
         *changes = 0;
         slots_error_clear(e);
-        r = check_config(c, e);
+        r = prov_config_rules(c, e);
         if (r == 0 && c->accounts_in_directory && !o->host) {
                 r = slots_error_invalid(e, -EBADMSG, c->path,
                                         "\"accounts\" is \"directory\", but a tree (--root) has no directory "
