@@ -342,6 +342,7 @@ static void lane_run(int fd, size_t msg_max)
         struct probe_plan plan = { 0 };
         char *rep = NULL;
         size_t rep_cap = 0;
+        int failed = 0;
 
         lane_fd = fd;
         while (msg && groups) {
@@ -353,8 +354,12 @@ static void lane_run(int fd, size_t msg_max)
 
                 if (len < 0 && errno == EINTR)
                         continue;
+                /* A failed receive took no request: try again, but not for ever. */
+                if (len < 0 && ++failed < 3)
+                        continue;
                 if (len <= 0)
                         break;
+                failed = 0;
                 memcpy(&rh.index, msg, len >= (ssize_t) sizeof(rh.index) ? sizeof(rh.index) : 0);
                 if ((size_t) len > msg_max || !req_decode(msg, (size_t) len, &h, &id, groups, &plan))
                         rh.r = -EPROTO;
@@ -377,6 +382,11 @@ static void lane_run(int fd, size_t msg_max)
                 memcpy(rep, &rh, sizeof(rh));
                 while ((len = send(fd, rep, size, MSG_NOSIGNAL)) < 0 && errno == EINTR)
                         ;
+                if (len < 0 && errno != EPIPE) {
+                        /* The reply did not go: the request's answer is then that failure. */
+                        rh = (struct rep_hdr) { .index = rh.index, .r = -errno };
+                        len = send(fd, &rh, sizeof(rh), MSG_NOSIGNAL);
+                }
                 if (len < 0)
                         break;
         }
@@ -390,14 +400,16 @@ static void lane_run(int fd, size_t msg_max)
 /* The server's process: width - 1 more lanes, its own, then their ends. */
 __attribute__((noreturn)) static void server_main(int fd, unsigned width, size_t msg_max, pid_t caller)
 {
-        /* Dies with the caller, and so do its lanes (each with its parent). */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != caller)
+        /* Dies with the caller, and so do its lanes (each with its parent); without it, at the socket's end. */
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != caller)
                 slots_exit_child(1);
         for (unsigned i = 1; i < width; i++) {
                 pid_t me = getpid(), p = fork();
 
                 if (p == 0) {
-                        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != me)
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        if (getppid() != me)
                                 slots_exit_child(1);
                         lane_run(fd, msg_max);
                         slots_exit_child(0);
@@ -594,9 +606,14 @@ int probe_server_run(struct probe_server *s, struct probe_task *t, size_t n, int
                 s->c.pid = 0;
                 close(s->fd);
                 s->fd = -1;
+                /* Stuck: what it held did not finish in time.  Gone: the caller runs the rest itself. */
                 for (size_t i = 0; i < n; i++)
-                        if (st[i] == T_OUT || (st[i] == T_NONE && t[i].id))
-                                t[i].r = lost;
+                        if (st[i] == T_OUT || (st[i] == T_NONE && t[i].id)) {
+                                if (lost == -ETIMEDOUT)
+                                        t[i].r = lost;
+                                else
+                                        st[i] = T_LOCAL;
+                        }
         }
         for (size_t i = 0; i < n; i++)
                 if (st[i] == T_LOCAL)

@@ -104,10 +104,10 @@ int probe_server_start(struct probe_server *s, unsigned width);
 /*
  * Runs every task through the server, each with timeout_ms, and waits for them: replies are
  * read as they come (poll on the socket, no sleeping).  A task too large for one message runs
- * here, with run_probes.  When no reply has come for timeout_ms + 5 s while tasks are out, or
- * the server ended, the server is killed with its lanes and probes, and the tasks still out
- * get -ETIMEDOUT (or -ECHILD).  Returns 0, or -errno when the server could not be used at
- * all (no task was run then).
+ * here, with run_probes.  When no reply has come for timeout_ms + 5 s while tasks are out, the
+ * server is killed with its lanes and probes, and the tasks not done get -ETIMEDOUT; when the
+ * server ended (or its socket failed), it is killed and the tasks not done run here.  Returns
+ * 0, or -errno when the server could not be used at all (no task was run then).
  */
 int probe_server_run(struct probe_server *s, struct probe_task *tasks, size_t n, int timeout_ms);
 
