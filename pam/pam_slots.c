@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -227,6 +228,28 @@ static int apply_limits(pam_handle_t *pamh, const struct options *o, const struc
         return 0;
 }
 
+/*
+ * No set-id file and no file capability gives the session's commands another identity:
+ * PR_SET_NO_NEW_PRIVS on this process, which every program that opens a slot session
+ * (sudo, su, runuser, login, cron, atd) is, or forks the command from, so the command
+ * inherits the flag and can never clear it.  0, or -1 with a pam_syslog line: the
+ * session is refused then, since a slot's command must not run without it.
+ */
+static int no_new_privs(pam_handle_t *pamh, const struct options *o, const char *slot)
+{
+        errno = 0;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0 || prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L) != 1) {
+                pam_syslog(pamh, LOG_ERR, "%s: cannot set no_new_privs (PR_SET_NO_NEW_PRIVS): %s; refused; "
+                           "fix: allow prctl(PR_SET_NO_NEW_PRIVS) to the program that opens the session "
+                           "(a seccomp filter or an old kernel refuses it)", slot,
+                           errno ? strerror(errno) : "the flag reads 0 after it was set");
+                return -1;
+        }
+        if (o->debug)
+                pam_syslog(pamh, LOG_DEBUG, "%s: no_new_privs set", slot);
+        return 0;
+}
+
 PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
         struct options o;
@@ -282,7 +305,7 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 goto out;
         }
 
-        if (apply_limits(pamh, &o, cfg, n, slot) < 0) {
+        if (apply_limits(pamh, &o, cfg, n, slot) < 0 || no_new_privs(pamh, &o, slot) < 0) {
                 ret = PAM_PERM_DENIED;
                 goto out;
         }

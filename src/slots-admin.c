@@ -29,13 +29,15 @@ static const char usage_text[] =
         "Manage the slot table: which application user holds which slot account.\n"
         "\n"
         "Commands:\n"
-        "  assign [--json] USER [SLOT]\n"
+        "  assign [--json] [--dry-run] USER [SLOT]\n"
         "                            give USER the slot SLOT, or the lowest free slot; prints the slot\n"
-        "  release [--json] USER     free the slot USER holds and clean it for the next user\n"
+        "  release [--json] [--dry-run] USER\n"
+        "                            free the slot USER holds and clean it for the next user\n"
         "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
         "  status [--json] [USER|SLOT]\n"
         "                            one row per slot, the table file's owner and mode, the test slot\n"
-        "  check [--json]            read-only self-check of the host, as the slots see it; exit 1 on\n"
+        "  check [--json] [--format FORMAT] [--output FILE] [--timeout SECONDS]\n"
+        "                            read-only self-check of the host, as the slots see it; exit 1 on\n"
         "                            any failure, each with its fix\n"
         "\n"
         "Options:\n"
@@ -43,6 +45,13 @@ static const char usage_text[] =
         "  --json                    machine-readable output (assign and release: changed, slot, user,\n"
         "                            error; status, check)\n"
         "  --slot SLOT               select by slot (release)\n"
+        "  --format FORMAT           check: text (default), json, nagios (one plugin line; exit 0 OK,\n"
+        "                            2 CRITICAL, 3 UNKNOWN) or prometheus (node_exporter textfile)\n"
+        "  --output FILE             check: replace FILE atomically (mode 0644) instead of stdout\n"
+        "  --dry-run                 assign and release: say what would change (changed in --json),\n"
+        "                            write nothing; the exit status is the real run's\n"
+        "  --timeout SECONDS         check: the limit of each timed stage of its runs, 1 to 3600\n"
+        "                            (default 10; the chain's probe 20)\n"
         "  -h, --help                show this help and exit\n"
         "  -V, --version             show the version and exit\n"
         "\n"
@@ -53,6 +62,11 @@ struct opts {
         const char *config;
         const char *slot;
         bool json;
+        bool dry_run;                   /* --dry-run: say what would change, write nothing */
+        const char *cmd;                /* "assign", "release", ... */
+        int timeout_s;                  /* check's --timeout; 0: its defaults */
+        const char *format;             /* check's --format, else NULL */
+        const char *output;             /* check's --output, else NULL */
 };
 
 /* What a command works on: the config and the service group. */
@@ -107,10 +121,13 @@ static int ctx_load(struct ctx *x, const struct opts *o, const char *what, unsig
 
 static int need_root(const char *what)
 {
+        struct slots_error e;
+
         if (geteuid() == 0)
                 return EXIT_DONE;
-        fprintf(stderr, "%s: %s: permission denied: only root changes the slot table\n", cmd_name, what);
-        fprintf(stderr, "%s: fix: run it as root (sudo slots-admin ...)\n", cmd_name);
+        slots_error_refuse(&e, -EPERM, "", "permission denied: only root changes the slot table");
+        slots_error_fix(&e, "run it as root (sudo slots-admin ...)");
+        cmd_report(what, &e, NULL);
         return EXIT_REFUSED;
 }
 
@@ -181,11 +198,15 @@ static int print_slot(const char *name)
 /*
  * --json of assign and release, in the shape of slots-provision's: whether the
  * table changed, the slot and user it is about, and the error that ended the
- * run (NULL: none).  Returns st, or 1 when the object could not be printed.
+ * run (NULL: none), with the shape's version and whether it was a dry run.
+ * Returns st, or 1 when the object could not be printed.
  */
+static bool dry_run_json;
+
 static int print_result_json(int st, bool changed, unsigned slot, const char *user, const char *what,
-                             const struct slots_error *e)
+                             const struct slots_error *e, json_t *skipped)
 {
+        const bool dry_run = dry_run_json;
         char name[SLOTS_NAME_MAX];
         json_t *root, *err = json_null();
         int r;
@@ -195,9 +216,12 @@ static int print_result_json(int st, bool changed, unsigned slot, const char *us
                                 "line", e->line ? json_integer(e->line) : json_null(), "column",
                                 e->column ? json_integer(e->column) : json_null(), "reason",
                                 cmd_json_text(e->reason), "fix", e->fix[0] ? cmd_json_text(e->fix) : json_null());
-        root = json_pack("{s:b, s:o, s:o, s:o}", "changed", changed, "slot",
-                         slot ? json_string(slots_slot_name(slot, name)) : json_null(), "user",
-                         user ? cmd_json_text(user) : json_null(), "error", err ? err : json_null());
+        root = json_pack("{s:i, s:b, s:b, s:o, s:o, s:o}", "version", CMD_JSON_VERSION, "dry_run", dry_run,
+                         "changed", changed, "slot", slot ? json_string(slots_slot_name(slot, name)) : json_null(),
+                         "user", user ? cmd_json_text(user) : json_null(), "error", err ? err : json_null());
+        if (root && skipped)
+                json_object_set(root, "skipped", skipped);
+        json_decref(skipped);
         r = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && putchar('\n') != EOF ?
             cmd_stdout_done() : -EIO;
         json_decref(root);
@@ -209,18 +233,69 @@ static int print_result_json(int st, bool changed, unsigned slot, const char *us
         return st;
 }
 
-/* Logs what an assign changed, whatever its end. */
-static void assign_log(const char *user, const char *name, const struct slots_assign_report *rep)
+/* The refusal of an assign (or a release) that never reached the table: the error cmd_report printed. */
+static void log_refusal(enum cmd_event ev, const char *slot, const char *user)
 {
-        if (rep->marked_pending)
-                cmd_log("refused to assign %s: its folders are not as a release leaves them; cleanup pending", name);
-        if (rep->changed)
-                cmd_log("assigned %s to user %s", name, user);
+        if (ev == CMD_EV_ASSIGN_REFUSED)
+                cmd_event(ev, slot, user, "refused to assign %s to user %s: %s", slot ? slot : "a slot", user,
+                          cmd_last_error());
+        else if (slot)
+                cmd_event(ev, slot, user, "refused to release %s: %s", slot, cmd_last_error());
+        else
+                cmd_event(ev, NULL, user, "refused to release the slot of user %s: %s", user ? user : "?",
+                          cmd_last_error());
+}
+
+/* Logs an assign's end as one event (after cmd_report, whose error it names): nothing for a no-op. */
+static void assign_log(const char *user, const char *asked, const char *name, int r,
+                       const struct slots_assign_report *rep)
+{
+        const char *about = asked ? asked : name[0] ? name : NULL;
+        char tree[160] = "";
+
         if (rep->tree_prepared)
-                cmd_log("prepared the tree of user %s for %s: %lu entries, %lu changed, %lu hard-linked "
-                        "files left alone", user, name, rep->tree.entries, rep->tree.changed, rep->tree.linked);
-        else if (rep->step)
-                cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
+                snprintf(tree, sizeof(tree), "; tree prepared: %lu entries, %lu changed, %lu hard-linked files "
+                         "left alone", rep->tree.entries, rep->tree.changed, rep->tree.linked);
+        if (r < 0 && rep->step)
+                cmd_event(CMD_EV_ASSIGN_UNFINISHED, name, user, "assigned %s to user %s, but preparing the tree "
+                          "failed: %s", name, user, cmd_last_error());
+        else if (r < 0)
+                cmd_event(CMD_EV_ASSIGN_REFUSED, about, user, "refused to assign %s to user %s: %s%s",
+                          about ? about : "a slot", user, cmd_last_error(),
+                          rep->marked_pending ? "; marked cleanup pending" : "");
+        else if (rep->changed)
+                cmd_event(CMD_EV_ASSIGNED, name, user, "assigned %s to user %s%s", name, user, tree);
+        else if (rep->tree_prepared && rep->tree.changed)
+                cmd_event(CMD_EV_ASSIGNED, name, user, "user %s holds %s already%s", user, name, tree);
+}
+
+/* The free slots the lowest-free choice passed over, each with why and the fix: warnings on stderr. */
+static void warn_skipped(const struct slots_assign_report *rep)
+{
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++) {
+                fprintf(stderr, "%s: warning: skipped %s: %s\n", cmd_name, slots_slot_name(rep->skipped[i].slot, name),
+                        rep->skipped[i].why.reason);
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, rep->skipped[i].why.fix);
+        }
+        if (rep->n_skipped > SLOTS_ASSIGN_SKIPS_KEPT)
+                fprintf(stderr, "%s: warning: and %u more free slots skipped\n", cmd_name,
+                        rep->n_skipped - SLOTS_ASSIGN_SKIPS_KEPT);
+}
+
+/* The same for --json: [{"slot", "reason", "fix"}], the first few. */
+static json_t *skipped_json(const struct slots_assign_report *rep)
+{
+        json_t *a = json_array();
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; a && i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "slot",
+                                                   slots_slot_name(rep->skipped[i].slot, name), "reason",
+                                                   cmd_json_text(rep->skipped[i].why.reason), "fix",
+                                                   cmd_json_text(rep->skipped[i].why.fix)));
+        return a;
 }
 
 /* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
@@ -233,7 +308,7 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
 
         if (rep->slot)
                 slots_slot_name(rep->slot, name);
-        assign_log(user, name, rep);
+        warn_skipped(rep);
         if (r < 0 && rep->step) {
                 snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
                 snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and "
@@ -247,14 +322,129 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
         }
         if (r < 0) {
                 cmd_report(what, e, fix[0] ? fix : NULL);
+                assign_log(user, asked, name, r, rep);
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 st = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e) : st;
+                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e, skipped_json(rep)) : st;
         }
+        assign_log(user, asked, name, r, rep);
         if (!rep->table_ok)
                 warn_table_policy(x, &rep->table);
-        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL) : print_slot(name);
+        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL, skipped_json(rep)) :
+                         print_slot(name);
+}
+
+/* --dry-run: the table read as status reads it (no lock taken, no file created); exit status, e set. */
+static int dry_open(const struct ctx *x, struct slots_store *st, const char *what, struct slots_error *e)
+{
+        int r;
+
+        slots_error_clear(e);
+        r = slots_store_open(st, AT_FDCWD, x->cfg->table, x->cfg->slots, x->group, 0, e);
+        if (r < 0) {
+                cmd_report(e->kind == SLOTS_ERR_INVALID ? "invalid table" : what, e, NULL);
+                return cmd_exit_for(r, e);
+        }
+        return EXIT_DONE;
+}
+
+/*
+ * The end of a dry run: the JSON (or the line already printed) reached its reader; "nothing
+ * changed".  An assign's JSON has "skipped" as the real run's has: empty (no account is judged).
+ */
+static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, const char *user, const char *what,
+                    const struct slots_error *e)
+{
+        if (o->json)
+                st = print_result_json(st, changed, slot, user, what, e,
+                                       strcmp(o->cmd, "assign") == 0 ? json_array() : NULL);
+        else if (cmd_stdout_done() < 0) {
+                fprintf(stderr, "%s: cannot print the dry run: standard output: %s\n", cmd_name, strerror(errno));
+                st = EXIT_REFUSED;
+        }
+        fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
+        return st;
+}
+
+/*
+ * assign --dry-run: the verdict the real run starts from (slots_assign_choose on the table as
+ * it is), its refusal with the same words; nothing written.  The account and folder checks
+ * of a real new assignment are not made.
+ */
+static int dry_assign(const struct ctx *x, const struct opts *o, const char *user, const char *asked, unsigned want)
+{
+        struct slots_store st = { 0 };
+        enum slots_assign_verdict v;
+        char what[SLOTS_NAME_MAX + 32], name[SLOTS_NAME_MAX] = "";
+        struct slots_error e;
+        unsigned n = 0;
+        int r;
+
+        snprintf(what, sizeof(what), "cannot assign %s", asked ? asked : "a slot");
+        r = dry_open(x, &st, what, &e);
+        if (r != EXIT_DONE)
+                return dry_done(o, r, false, 0, user, what, &e);
+        v = slots_assign_choose(st.table, x->cfg->slots, user, want, &n);
+        if (n)
+                slots_slot_name(n, name);
+        slots_store_close(&st);
+        if (v != SLOTS_ASSIGN_GIVE && v != SLOTS_ASSIGN_AGAIN) {
+                slots_error_clear(&e);
+                (void) slots_assign_refusal(v, n, x->cfg, &e);
+                if (n && v != SLOTS_ASSIGN_HELD_ELSEWHERE)
+                        snprintf(what, sizeof(what), "cannot assign %s", name);
+                cmd_report(what, &e, NULL);
+                return dry_done(o, EXIT_REFUSED, false, n, user, what, &e);
+        }
+        if (!o->json && v == SLOTS_ASSIGN_GIVE)
+                printf("would assign %s to user %s\n", name, user);
+        else if (!o->json)
+                printf("user %s holds %s already: nothing would change in the table\n", user, name);
+        return dry_done(o, EXIT_DONE, v == SLOTS_ASSIGN_GIVE, n, user, NULL, NULL);
+}
+
+/* release --dry-run: what the table says would be released; nothing written, no process touched. */
+static int dry_release(const struct ctx *x, const struct opts *o, const char *user, unsigned n)
+{
+        struct slots_store st = { 0 };
+        const char *holder = NULL, *since, *released;
+        char what[SLOTS_NAME_MAX + 32], name[SLOTS_NAME_MAX] = "", who[72] = "";
+        enum slots_slot_state state = SLOTS_SLOT_FREE;
+        struct slots_error e;
+        int r;
+
+        snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
+        r = dry_open(x, &st, what, &e);
+        if (r != EXIT_DONE)
+                return dry_done(o, r, false, 0, user, what, &e);
+        if (user)
+                n = slots_table_find_user(st.table, user);
+        else if (n > x->cfg->slots)
+                slots_error_refuse(&e, -EPERM, x->cfg->table, "the slot is outside the pool of %u slots",
+                                   x->cfg->slots);
+        if (n && n <= x->cfg->slots) {
+                state = slots_table_get(st.table, n, &holder, &since, &released);
+                snprintf(who, sizeof(who), "%s", holder ? holder : "");
+                slots_slot_name(n, name);
+        }
+        slots_store_close(&st);
+        if (!user && n > x->cfg->slots) {
+                cmd_report(what, &e, NULL);
+                return dry_done(o, EXIT_REFUSED, false, 0, NULL, what, &e);
+        }
+        if (!o->json) {
+                if (n == 0)
+                        printf("user %s holds no slot; nothing to release\n", user);
+                else if (state == SLOTS_SLOT_FREE)
+                        printf("%s is free; nothing to release\n", name);
+                else if (state == SLOTS_SLOT_PENDING)
+                        printf("would finish the release of %s\n", name);
+                else
+                        printf("would release %s from user %s\n", name, who);
+        }
+        return dry_done(o, EXIT_DONE, n && state != SLOTS_SLOT_FREE, n, user ? user : who[0] ? who : NULL, NULL,
+                        NULL);
 }
 
 static int cmd_assign(const struct opts *o, int argc, char **argv)
@@ -279,11 +469,18 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
                 return usage_error("invalid slot name: slot names are slot01 ... slot99, slot100 ... slot9999");
         snprintf(what, sizeof(what), "cannot assign %s", argc == 2 ? argv[1] : "a slot");
         r = need_root(what);
-        if (r != EXIT_DONE)
-                return r;
-        r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
-        if (r != EXIT_DONE)
+        if (r == EXIT_DONE)
+                r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
+        if (r != EXIT_DONE) {
+                if (!o->dry_run)
+                        log_refusal(CMD_EV_ASSIGN_REFUSED, argc == 2 ? argv[1] : NULL, user);
                 goto out;
+        }
+        cmd_log_service(x.cfg->service);
+        if (o->dry_run) {
+                r = dry_assign(&x, o, user, argc == 2 ? argv[1] : NULL, n);
+                goto out;
+        }
         policy = table_policy(&x);
         slots_error_clear(&e);
         r = slots_assign(x.cfg, &policy, user, n, &rep, &e);
@@ -305,33 +502,37 @@ static int release_report(const struct opts *o, const char *user, int r, const s
         snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
         if (rep->slot)
                 snprintf(what, sizeof(what), "cannot release %s", slots_slot_name(rep->slot, name));
-        if (rep->marked)
-                cmd_log("released %s from user %s (cleanup pending)", name, rep->user);
         if (r < 0 && rep->step) {
                 snprintf(what, sizeof(what), "cannot release %s (%s)", name, rep->step);
                 snprintf(fix, sizeof(fix), "%s, then finish the release: slots-admin release --slot %s (until "
                          "then %s stays \"cleanup\": \"pending\" and is never assigned)",
                          e->fix[0] ? e->fix : "remove the cause", name, name);
                 e->fix[0] = '\0';
-                cmd_log("release of %s failed at %s; cleanup pending", name, rep->step);
         } else if (r < 0 && e->kind == SLOTS_ERR_INVALID) {
                 snprintf(what, sizeof(what), "invalid table");
         }
         if (r < 0) {
                 cmd_report(what, e, fix[0] ? fix : NULL);
+                if (rep->step)
+                        cmd_event(CMD_EV_RELEASE_PENDING, name, who, "%s %s%s%s, but %s; cleanup pending",
+                                  rep->marked ? "released" : "could not finish the release of", name,
+                                  rep->marked ? " from user " : "", rep->marked ? rep->user : "", cmd_last_error());
+                else
+                        log_refusal(CMD_EV_RELEASE_REFUSED, name[0] ? name : o->slot, who);
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 r = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(r, changed, rep->slot, who, what, e) : r;
+                return o->json ? print_result_json(r, changed, rep->slot, who, what, e, NULL) : r;
         }
-        if (rep->slot && !rep->was_free) {
-                cmd_log("cleaned %s: %lu processes stopped and %lu killed in %ld ms, tree given back (%lu entries, "
-                        "%lu changed), files, IPC objects and keys removed", name, rep->procs.stopped,
-                        rep->procs.killed, rep->procs.elapsed_ms, rep->tree.entries, rep->tree.changed);
-                cmd_log("%s is clean and free", name);
-        }
+        /* One line for a release that ended well: what was cleaned, and that the slot is free. */
+        if (rep->slot && !rep->was_free)
+                cmd_event(CMD_EV_RELEASED, name, who, "%s %s%s%s: clean and free (%lu processes stopped and %lu "
+                          "killed in %ld ms, tree given back: %lu entries, %lu changed; files, IPC objects and "
+                          "keys removed)", rep->marked ? "released" : "finished the release of", name,
+                          rep->marked ? " from user " : "", rep->marked ? rep->user : "", rep->procs.stopped,
+                          rep->procs.killed, rep->procs.elapsed_ms, rep->tree.entries, rep->tree.changed);
         if (o->json)
-                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL);
+                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL, NULL);
         if (rep->slot == 0)
                 printf("user %s holds no slot; nothing to release\n", user);
         else if (rep->was_free)
@@ -364,11 +565,18 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         }
         snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
         r = need_root(what);
-        if (r != EXIT_DONE)
-                return r;
-        r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
-        if (r != EXIT_DONE)
+        if (r == EXIT_DONE)
+                r = ctx_load(&x, o, what, SLOTS_CONFIG_ROOT_OWNED);
+        if (r != EXIT_DONE) {
+                if (!o->dry_run)
+                        log_refusal(CMD_EV_RELEASE_REFUSED, o->slot, user);
                 goto out;
+        }
+        cmd_log_service(x.cfg->service);
+        if (o->dry_run) {
+                r = dry_release(&x, o, user, n);
+                goto out;
+        }
         slots_error_clear(&e);
         r = slots_release(x.cfg, x.group, user, n, &rep, &e);
         tree_notes_done(notes);
@@ -387,33 +595,61 @@ static int cmd_status(const struct opts *o, int argc, char **argv)
         return cmd_status_show(o->config, o->json, argc == 1 ? argv[0] : NULL);
 }
 
-int main(int argc, char **argv)
+/* check's --timeout: whole seconds from 1 to 3600; false for anything else. */
+static bool parse_timeout(const char *arg, int *seconds)
+{
+        char *end;
+        long t;
+
+        errno = 0;
+        t = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || t < 1 || t > 3600)
+                return false;
+        *seconds = (int) t;
+        return true;
+}
+
+/* The options before the command into o; -1 to go on, else the exit status (--help, --version, an error). */
+static int parse_options(int argc, char **argv, struct opts *o)
 {
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "json", no_argument, NULL, 'j' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "format", required_argument, NULL, 'f' },
+                { "output", required_argument, NULL, 'o' },
                 { "slot", required_argument, NULL, 's' },
+                { "timeout", required_argument, NULL, 't' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
-        int (*run)(const struct opts *o, int argc, char **argv);
-        struct opts o = { 0 };
-        const char *cmd;
-        int c, r;
+        int c;
 
-        cmd_name = "slots-admin";
-        cmd_fds_guard();
         while ((c = getopt_long(argc, argv, "hV", options, NULL)) != -1) {
                 switch (c) {
                 case 'c':
-                        o.config = optarg;
+                        o->config = optarg;
                         break;
                 case 'j':
-                        o.json = true;
+                        o->json = true;
                         break;
                 case 's':
-                        o.slot = optarg;
+                        o->slot = optarg;
+                        break;
+                case 'n':
+                        o->dry_run = true;
+                        break;
+                case 'f':
+                        o->format = optarg;
+                        break;
+                case 'o':
+                        o->output = optarg;
+                        break;
+                case 't':
+                        if (!parse_timeout(optarg, &o->timeout_s))
+                                return usage_error("--timeout takes a number of seconds from 1 to 3600, not '%s'",
+                                                   optarg);
                         break;
                 case 'h':
                         fputs(usage_text, stdout);
@@ -426,18 +662,57 @@ int main(int argc, char **argv)
                         return EXIT_USAGE;
                 }
         }
-        if (optind >= argc)
-                return usage_error("no command given (assign, release, status, check)");
-        cmd = argv[optind++];
-        argc -= optind;
-        argv += optind;
-        if (o.json && strcmp(cmd, "status") != 0 && strcmp(cmd, "check") != 0 && strcmp(cmd, "assign") != 0 &&
+        return -1;
+}
+
+/* Each option goes with its commands; check's into *check.  -1 when they fit, else the usage error's status. */
+static int options_fit(const struct opts *o, const char *cmd, struct cmd_check_args *check)
+{
+        bool is_check = strcmp(cmd, "check") == 0;
+
+        if (o->json && strcmp(cmd, "status") != 0 && !is_check && strcmp(cmd, "assign") != 0 &&
             strcmp(cmd, "release") != 0)
                 return usage_error("--json goes with assign, release, status or check");
-        if (o.slot && strcmp(cmd, "release") != 0)
+        if (o->slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
+        if (o->dry_run && strcmp(cmd, "assign") != 0 && strcmp(cmd, "release") != 0)
+                return usage_error("--dry-run goes with assign or release");
+        if ((o->format || o->output || o->timeout_s) && !is_check)
+                return usage_error(o->timeout_s ? "--timeout goes with check" : "--format and --output go with check");
+        *check = (struct cmd_check_args){ .config = o->config, .output = o->output, .timeout_s = o->timeout_s,
+                                          .format = o->json ? CMD_CHECK_JSON : CMD_CHECK_TEXT };
+        if (o->format && (o->json || (int) (check->format = cmd_check_format(o->format)) < 0))
+                return usage_error(o->json ? "--json and --format: give one of them" :
+                                   "--format takes text, json, nagios or prometheus");
+        if (o->output && !o->output[0])
+                return usage_error("--output needs a file name");
+        return -1;
+}
+
+int main(int argc, char **argv)
+{
+        int (*run)(const struct opts *o, int argc, char **argv);
+        struct cmd_check_args check;
+        struct opts o = { 0 };
+        const char *cmd;
+        int r;
+
+        cmd_name = "slots-admin";
+        cmd_fds_guard();
+        r = parse_options(argc, argv, &o);
+        if (r >= 0)
+                return r;
+        if (optind >= argc)
+                return usage_error("no command given (assign, release, status, check)");
+        cmd = o.cmd = argv[optind++];
+        argc -= optind;
+        argv += optind;
+        r = options_fit(&o, cmd, &check);
+        if (r >= 0)
+                return r;
+        dry_run_json = o.dry_run;
         if (strcmp(cmd, "check") == 0)
-                return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json);
+                return argc ? usage_error("check takes no arguments") : cmd_check(&check);
         if (strcmp(cmd, "assign") == 0)
                 run = cmd_assign;
         else if (strcmp(cmd, "release") == 0)

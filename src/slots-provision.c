@@ -28,10 +28,13 @@ struct run {
         const char *ldif;               /* --ldif DN: print the pool's LDIF, change nothing */
         json_t *json;                   /* --json: the report built as the run goes, else NULL */
         unsigned json_lost;             /* entries it could not hold (out of memory) */
-        char **slot_log;                /* per slot: its changes, logged as one line (slot_log_flush) */
-        size_t *slot_log_len;
+        /* The run's log is one summary event (log_summary): which slots changed, the host's changes. */
+        unsigned char *slot_changed;    /* [1..slots]: 1 when a change was about that slot */
         unsigned slots;
-        unsigned last_slot;             /* the slot of the previous change: its line is logged when another begins */
+        unsigned slot_changes;          /* changes about a slot */
+        char host_log[600];             /* the changes about no slot, joined with "; " */
+        unsigned host_more;             /* host changes that did not fit */
+        bool logged;                    /* the run's event is logged */
 };
 
 static void usage(FILE *f)
@@ -116,67 +119,84 @@ static void fail(struct run *run, const char *what, const struct slots_error *e)
         json_error(run, what, e);
 }
 
-/* Logs one change, or one slot's changes joined with "; ". */
-static void log_change(const struct run *run, const char *text)
+/* Counts a change for the summary: its slot, or its text when it is about no slot. */
+static void note_change(struct run *run, unsigned slot, const char *text)
 {
-        if (run->root)
-                cmd_log("%s (under %s)", text, run->root);
+        size_t have = strlen(run->host_log);
+
+        if (slot && run->slot_changed && slot <= run->slots) {
+                run->slot_changed[slot] = 1;
+                run->slot_changes++;
+        } else if (have + 2 + strlen(text) < sizeof(run->host_log)) {
+                snprintf(run->host_log + have, sizeof(run->host_log) - have, "%s%s", have ? "; " : "", text);
+        } else {
+                run->host_more++;
+        }
+}
+
+/* The changed slots as ranges, "slot01-slot03, slot07", into buf; their names into names[] (n returned). */
+static size_t slot_ranges(const struct run *run, char *buf, size_t size, char (*names)[SLOTS_NAME_MAX])
+{
+        size_t n = 0, len = 0;
+
+        buf[0] = '\0';
+        for (unsigned a = 1; run->slot_changed && a <= run->slots; a++) {
+                char first[SLOTS_NAME_MAX], last[SLOTS_NAME_MAX];
+                unsigned b = a;
+
+                if (!run->slot_changed[a])
+                        continue;
+                while (b < run->slots && run->slot_changed[b + 1])
+                        b++;
+                for (unsigned k = a; k <= b; k++)
+                        slots_slot_name(k, names[n++]);
+                slots_slot_name(a, first);
+                slots_slot_name(b, last);
+                if (len < size)
+                        len += (size_t) snprintf(buf + len, size - len, "%s%s%s%s", len ? ", " : "", first,
+                                                 b > a ? "-" : "", b > a ? last : "");
+                a = b;
+        }
+        return n;
+}
+
+/*
+ * One event for the whole run, whatever its size: the count, the slots changed (as
+ * ranges, and one SLOTS_SLOT field each in the journal), the changes about no slot;
+ * with the error that ended it, when one did.  Nothing for a dry run or 0 changes.
+ */
+static void log_summary(struct run *run, unsigned changes, int r)
+{
+        char (*names)[SLOTS_NAME_MAX] = calloc(run->slots + 1, SLOTS_NAME_MAX);
+        const char **list = calloc(run->slots + 1, sizeof(*list));
+        char ranges[400], under[300] = "", more[48] = "";
+        size_t n = 0;
+
+        if (run->dry_run || (r >= 0 && changes == 0))
+                goto out;
+        if (names && list)
+                n = slot_ranges(run, ranges, sizeof(ranges), names);
         else
-                cmd_log("%s", text);
-}
-
-/* Logs the changes kept for each slot, one line per slot (a line per change cost a third of the run). */
-static void slot_log_flush(struct run *run)
-{
-        for (unsigned i = 0; run->slot_log && i < run->slots; i++) {
-                if (run->slot_log[i])
-                        log_change(run, run->slot_log[i]);
-                free(run->slot_log[i]);
-                run->slot_log[i] = NULL;
-                run->slot_log_len[i] = 0;
-        }
-}
-
-/* Keeps a slot's change for its line; logs it at once when it is about no slot or memory is short. */
-static void log_slot_change(struct run *run, unsigned slot, const char *text)
-{
-        unsigned k = run->slot_log && slot <= run->slots ? slot : 0;
-        size_t n = strlen(text), have;
-        char *p;
-
-        if (k == 0) {
-                log_change(run, text);
-                return;
-        }
-        /* A slot's changes come together: its line is logged as soon as another slot's begin,
-         * so a run killed half-way loses at most the line of the slot it was working on. */
-        if (run->last_slot && run->last_slot != k && run->slot_log[run->last_slot - 1]) {
-                log_change(run, run->slot_log[run->last_slot - 1]);
-                free(run->slot_log[run->last_slot - 1]);
-                run->slot_log[run->last_slot - 1] = NULL;
-                run->slot_log_len[run->last_slot - 1] = 0;
-        }
-        run->last_slot = k;
-        have = run->slot_log_len[k - 1];
-        /* syslog lines stay under cmd_log's 1,024 bytes: a long line is logged and a new one begun. */
-        if (have && have + 2 + n > 700) {
-                log_change(run, run->slot_log[k - 1]);
-                free(run->slot_log[k - 1]);
-                run->slot_log[k - 1] = NULL;
-                have = run->slot_log_len[k - 1] = 0;
-        }
-        p = realloc(run->slot_log[k - 1], have + 2 + n + 1);
-        if (!p) {
-                log_change(run, text);
-                return;
-        }
-        if (have) {
-                memcpy(p + have, "; ", 2);
-                have += 2;
-        }
-        memcpy(p + have, text, n + 1);
-        run->slot_log[k - 1] = p;
-        run->slot_log_len[k - 1] = have + n;
+                snprintf(ranges, sizeof(ranges), "(out of memory)");
+        for (size_t i = 0; i < n; i++)
+                list[i] = names[i];
+        if (run->root)
+                snprintf(under, sizeof(under), " under %s", run->root);
+        if (run->host_more)
+                snprintf(more, sizeof(more), "; and %u more", run->host_more);
+        if (r < 0)
+                cmd_event_slots(CMD_EV_PROVISION_REFUSED, list, n, NULL, "provision%s refused: %s; %u changes made "
+                                "before it%s%s%s%s%s", under, cmd_last_error(), changes, n ? " to " : "",
+                                n ? ranges : "", run->host_log[0] ? "; " : "", run->host_log, more);
+        else
+                cmd_event_slots(CMD_EV_PROVISIONED, list, n, NULL, "provisioned%s: %u changes, %u of them to %zu "
+                                "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
+                                n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
+                                run->host_log, more);
+        run->logged = true;
+out:
+        free(names);
+        free(list);
 }
 
 static void report(void *arg, const struct slots_prov_msg *m)
@@ -194,7 +214,7 @@ static void report(void *arg, const struct slots_prov_msg *m)
                         free(text);
                 }
                 if (!run->dry_run)
-                        log_slot_change(run, m->slot, m->text);
+                        note_change(run, m->slot, m->text);
                 break;
         }
         case SLOTS_PROV_WARNING:
@@ -356,7 +376,8 @@ static bool json_start(struct run *run)
 {
         if (!run->json_wanted)
                 return true;
-        run->json = json_pack("{s:b, s:o, s:b, s:i, s:[], s:[], s:[], s:n}", "dry_run", run->dry_run, "root",
+        run->json = json_pack("{s:i, s:b, s:o, s:b, s:i, s:[], s:[], s:[], s:n}", "version", CMD_JSON_VERSION,
+                              "dry_run", run->dry_run, "root",
                               run->root ? json_string(run->root) : json_null(), "changed", false, "count", 0,
                               "changes", "warnings", "conflicts", "error");
         if (!run->json)
@@ -445,22 +466,17 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         int r;
 
         run->slots = c->slots;
-        run->slot_log = calloc(c->slots ? c->slots : 1, sizeof(*run->slot_log));
-        run->slot_log_len = calloc(c->slots ? c->slots : 1, sizeof(*run->slot_log_len));
-        if (!run->slot_log || !run->slot_log_len) {
-                free(run->slot_log);
-                free(run->slot_log_len);
-                run->slot_log = NULL;   /* every change gets its own line */
-                run->slot_log_len = NULL;
-        }
+        /* Without it (out of memory) the changes about slots are counted in the host's list. */
+        run->slot_changed = calloc(c->slots + 1, 1);
+        cmd_log_service(c->service);
         slots_error_clear(&e);
         r = slots_provision(rootfd, c, &po, changes, &e);
-        slot_log_flush(run);
-        free(run->slot_log);
-        free(run->slot_log_len);
-        if (r < 0) {
+        if (r < 0)
                 fail(run, e.kind == SLOTS_ERR_INVALID ? "invalid config or table" :
                           e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot provision", &e);
+        log_summary(run, *changes, r);
+        free(run->slot_changed);
+        if (r < 0) {
                 if (*changes)
                         fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
                                 cmd_name, *changes, *changes == 1 ? " was" : "s were");
@@ -534,6 +550,10 @@ int main(int argc, char **argv)
         else
                 status = provision(&run, rootfd, c, &changes);
 out:
+        /* Every refusal is logged, those before the run began too (not root, a config refused). */
+        if (status != EXIT_DONE && status != run.changed_exit && !run.logged && !run.dry_run && !run.ldif)
+                cmd_event(CMD_EV_PROVISION_REFUSED, NULL, NULL, "provision%s%s refused: %s", run.root ? " under " : "",
+                          run.root ? run.root : "", cmd_last_error());
         status = json_finish(&run, changes, status);
         slots_config_free(c);
         slots_close(rootfd);

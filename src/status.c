@@ -130,7 +130,8 @@ static int print_json(const struct status *x)
         table = json_pack("{s:s, s:o, s:o, s:o, s:b}", "path", x->cfg->table, "owner",
                           e ? json_string(x->owner) : json_null(), "group", e ? json_string(x->grp) : json_null(),
                           "mode", e ? json_string(x->mode) : json_null(), "ok", x->ok);
-        root = json_pack("{s:o, s:o, s:i, s:i, s:i, s:o}", "table", table, "slots", slots, "assigned",
+        root = json_pack("{s:i, s:o, s:o, s:i, s:i, s:i, s:o}", "version", CMD_JSON_VERSION, "table", table,
+                         "slots", slots, "assigned",
                          (int) x->assigned, "pending", (int) x->pending, "free",
                          (int) (x->cfg->slots - x->assigned - x->pending), "test_slot",
                          x->test ? json_string(slots_slot_name(x->test, name)) : json_null());
@@ -238,8 +239,8 @@ static void print_text(const struct status *x)
         if (x->store.exists)
                 printf("table %s: %s:%s %s\n", x->cfg->table, x->owner, x->grp, x->mode);
         if (!x->store.exists)
-                printf("WARN table %s does not exist -- fix: slots-provision creates it root:%s 0640\n",
-                       x->cfg->table, x->group_name);
+                printf("WARN table %s does not exist -- fix: slots-provision creates it root:%s %04o\n",
+                       x->cfg->table, x->group_name, SLOTS_TABLE_MODE);
         else if (!x->ok)
                 printf("WARN table %s: %s; %s -- fix: %s\n", x->cfg->table, x->verdict.e.reason,
                        x->verdict.writable ? "someone but root may write it" : "the service cannot rely on reading it",

@@ -32,6 +32,7 @@ enum kind {
         K_SLICE,
         K_ENVNAMES,     /* array of environment names, "X*" a prefix */
         K_ARGV,         /* non-empty array of strings */
+        K_ACCOUNTS,     /* "local" or "directory" */
 };
 
 const char *const slots_config_default_sudo_env[] = {
@@ -70,12 +71,13 @@ static const struct key {
         { "sudo_env", K_ENVNAMES, 0 },
         { "probe", K_ARGV, 0 },
         { "slice", K_SLICE, 0 },
+        { "accounts", K_ACCOUNTS, 0 },
 };
 
 static const char known_keys[] =
         "service, service_group, prefix, slots, uid_min, uid_max, uid_base, shell, app_root, launcher, docs_root, "
         "user_tree, shared_dirs, slots_root, private_paths, table, slotctl_config, limits, slotctl, run_as_group, "
-        "sudo_env, probe, slice";
+        "sudo_env, probe, slice, accounts";
 
 const char *slots_config_default_path(void)
 {
@@ -91,7 +93,7 @@ void slots_config_free(struct slots_config *c)
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
                 if (keys[i].kind == K_RELPATHS || keys[i].kind == K_ABSPATHS || keys[i].kind == K_POOL ||
                     keys[i].kind == K_ID || keys[i].kind == K_LIMITS || keys[i].kind == K_SLICE || keys[i].kind == K_ENVNAMES ||
-                    keys[i].kind == K_ARGV)
+                    keys[i].kind == K_ARGV || keys[i].kind == K_ACCOUNTS)
                         continue;
                 free(*(char **) ((char *) c + keys[i].offset));
         }
@@ -381,6 +383,16 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
                 return parse_strings(src, p, v, true, &c->sudo_env, &c->n_sudo_env, e);
         case K_ARGV:
                 return parse_strings(src, p, v, false, &c->probe, &c->n_probe, e);
+        case K_ACCOUNTS:
+                if (s && strcmp(s, "local") == 0)
+                        c->accounts_in_directory = false;
+                else if (s && strcmp(s, "directory") == 0)
+                        c->accounts_in_directory = true;
+                else
+                        return slots_json_fail(e, src, p, 1, false,
+                                    "\"accounts\" must be \"local\" (provision writes the slot accounts into "
+                                    "/etc/passwd) or \"directory\" (they come from LDAP through NSS)");
+                return 0;
         }
         return -EINVAL;
 }

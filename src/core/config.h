@@ -59,6 +59,7 @@ struct slots_config {
         struct slots_slice_props slice_pool, slice_default;
         struct slots_slot_slice *slot_slice;
         size_t n_slot_slice;
+        bool accounts_in_directory;     /* "accounts": "directory"; never write them into the local files */
 };
 
 /* The config path: SLOTS_CONFIG from the environment, else the built-in default. */

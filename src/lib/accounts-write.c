@@ -1,7 +1,6 @@
-/* Writing the account files: the lckpwdf lock, the staged transaction of all four, cache flushes, helper programs. */
+/* Writing the account files: the lckpwdf lock, the staged transaction of all four, cache flushes. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <shadow.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,77 +205,7 @@ abort:
         return r;
 }
 
-/* ---- helper programs ---- */
-
-int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
-{
-        static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-        struct slots_child c;
-        size_t n = 0;
-        int pipefd[2], r;
-
-        if (out && outsize)
-                out[0] = '\0';
-        if (access(argv[0], X_OK) < 0)
-                return -errno;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        r = slots_child_start(&c, timeout_ms, 0);
-        if (r < 0) {
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return r;
-        }
-        if (r == 0) {
-                int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-                if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
-                        slots_exit_child(127);
-                /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
-                closefrom(3);
-                /* execve's prototype predates const; it changes neither array. */
-                execve(argv[0], (char *const *) argv, (char *const *) envp);
-                slots_exit_child(127);
-        }
-        close(pipefd[1]);
-        for (;;) {
-                struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-                int left = slots_child_left_ms(&c);
-                char buf[512];
-                ssize_t k;
-
-                if (left == 0) {
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return -ETIMEDOUT;
-                }
-                r = poll(&pfd, 1, left);
-                if (r <= 0)
-                        continue;
-                k = read(pipefd[0], buf, sizeof(buf));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        /* What it said is not known: never taken for all it said. */
-                        r = -errno;
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                if (out && outsize > 1 && n < outsize - 1) {
-                        size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
-                        memcpy(out + n, buf, m);
-                        n += m;
-                        out[n] = '\0';
-                }
-        }
-        close(pipefd[0]);
-        /* Its output closed, it still has until the deadline to exit. */
-        r = slots_child_wait(&c);
-        return r == 127 ? -ENOENT : r;
-}
+/* ---- the name caches ---- */
 
 void slots_accounts_flush_caches(void)
 {

@@ -24,6 +24,7 @@ enum slots_acct_file {
 /* A passwd entry as the file holds it.  valid is false when uid or gid is not a number. */
 struct slots_acct_user {
         const char *name;
+        const char *passwd;             /* the password field ("x": the password is in shadow) */
         uid_t uid;
         gid_t gid;
         const char *dir;
@@ -135,13 +136,3 @@ int slots_accounts_write(struct slots_accounts *a, int etcfd, const char *etc_di
  */
 void slots_accounts_flush_caches(void);
 
-/*
- * Runs argv[0] (an absolute path) with stdin from stdin_fd (-1: /dev/null),
- * a minimal environment, and its stdout and stderr captured into out (at most
- * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it when it has not
- * exited after timeout_ms (<= 0: no limit), its output closed or not.
- * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
- * from a signal, -ENOENT when it cannot be run, the read's when its output
- * cannot be read: then it is killed).
- */
-int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);

@@ -4,7 +4,9 @@
 # and dir_setup after it.  Nothing here reads or changes the host's /etc/ldap, its slapd
 # or nslcd service: slapd gets its own slapd.conf (slapd -f) and database under
 # $DIR_LDAP, nslcd a /etc/nslcd.conf in the namespace's copy of /etc, and /run (where
-# nslcd's socket path, /run/nslcd/socket, is compiled in) is the namespace's tmpfs.
+# nslcd's socket path, /run/nslcd/socket, is compiled in) is the namespace's tmpfs.  sssd.sh
+# puts sssd in front of the same slapd instead (dir_need_sssd, dir_enter_netns, dir_sssd_setup
+# below).
 
 DIR_SUFFIX="dc=slots,dc=test"
 DIR_POOL="ou=slots,$DIR_SUFFIX"
@@ -26,9 +28,18 @@ dir_need_tools() {
 	fi
 }
 
+# Runs the first printed fix's LDIF change in FILE (matching PATTERN, default any), as printed
+# ($BASE the pool's base), through ldapmodify as root over ldapi.
+dir_apply_fix() { # FILE [PATTERN]
+	cmd=$(grep -F -- "${2:-not on this host: for l in}" "$1" |
+		sed -n "s/.*not on this host: \(for l in [^|]*; done\) | ldapmodify -H .*/\1/p" | head -1)
+	[ -n "$cmd" ] || return 1
+	BASE=$DIR_POOL sh -c "$cmd" | ldapmodify -Q -Y EXTERNAL -H "$DIR_URI" >/dev/null
+}
+
 # Stops the test's own daemons, by the pids it saved.
 dir_stop() {
-	for var in DIR_NSLCD_PID DIR_SLAPD_PID; do
+	for var in DIR_SSSD_PID DIR_NSLCD_PID DIR_SLAPD_PID; do
 		eval "pid=\${$var:-}"
 		[ -n "$pid" ] || continue
 		kill "$pid" 2>/dev/null
@@ -85,11 +96,12 @@ CONF
 	trap 'dir_stop' EXIT
 	dir_start_slapd || return 1
 	ldapadd -Q -Y EXTERNAL -H "$DIR_URI" -f "$DIR_LDAP/base.ldif" >/dev/null || return 1
-	dir_start_nslcd
+	# DIR_NO_NSLCD=1: the test puts sssd in front of the directory instead (dir_sssd_setup).
+	[ -n "${DIR_NO_NSLCD:-}" ] || dir_start_nslcd
 }
 
 dir_start_slapd() {
-	/usr/sbin/slapd -d 0 -f "$DIR_LDAP/slapd.conf" -h "$DIR_URI" >"$DIR_LDAP/slapd.log" 2>&1 &
+	/usr/sbin/slapd -d 0 -f "$DIR_LDAP/slapd.conf" -h "$DIR_URI${DIR_TCP_URI:+ $DIR_TCP_URI}" >"$DIR_LDAP/slapd.log" 2>&1 &
 	DIR_SLAPD_PID=$!
 	i=0
 	until ldapsearch -Q -Y EXTERNAL -H "$DIR_URI" -s base -b "" namingContexts >/dev/null 2>&1; do
@@ -156,4 +168,99 @@ dir_host_state() {
 	# slots-admin's lock file (empty, made by a refused assign) is no change.
 	ls -A /etc /etc/slots | grep -vx 'slots.json.lock'
 	find /var/lib/slots -printf '%p %u:%g %m\n' | sort
+}
+
+# sssd in front of the same slapd, for the tests that run it instead of nslcd: call
+# dir_need_sssd with dir_need_tools, and dir_sssd_setup after dir_setup.  Its config is
+# the namespace's /etc/sssd/sssd.conf; its caches (/var/lib/sss: the LDB cache, the memory
+# cache libnss_sss reads, the sockets) are in the namespace's overlay of /var/lib, its logs
+# go to the test's folder: nothing of a host sssd is read or changed.
+dir_need_sssd() {
+	command -v ip >/dev/null 2>&1 || { echo "SKIP: ip is not installed (iproute2)"; exit 77; }
+	[ -x /usr/sbin/sssd ] || { echo "SKIP: sssd is not installed (sssd-ldap)"; exit 77; }
+	found=
+	for so in /usr/lib/*/sssd/libsss_ldap.so /lib/*/sssd/libsss_ldap.so; do [ -f "$so" ] && found=$so; done
+	[ -n "$found" ] || { echo "SKIP: sssd's LDAP provider is not installed (sssd-ldap)"; exit 77; }
+	found=
+	for so in /usr/lib/*/libnss_sss.so.2 /lib/*/libnss_sss.so.2; do [ -f "$so" ] && found=$so; done
+	[ -n "$found" ] || { echo "SKIP: libnss-sss is not installed"; exit 77; }
+}
+
+# sssd reaches LDAP over TCP only (an ldapi:// URI is taken for a host name): the test runs in
+# a network namespace of its own, where slapd listens on 127.0.0.1:389 and nothing of the host's
+# network is seen.  Call before slots_enter_namespace, with the script's arguments.
+dir_enter_netns() {
+	if [ -z "${DIR_IN_NETNS:-}" ]; then
+		unshare --net true 2>/dev/null || { echo "SKIP: cannot create a network namespace (unshare --net)"; exit 77; }
+		DIR_IN_NETNS=1 exec unshare --net sh "$0" "$@"
+	fi
+	ip link set lo up || { echo "cannot bring up lo in the network namespace"; exit 99; }
+	DIR_TCP_URI=ldap://127.0.0.1:389
+}
+
+# The fleet's sssd.conf (docs/install.md shows the same): the LDAP provider, no enumeration.
+# offline_timeout is short so that a test sees sssd go back online quickly.
+dir_sssd_setup() {
+	mkdir -p /etc/sssd /var/lib/sss/db /var/lib/sss/mc /var/lib/sss/pipes/private "$DIR_LDAP/sssd-log"
+	rm -f /var/lib/sss/db/* /var/lib/sss/mc/*
+	cat >/etc/sssd/sssd.conf <<CONF
+[sssd]
+services = nss
+domains = slots
+
+[nss]
+memcache_timeout = 300
+
+[domain/slots]
+id_provider = ldap
+auth_provider = none
+access_provider = permit
+ldap_uri = $DIR_TCP_URI
+ldap_search_base = $DIR_SUFFIX
+ldap_schema = rfc2307
+enumerate = false
+cache_credentials = false
+entry_cache_timeout = 1
+offline_timeout = 2
+ldap_network_timeout = 2
+ldap_opt_timeout = 2
+CONF
+	chmod 0600 /etc/sssd/sssd.conf
+	# sssd logs into /var/log/sssd, the host's: the namespace puts a folder of its own there.
+	mkdir -p /var/log/sssd && mount -t tmpfs -o mode=0750 tmpfs /var/log/sssd ||
+		{ echo "cannot mount a tmpfs on /var/log/sssd"; return 1; }
+	dir_start_sssd
+}
+
+dir_start_sssd() {
+	# A socket a stopped sssd left would look like a started one.
+	rm -f /var/lib/sss/pipes/nss /var/lib/sss/pipes/private/sbus-monitor
+	/usr/sbin/sssd -i --logger=stderr -d 0x0070 >"$DIR_LDAP/sssd.log" 2>&1 &
+	DIR_SSSD_PID=$!
+	i=0
+	until [ -S /var/lib/sss/pipes/nss ]; do
+		i=$((i + 1))
+		if [ $i -gt 150 ] || ! kill -0 "$DIR_SSSD_PID" 2>/dev/null; then
+			echo "sssd did not start:"; cat "$DIR_LDAP/sssd.log"; return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Stops sssd by its pid and waits for it (its children, the responders and the provider, end with it).
+dir_stop_sssd() {
+	[ -n "${DIR_SSSD_PID:-}" ] || return 0
+	kill "$DIR_SSSD_PID" 2>/dev/null
+	i=0
+	while kill -0 "$DIR_SSSD_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -9 "$DIR_SSSD_PID" 2>/dev/null
+	wait "$DIR_SSSD_PID" 2>/dev/null
+	DIR_SSSD_PID=
+}
+
+# Stops slapd by its pid (sssd then goes offline and answers from its cache).
+dir_stop_slapd() {
+	kill "$DIR_SLAPD_PID" 2>/dev/null
+	wait "$DIR_SLAPD_PID" 2>/dev/null
+	DIR_SLAPD_PID=
 }

@@ -4,7 +4,9 @@
 # .debs with dpkg, sets up a service with four slots and slice limits, and replays what the
 # platform does: the executor's three sudo lines as the service (with and without a
 # terminal), limits that stop one slot and not another, a release that must end a process
-# that left the slot's uid through a user namespace, check, the journal, and the purge.
+# that left the slot's uid through a user namespace, check, the journal, no new privileges
+# (sudo, su, cron, at, a set-id file of another slot), a removal refused while slots are
+# held, an upgrade to the next build (DEBDIR/next), a removal with the override, the purge.
 # Prints "ok - ..." / "not ok - ..." lines; exits 1 when any case failed.
 set -u
 IN=${SLOTS_GUEST_IN:-/mnt/in}
@@ -237,8 +239,21 @@ echo "=== release of a slot whose process left its uid through a user namespace"
 # slot03 has a subordinate id range (as useradd gives a normal account): a process of it can
 # run as one of those ids in a user namespace of its own, and no longer carries slot03's uid.
 usermod --add-subuids 300000-365535 --add-subgids 300000-365535 slot03
-# Without -g: newuidmap maps only for a process whose group is the account's own.
-as_svc setsid sh -c "sudo -n -u slot03 --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+# Through the executor's line that is closed now: newuidmap is set-uid root, and under the
+# session's no_new_privs it cannot write a mapping of the subordinate ids.  (Without -g:
+# newuidmap maps only for a process whose group is the account's own.)
+as_svc sudo -n -u slot03 --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	unshare --user --map-auto --map-root-user -- true >$T/userns-sudo.out 2>&1 </dev/null
+rc=$?
+if [ "$rc" != 0 ] && grep -q newuidmap $T/userns-sudo.out; then
+	ok "through the executor's line slot03 cannot map its subordinate ids (newuidmap under no_new_privs)"
+else
+	not_ok "through the executor's line slot03 cannot map its subordinate ids (exit $rc)"
+	show $T/userns-sudo.out
+fi
+# A process of slot03 started outside a slot session (root's systemd-run, no pam_slots, in
+# slot03's slice) still can: release must end it all the same.
+setsid sh -c "systemd-run --quiet --scope --slice='$(slice_of slot03)' --uid=slot03 -- \
 	unshare --user --map-auto --map-root-user -- setpriv --reuid=1000 --regid=1000 --clear-groups \
 	sleep 600 >$S/userns.out 2>&1 </dev/null &"
 i=0
@@ -276,21 +291,184 @@ fi
 usermod --del-subuids 300000-365535 --del-subgids 300000-365535 slot03
 
 echo "=== check"
-slots-admin check >$T/check.out 2>&1 && ok "slots-admin check as root passes" ||
+# The guest runs under TCG on a loaded host: each of check's timed stages gets 60 s, not 10.
+slots-admin check --timeout 60 >$T/check.out 2>&1 && ok "slots-admin check as root passes" ||
 	{ not_ok "slots-admin check as root passes (exit $?)"; grep '^FAIL' $T/check.out | show; }
-as_svc /usr/sbin/slots-admin check >$T/check-svc.out 2>&1 && ok "slots-admin check as the service passes" ||
+as_svc /usr/sbin/slots-admin check --timeout 60 >$T/check-svc.out 2>&1 && ok "slots-admin check as the service passes" ||
 	{ not_ok "slots-admin check as the service passes (exit $?)"; grep '^FAIL' $T/check-svc.out | show; }
 
 echo "=== the journal"
 journalctl --sync 2>/dev/null
 journalctl -t slots-admin --no-pager -o cat >$T/journal.out 2>&1
-check "journalctl -t slots-admin has the assign of ALICE, by root" grep -q "^assigned slot01 to user $ALICE; by uid 0$" $T/journal.out
+check "journalctl -t slots-admin has the assign of ALICE, by root" grep -Eq "^assigned slot01 to user $ALICE; .*by root \((login )?uid 0\)$" $T/journal.out
 check "the release of CAROL" grep -q "^released slot03 from user $CAROL" $T/journal.out
-check "and that slot03 ended clean and free" grep -q "^slot03 is clean and free" $T/journal.out
+check "and that slot03 ended clean and free, in one line" grep -q "^released slot03 from user $CAROL: clean and free (" $T/journal.out
 journalctl -t slots-provision --no-pager -o cat >$T/journal-prov.out 2>&1
+
+echo "=== operations: the journal's audit trail, dry runs, monitoring outputs"
+# Who held slot03 when, and who was refused it: journalctl SLOTS_SLOT=slot03 answers.
+DAVE=d0d0d0d0e1e1e1e1f2f2f2f2a3a3a3a3
+EVE=e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5
+slots-admin assign --dry-run --json $DAVE slot03 >$T/dry.json 2>$T/dry.err
+check "assign --dry-run --json: version 1, would change slot03" \
+	jq -e '.version == 1 and .dry_run and .changed and .slot == "slot03"' $T/dry.json
+check "and slot03 is still free" sh -c "slots-admin status --json slot03 | jq -e '.slots[0].user == null'"
+check "SUDO_USER=ops assign DAVE slot03" sh -c "SUDO_USER=ops slots-admin assign $DAVE slot03 | grep -qx slot03"
+SUDO_USER=ops slots-admin assign $EVE slot03 >/dev/null 2>&1 && not_ok "assign EVE slot03 is refused" ||
+	ok "assign EVE slot03 is refused"
+check "SUDO_USER=ops release DAVE" sh -c "SUDO_USER=ops slots-admin release $DAVE | grep -qx 'slot03 released'"
+journalctl --sync 2>/dev/null
+journalctl SLOTS_SLOT=slot03 -o json --no-pager >$T/slot03.json 2>&1
+jq -r '[.SLOTS_ACTION, .SLOTS_RESULT, .SLOTS_USER // "-", .SLOTS_ADMIN] | join(" ")' $T/slot03.json >$T/slot03.txt
+show $T/slot03.txt
+check "the journal: CAROL held slot03 and released it, by root" sh -c \
+	"grep -Eqx 'assign done $CAROL root' $T/slot03.txt && grep -Eqx 'release done $CAROL root' $T/slot03.txt"
+check "DAVE held it next, assigned and released by ops (via sudo)" sh -c \
+	"grep -qx 'assign done $DAVE ops' $T/slot03.txt && grep -qx 'release done $DAVE ops' $T/slot03.txt"
+check "EVE's refusal is there, with who asked" grep -qx "assign refused $EVE ops" $T/slot03.txt
+check "in time order: CAROL's release, DAVE's assign, EVE's refusal" test \
+	"$(grep -E "release done $CAROL|assign done $DAVE|assign refused $EVE" $T/slot03.txt | tr '\n' '|')" = \
+	"release done $CAROL root|assign done $DAVE ops|assign refused $EVE ops|"
+check "every entry has the service and a MESSAGE_ID" \
+	jq -se "all(.[]; .SLOTS_SERVICE == \"$SVC\" and (.MESSAGE_ID | length) == 32)" $T/slot03.json
+journalctl -x SLOTS_SLOT=slot03 SLOTS_RESULT=refused --no-pager >$T/explain.out 2>&1
+check "journalctl -x explains the refusal from the catalog" grep -q "the slot table was not changed" $T/explain.out
+# The syslog line (through /dev/log, without the SLOTS_ fields) is there as well as the entry.
+journalctl SYSLOG_FACILITY=10 -o json --no-pager | jq -r 'select(.SLOTS_ACTION == null) | .MESSAGE' >$T/authpriv.txt
+check "authpriv has the refusal too, as a syslog line with the admin" \
+	grep -q "^refused to assign slot03 to user $EVE: .*; by ops (via sudo)$" $T/authpriv.txt
+# Monitoring: nagios and prometheus on the host as it is (it passes when "check as root"
+# above passed: a slow guest can fail its timed rows), then with a failing row.
+slots-admin check --format=nagios >$T/nagios.out 2>&1
+rc=$?
+show $T/nagios.out
+nfail=$(sed -n 's/.* | passed=[0-9]* failed=\([0-9]*\) skipped=[0-9]*$/\1/p' $T/nagios.out)
+check "check --format=nagios: one line; exit 0 SLOTS OK with failed=0, or 2 SLOTS CRITICAL with failed>0" sh -c \
+	"test \$(wc -l <$T/nagios.out) = 1 && { { test $rc = 0 && test '$nfail' = 0 && grep -q '^SLOTS OK - ' $T/nagios.out; } ||
+	{ test $rc = 2 && test '${nfail:-0}' -gt 0 && grep -q '^SLOTS CRITICAL - ' $T/nagios.out; }; }"
+slots-admin check --format=prometheus --output /var/lib/slots-e2e.prom >$T/prom.out 2>&1
+pfail=$(sed -n 's/^slots_check_failed //p' /var/lib/slots-e2e.prom)
+pok=$([ "${pfail:-1}" = 0 ] && echo 1 || echo 0)
+check "--format=prometheus --output: 0644, slots_check_ok 1 exactly when slots_check_failed is 0, the pool's gauges" sh -c \
+	"test \$(stat -c %a /var/lib/slots-e2e.prom) = 644 && grep -qx 'slots_check_ok $pok' /var/lib/slots-e2e.prom &&
+	grep -q '^slots_pool_free ' /var/lib/slots-e2e.prom && grep -q '^# TYPE slots_check_fail gauge' /var/lib/slots-e2e.prom"
+chmod 0664 /etc/slots/slots.json
+slots-admin check --format=nagios >$T/nagios-fail.out 2>&1
+rc=$?
+check "with the table group-writable: exit 2, SLOTS CRITICAL naming the table row" sh -c \
+	"test $rc = 2 && grep -q '^SLOTS CRITICAL - .*first table' $T/nagios-fail.out"
+slots-admin check --format=prometheus >$T/prom-fail.out 2>&1
+check "and prometheus says slots_check_fail{check=\"table\",slot=\"\"} 1" \
+	grep -qx 'slots_check_fail{check="table",slot=""} 1' $T/prom-fail.out
+chmod 0640 /etc/slots/slots.json
+check "every --json has version 1 (status, check)" sh -c \
+	"slots-admin status --json | jq -e '.version == 1' && slots-admin check --json | jq -e '.version == 1'"
+
+echo "=== no new privileges in a slot session"
+# pam_slots sets PR_SET_NO_NEW_PRIVS in every program that opens a slot session; the command
+# inherits it.  nnp_is DESC FILE: FILE holds the line "NoNewPrivs: 1".
+nnp_is() {
+	if tr -s '\t ' ' ' <"$2" | grep -qx 'NoNewPrivs: 1'; then ok "$1"; else not_ok "$1 (got: $(cat "$2"))"; fi
+}
+run_slot slot01 grep '^NoNewPrivs:' /proc/self/status >$T/nnp-sudo.out 2>&1 </dev/null
+nnp_is "the executor's sudo line: slot01's command has NoNewPrivs: 1" $T/nnp-sudo.out
+grep -q '^PASS  *sudo-env  *slot01 .*the command has no_new_privs' $T/check.out &&
+	ok "check's sudo-env row saw it through the executor's line" ||
+	{ not_ok "check's sudo-env row saw it through the executor's line"; grep sudo-env $T/check.out | show; }
+su -s /bin/sh -c "grep '^NoNewPrivs:' /proc/self/status" slot01 >$T/nnp-su.out 2>&1 </dev/null
+nnp_is "su: slot01's shell has NoNewPrivs: 1" $T/nnp-su.out
+su -s /bin/sh -c "grep '^NoNewPrivs:' /proc/self/status" $SVC >$T/nnp-svc.out 2>&1 </dev/null
+tr -s '\t ' ' ' <$T/nnp-svc.out | grep -qx 'NoNewPrivs: 0' && ok "su to the service (no slot): NoNewPrivs: 0" ||
+	not_ok "su to the service (no slot): NoNewPrivs: 0 (got: $(cat $T/nnp-svc.out))"
+# cron and atd open the session in the child that runs the job; slot01's home takes the output.
+home1=/var/lib/slots/$SVC/home/slot01
+rm -f $home1/nnp-cron $home1/nnp-at
+if command -v crontab >/dev/null && systemctl is-active -q cron; then
+	echo "* * * * * grep '^NoNewPrivs:' /proc/self/status >$home1/nnp-cron 2>&1" | crontab -u slot01 -
+	i=0
+	while [ ! -s $home1/nnp-cron ] && [ $i -lt 90 ]; do sleep 1; i=$((i + 1)); done
+	crontab -r -u slot01
+	nnp_is "cron: slot01's job has NoNewPrivs: 1" $home1/nnp-cron
+else
+	not_ok "cron: slot01's job has NoNewPrivs: 1 (cron is not installed or not running in the guest)"
+fi
+if command -v at >/dev/null && systemctl is-active -q atd; then
+	# Submitted through runuser (no pam_slots in its stack: at is set-gid daemon); atd runs it.
+	echo "grep '^NoNewPrivs:' /proc/self/status >$home1/nnp-at 2>&1" | runuser -u slot01 -- at now 2>/dev/null
+	i=0
+	while [ ! -s $home1/nnp-at ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+	nnp_is "at: slot01's job has NoNewPrivs: 1" $home1/nnp-at
+else
+	not_ok "at: slot01's job has NoNewPrivs: 1 (at is not installed or atd not running in the guest)"
+fi
+# The attack: slot02 leaves a set-uid and set-gid copy of id where slot01 can run it.
+rm -f /tmp/suid-id
+runuser -u slot02 -- sh -c 'cp /usr/bin/id /tmp/suid-id && chmod 6755 /tmp/suid-id'
+got=$(runuser -u slot01 -- /tmp/suid-id -u -n 2>&1)
+[ "$got" = slot02 ] && ok "control: outside a slot session the set-uid file gives slot01 slot02's euid" ||
+	not_ok "control: outside a slot session the set-uid file gives slot01 slot02's euid (got: $got)"
+got=$(run_slot slot01 /tmp/suid-id -u -n 2>&1 </dev/null):$(run_slot slot01 /tmp/suid-id -g -n 2>&1 </dev/null)
+[ "$got" = "slot01:$GRP" ] && ok "the executor's line: slot02's set-id file keeps slot01's euid and egid ($got)" ||
+	not_ok "the executor's line: slot02's set-id file keeps slot01's euid and egid (got: $got)"
+got=$(su -s /bin/sh -c "/tmp/suid-id -u -n" slot01 2>&1 </dev/null)
+[ "$got" = slot01 ] && ok "su: slot02's set-uid file keeps slot01's euid" ||
+	not_ok "su: slot02's set-uid file keeps slot01's euid (got: $got)"
+rm -f /tmp/suid-id
+
+echo "=== removal refused while slots are held; an upgrade keeps everything"
+dpkg -r slots libpam-slots >$T/remove-held.out 2>&1
+check "dpkg -r with slots assigned is refused: both still installed" sh -c \
+	"dpkg-query -W -f='\${Status}\n' slots libpam-slots | grep -c ' ok installed$' | grep -qx 2"
+check "the refusal names ALICE and the command that releases her" \
+	grep -q "slot01 is assigned to $ALICE: slots-admin release $ALICE" $T/remove-held.out
+check "and the override" grep -q 'SLOTS_REMOVE_ASSIGNED=1' $T/remove-held.out
+check "the drop-in and the PAM lines are still there" sh -c \
+	"test -f /etc/sudoers.d/slots-$SVC && grep -q pam_slots /etc/pam.d/common-session-noninteractive"
+# A running session through the executor's line, in slot01's slice.
+as_svc setsid sh -c "sudo -n -u slot01 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	sh -c 'echo \$\$; exec sleep 900' >$S/session 2>&1 </dev/null &"
+i=0
+while [ ! -s $S/session ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+session=$(cat $S/session)
+sha256sum /etc/slots/slots.conf /etc/slots/slots.json >$T/kept.sha
+if [ -f "$IN/debs/next/slots.deb" ]; then
+	check "upgrade to the next build: dpkg -i slots libpam-slots" \
+		dpkg -i "$IN/debs/next/slots.deb" "$IN/debs/next/libpam-slots.deb"
+	check "the next version is installed" sh -c "dpkg-query -W -f='\${Version}' slots | grep -q '+next'"
+	check "the config and the table are kept byte for byte" sha256sum -c $T/kept.sha
+	check "the drop-in and the PAM lines are kept" sh -c \
+		"test -f /etc/sudoers.d/slots-$SVC && grep -q pam_slots /etc/pam.d/common-session-noninteractive"
+	if [ -n "$session" ] && kill -0 "$session" 2>/dev/null; then ok "the running session survived the upgrade"; else
+		not_ok "the running session survived the upgrade (pid '$session')"
+	fi
+	slots-admin check --timeout 60 >$T/check-up.out 2>&1 && ok "slots-admin check passes after the upgrade" ||
+		{ not_ok "slots-admin check passes after the upgrade (exit $?)"; grep '^FAIL' $T/check-up.out | show; }
+	check "ALICE still holds slot01" sh -c "slots-admin status --json slot01 | grep -q '\"user\": \"$ALICE\"'"
+else
+	not_ok "upgrade: no next build in $IN/debs/next (tests/package/package.sh makes it)"
+fi
+
+echo "=== remove with the override, then purge stops the slices"
+if SLOTS_REMOVE_ASSIGNED=1 dpkg -r slots libpam-slots >$T/remove.out 2>&1; then
+	ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r slots libpam-slots"
+else
+	not_ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r slots libpam-slots"
+	show $T/remove.out
+fi
+check "remove took out the drop-in" test ! -e /etc/sudoers.d/slots-$SVC
+check "and the PAM lines" sh -c '! grep -rq pam_slots /etc/pam.d'
+check_fails "after remove the service can no longer run sudo -n -u slot01 true" as_svc sudo -n -u slot01 true
+check "the pool's slice is still active before the purge" systemctl is-active -q "$POOL"
 
 echo "=== purge"
 check "dpkg --purge slots libpam-slots" dpkg --purge slots libpam-slots
+check_fails "the purge stopped the pool's slice" systemctl is-active -q "$POOL"
+if [ -n "${session:-}" ] && kill -0 "$session" 2>/dev/null; then
+	not_ok "the purge ended the session running in slot01's slice (pid $session lives)"
+	kill -9 "$session"
+else
+	ok "the purge ended the session running in slot01's slice"
+fi
 check "no sudoers drop-in is left" sh -c '! ls /etc/sudoers.d | grep -q slots'
 check "no slice unit is left in /etc/systemd/system" sh -c '! ls /etc/systemd/system | grep -q "^slots-.*\.slice$"'
 check "systemd has no unit file left for the slot's slice" sh -c \

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Boots a Debian 12 guest (qemu, TCG) and runs a test script inside it: the image comes from
 # tests/guest/image.sh (built once into WORKDIR, reused while its package list is the same),
-# the script and the .debs in DEBDIR reach the guest through a read-only 9p share, and its
-# output and exit status come back through a second one.  One boot per call.
+# the script and the .debs in DEBDIR (and DEBDIR/next, the upgrade's) reach the guest through
+# a read-only 9p share, and its output and exit status come back through a second one.  One
+# boot per call.
 #   sh tests/guest/run.sh WORKDIR DEBDIR [SCRIPT]     (SCRIPT: default tests/guest/e2e.sh)
 # Exit: the script's status; 77 where qemu (or mmdebstrap) cannot be installed or run.
 # SLOTS_GUEST_TIMEOUT: seconds the guest may run before qemu is killed (default 1200).
@@ -53,6 +54,12 @@ rm -rf "$run"
 mkdir -p "$run/in/debs" "$run/out"
 cp "$script" "$run/in/test.sh" || exit 1
 cp "$deb_slots" "$run/in/debs/slots.deb" && cp "$deb_pam" "$run/in/debs/libpam-slots.deb" || exit 1
+# The next build, for the upgrade case (tests/package/package.sh makes it in DEBDIR/next).
+if ls "$debs"/next/slots_*.deb "$debs"/next/libpam-slots_*.deb >/dev/null 2>&1; then
+	mkdir -p "$run/in/debs/next"
+	cp "$(ls "$debs"/next/slots_*.deb | head -n 1)" "$run/in/debs/next/slots.deb" &&
+		cp "$(ls "$debs"/next/libpam-slots_*.deb | head -n 1)" "$run/in/debs/next/libpam-slots.deb" || exit 1
+fi
 chmod -R a+rX "$run/in"
 
 qemu-system-x86_64 -accel tcg,thread=multi -cpu max,la57=off -machine q35 -smp 2 -m 2048 \

@@ -22,7 +22,14 @@ POOL=16
 		n=$((n + 1))
 	done
 } >"$T/passwd"
-printf 'svc:x:4242:\n' >"$T/group"
+{
+	echo "svc:x:4242:"
+	n=1
+	while [ $n -le $POOL ]; do
+		printf 'slot%02d:x:%d:\n' $n $((9000 + n))
+		n=$((n + 1))
+	done
+} >"$T/group"
 # Each slot's home, state and run folders as a release leaves them: assign checks them.
 n=1
 while [ $n -le $POOL ]; do

@@ -17,7 +17,7 @@ mkdir -m 0755 "$T/etc"
 	echo "svc:x:4242:4242:svc:/nonexistent:/usr/sbin/nologin"
 	echo "slot01:x:9001:9001::/var/lib/slots/svc/home/slot01:/usr/sbin/nologin"
 } >"$T/passwd"
-printf 'root:x:0:\nsvc:x:4242:\n' >"$T/group"
+printf 'root:x:0:\nsvc:x:4242:\nslot01:x:9001:\n' >"$T/group"
 for d in home state run; do install -d -o 9001 -g 9001 -m 0700 "/var/lib/slots/svc/$d/slot01"; done
 CONF=$T/slots.conf
 cat >"$CONF" <<EOC

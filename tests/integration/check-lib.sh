@@ -150,6 +150,14 @@ check_assign() {
 	mv "$TABLE.new" "$TABLE"
 }
 
+# pam_slots of the build in the namespace's sudo session stack, as the package's pam-auth-update
+# profile puts it in common-session-noninteractive: the sudo-env row reads no_new_privs.
+PAM_SUDO_LINE="session required $top_builddir/pam/.libs/pam_slots.so config=$CONF"
+check_pam_sudo() {
+	test -f "$top_builddir/pam/.libs/pam_slots.so" || { echo "Bail out! pam_slots.so not built"; exit 99; }
+	grep -qxF "$PAM_SUDO_LINE" /etc/pam.d/sudo || echo "$PAM_SUDO_LINE" >>/etc/pam.d/sudo
+}
+
 check_fixture() {
 	check_pick_range
 	groupadd -g $((UID_MIN - 1)) $SERVICE
@@ -157,6 +165,7 @@ check_fixture() {
 	check_write_config
 	check_write_app
 	check_fixture_accounts
+	check_pam_sudo
 	check_assign slot01 "$USER_A" slot03 "$USER_B" slot05 "$USER_C"
 	echo "# fixture accounts made by $FIXTURE_BY; uids $UID_MIN-$UID_MAX; app $APP"
 }

@@ -38,6 +38,23 @@ check "as the service: the test slot's probe, naming {cwd}, passes" \
 	grep -q '^PASS  *chain  *slot08 ' "$OUT/svc1.out"
 check "no user id in any run" no_user_ids "$OUT"/root*.out "$OUT"/svc*.out
 
+# A host without pam_slots in sudo's session stack: the slot's command runs without no_new_privs,
+# and sudo-env FAILs for every slot with the PAM line as the fix; back in the stack, it passes.
+nnp_fix="put pam_slots in sudo's session stack: pam-auth-update --enable slots, or the line 'session required pam_slots.so' in /etc/pam.d/sudo (pam_slots(8))"
+cp /etc/pam.d/sudo "$OUT/pam.sudo"
+grep -vxF "$PAM_SUDO_LINE" "$OUT/pam.sudo" >/etc/pam.d/sudo
+run_check no-pam
+check_rc "no pam_slots for sudo: check exits 1" 1 no-pam
+check "no pam_slots for sudo: sudo-env FAILs for every slot" test "$(grep -c '^FAIL  *sudo-env  *slot[0-9][0-9]  *the command runs without no_new_privs (NoNewPrivs: 0)' "$OUT/no-pam.out")" = 4
+got=$(fix_of no-pam sudo-env slot01)
+check "no pam_slots for sudo: the fix is the PAM line (got \"$got\")" test "$got" = "$nnp_fix"
+run_svc no-pam-svc
+check "no pam_slots for sudo: as the service too" grep -q '^FAIL  *sudo-env  *slot03  *the command runs without no_new_privs' "$OUT/no-pam-svc.out"
+cp "$OUT/pam.sudo" /etc/pam.d/sudo
+run_check pam-back
+check "pam_slots back: sudo-env passes with no_new_privs" \
+	grep -q '^PASS  *sudo-env  *slot01  *sudo accepts --preserve-env for the [0-9]* names of sudo_env; the command has no_new_privs' "$OUT/pam-back.out"
+
 # layer NAME CHECK SLOT FIX: the run NAME (as root) fails the row CHECK SLOT with exactly FIX.
 layer() {
 	check_rc "$1: check exits 1" 1 "$1"

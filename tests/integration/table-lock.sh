@@ -14,7 +14,7 @@ T=$SLOTS_SCRATCH
 mkdir -m 0755 "$T/etc"
 printf 'root:x:0:0:root:/root:/bin/sh\nsvc:x:4242:4242:svc:/nonexistent:/usr/sbin/nologin\n' >"$T/passwd"
 printf 'slot01:x:9001:9001::/nonexistent:/usr/sbin/nologin\nslot02:x:9002:9002::/nonexistent:/usr/sbin/nologin\n' >>"$T/passwd"
-printf 'root:x:0:\nsvc:x:4242:\n' >"$T/group"
+printf 'root:x:0:\nsvc:x:4242:\nslot01:x:9001:\nslot02:x:9002:\n' >"$T/group"
 printf '{ "service": "svc", "slots": 2, "table": "%s/etc/slots.json" }\n' "$T" >"$T/slots.conf"
 TABLE=$T/etc/slots.json
 # assign hands out a slot only when its home, state and run are as a release leaves them.

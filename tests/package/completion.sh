@@ -13,6 +13,12 @@ slots_enter_namespace "$@"
 . "$top_srcdir/tests/integration/check-lib.sh"
 
 check_fixture
+python3 - "$TABLE" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["slots"]["slot07"] = {"cleanup": "pending", "released": "2026-10-02T10:00:00Z"}
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
 # A second config with a pool of 3 (for --config).
 sed 's/"slots": 8/"slots": 3/' "$CONF" >"$SLOTS_SCRATCH/three.conf"
 mkdir -p "$SLOTS_SCRATCH/bc/completions" "$SLOTS_SCRATCH/dir1" "$SLOTS_SCRATCH/dir2"
@@ -20,6 +26,9 @@ cp "$top_srcdir/data/bash-completion/slots-admin" "$top_srcdir/data/bash-complet
 	"$SLOTS_SCRATCH/bc/completions/"
 
 POOL="slot01 slot02 slot03 slot04 slot05 slot06 slot07 slot08"
+# The fixture holds slot01, slot03 and slot05; slot07 is made pending below.
+HELD="slot01 slot03 slot05 slot07"
+FREE="slot02 slot04 slot06 slot08"
 USERS_SORTED=$(printf '%s\n' $USERS | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 # Each row: the words before the one to complete | the word to complete (may be empty) |
 # what it completes to (sorted, space-separated; empty for nothing).
@@ -30,9 +39,12 @@ slots-admin|st|status
 slots-admin|-|--config --help --version
 slots-admin|--ver|--version
 slots-admin status|-|--config --json
-slots-admin check|-|--config --json
-slots-admin release|-|--config --json --slot
-slots-admin assign|-|--config --json
+slots-admin check|-|--config --format --json --output --timeout
+slots-admin check --format||json nagios prometheus text
+slots-admin check --format|na|nagios
+slots-admin check --output|$S/thr|$S/three.conf
+slots-admin release|-|--config --dry-run --json --slot
+slots-admin assign|-|--config --dry-run --json
 slots-admin status||$(printf '%s\n' $USERS $POOL | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 slots-admin status|slot0|$POOL
 slots-admin status|slot03|slot03
@@ -41,11 +53,13 @@ slots-admin status $USER_B||
 slots-admin release||$USERS_SORTED
 slots-admin release|C_|$USER_C
 slots-admin release|slot|
-slots-admin release --slot||$POOL
-slots-admin release --slot|slot0|$POOL
+slots-admin release --slot||$HELD
+slots-admin release --slot|slot0|$HELD
 slots-admin release --slot slot01||
 slots-admin assign||
-slots-admin assign newuser||$POOL
+slots-admin assign newuser||$FREE
+slots-admin assign --dry-run newuser||$FREE
+slots-admin release --dry-run||$USERS_SORTED
 slots-admin assign newuser slot08||
 slots-admin --config $S/three.conf release --slot||slot01 slot02 slot03
 slots-admin --config=$S/three.conf assign u1||slot01 slot02 slot03
@@ -117,4 +131,18 @@ check "with that table release offers nothing, status only the pool" sh -c \
 	"grep '	' '$OUT/hostile' | awk -F '	' '\$2 != \$3 { bad = 1 } END { exit bad }' && test \$(grep -c '	' '$OUT/hostile') = 2"
 check "and the id's command never ran" test ! -e "$S/pwned"
 cp -p "$OUT/table.good" "$TABLE"
+
+# Completing "sudo slots-admin ..." runs as the admin, who may not read the table: no
+# error noise, no users, the whole pool for a slot (the table is root:<service> 0640).
+cp "$OUT/driver.bash" "$S/driver.bash"
+chmod 0644 "$S/driver.bash"
+printf 'slots-admin release||\nslots-admin assign newuser||%s\nslots-admin release --slot|slot0|%s\n' \
+	"$POOL" "$POOL" >"$S/unprivileged.table"
+chmod 0644 "$S/unprivileged.table"
+runuser -u slot04 -- env PATH="$top_builddir:$PATH" BASH_COMPLETION_USER_DIR="$S/bc" SLOTS_CONFIG= \
+	bash --norc --noprofile "$S/driver.bash" <"$S/unprivileged.table" >"$OUT/unprivileged" 2>"$OUT/unprivileged.err"
+check "as an account that cannot read the table: nothing on stderr" test ! -s "$OUT/unprivileged.err"
+check "and the rows hold: no users, the pool for slots" sh -c \
+	"grep '	' '$OUT/unprivileged' | awk -F '	' '\$2 != \$3 { bad = 1 } END { exit bad }' && test \$(grep -c '	' '$OUT/unprivileged') = 3"
+sed 's/^/# /' "$OUT/unprivileged.err"
 slots_done

@@ -79,6 +79,33 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 		ls "$work"/*.deb | sed 's/^/# /'
 	fi
 
+	# The next build, for the guest's upgrade case (tests/guest/e2e.sh): the same tree with a
+	# changelog entry of a higher version on top, in WORKDIR/next; built with nocheck, since
+	# its code is the one make check just passed.
+	next=$work/next
+	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$next"/slots_*.deb >/dev/null 2>&1; then
+		echo "# SLOTS_PKG_REUSE: the next build already in $next"
+	else
+		rm -rf "$next" && mkdir -p "$next" && cp -a "$src" "$next/slots-$version+next1" || exit 1
+		rm -rf "$next/slots-$version+next1/debian/.debhelper" "$next/slots-$version+next1/debian/tmp"
+		{
+			printf 'slots (%s+next1) unstable; urgency=medium\n\n' "$version"
+			printf '  * The same tree, built again for the upgrade test.\n\n'
+			printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Maintainer)" \
+				"$(date -R)"
+			cat "$top/debian/changelog"
+		} >"$next/slots-$version+next1/debian/changelog"
+		if (cd "$next/slots-$version+next1" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b \
+			>"$next/build.log" 2>&1); then
+			echo "ok - the next build ($version+next1, nocheck) for the upgrade test"
+		else
+			tail -n 30 "$next/build.log"
+			echo "not ok - the next build ($version+next1) failed (log: $next/build.log)"
+			exit 1
+		fi
+		rm -rf "$next/slots-$version+next1"
+	fi
+
 	echo "=== lintian"
 	changes=$(ls "$work"/slots_*.changes)
 	lintian --fail-on error,warning --display-info "$changes" >"$work/lintian.log" 2>&1
@@ -134,8 +161,9 @@ check "the slots package holds no file of the module" sh -c "! grep -q 'security
 check "/etc/slots is the only thing under /etc (no conffile to overwrite an admin's config)" \
 	test "$(grep -c ' ./etc/.' "$work/slots.list")" = 1
 rm -rf "$work/ctl"
-check "slots runs no maintainer script on install or remove: it starts and provisions nothing" \
-	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst|prerm'"
+check "slots runs no maintainer script on install: it starts and provisions nothing" \
+	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst'"
+check "its prerm acts on remove only" sh -c "grep -q '\"\\\$1\" = remove' '$work/ctl/prerm'"
 check "its postrm acts on purge only" sh -c "grep -q '\"\\\$1\" = purge' '$work/ctl/postrm'"
 
 echo "=== a throwaway root: an overlay over /"
@@ -165,11 +193,12 @@ in_root test ! -e /usr/sbin/slots-admin || fatal "slots is installed on the host
 cp -p $R/etc/pam.d/common-session $base/common-session.before
 
 # What a purge may leave: dpkg's, debconf's and pam-auth-update's own state, logs, man-db's
-# index (its dpkg trigger rebuilds it), and
+# index (its dpkg trigger rebuilds it), journald's catalog database (systemd's trigger compiles
+# it from the catalog files), and
 # the common-* PAM files pam-auth-update writes again (their content must equal the host's).
 leftovers() {
 	(cd $base/upper && find . -mindepth 1 \( -type d -o -print \) | sed 's:^\.::' | LC_ALL=C sort) |
-		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam)(/|$)' |
+		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam|var/lib/systemd/catalog)(/|$)' |
 		while IFS= read -r p; do
 			case $p in
 			/etc/pam.d/common-*)
@@ -181,7 +210,7 @@ leftovers() {
 		done
 	# New folders (a copied-up folder that was there before is no change).
 	(cd $base/upper && find . -mindepth 1 -type d | sed 's:^\.::' | LC_ALL=C sort) |
-		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam)(/|$)' |
+		grep -Ev '^/(var/lib/dpkg|var/log|var/cache/debconf|var/cache/man|var/lib/pam|var/lib/systemd/catalog)(/|$)' |
 		while IFS= read -r p; do [ -d "$p" ] || echo "$p/ (new folder)"; done
 }
 
@@ -198,9 +227,9 @@ check "/etc/slots is root:root 0755" test "$(stat -c '%U:%G %a' $R/etc/slots)" =
 check "/etc/slots is empty: no config, no table" sh -c "test -d $R/etc/slots && test -z \"\$(ls -A $R/etc/slots)\""
 check "no slot account was created" sh -c "! grep -q '^slot' $R/etc/passwd $R/etc/group"
 check "no sudoers drop-in was written" sh -c "! ls $R/etc/sudoers.d | grep -q slots"
-check "no unit or cron job was installed" sh -c \
+check "no unit or cron job was installed (the journal's catalog is no unit)" sh -c \
 	"chroot $R dpkg -L slots libpam-slots >$base/files && grep -q /usr/sbin/slots-admin $base/files &&
-	 ! grep -Eq 'systemd|cron|init.d' $base/files"
+	 ! grep -v '^/usr/lib/systemd/catalog' $base/files | grep -Eq 'systemd|cron|init.d'"
 check "pam-auth-update added pam_slots to common-session" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session
 check "and to common-session-noninteractive" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session-noninteractive
 check "the module is where libpam looks" test -f "$R/usr/lib/$ma/security/pam_slots.so"
@@ -324,6 +353,28 @@ check "and lets the service run as slot01" in_root runuser -u video-studio -- su
 # A slice unit of the configured service, found by its name (no header).
 mkdir -p $R/etc/systemd/system
 echo '[Slice]' >"$R/etc/systemd/system/slots-video\x2dstudio-slot01.slice"
+# ALICE still holds slot01: remove and purge are refused, naming her and the release.
+in_root dpkg -r libpam-slots slots >$base/remove-held.log 2>&1
+check "dpkg -r with slot01 assigned is refused" sh -c \
+	"chroot $R dpkg-query -W -f='\${Status}\n' slots libpam-slots |
+	 grep -c ' ok installed$' | grep -qx 2"
+check "the refusal names slot01, the user and slots-admin release USER" \
+	grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870" \
+	$base/remove-held.log
+check "and the override SLOTS_REMOVE_ASSIGNED=1" grep -q SLOTS_REMOVE_ASSIGNED=1 $base/remove-held.log
+check "dpkg --purge with slot01 assigned is refused too" sh -c \
+	"! chroot $R dpkg --purge slots >$base/purge-held.log 2>&1 && test -x $R/usr/sbin/slots-admin"
+check "the drop-in is still there after the refusals" test -f $R/etc/sudoers.d/slots-video-studio
+if in_root env SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots >$base/remove2.log 2>&1; then
+	ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots"
+else
+	not_ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots"
+	sed 's/^/# /' $base/remove2.log
+fi
+check "remove took out the drop-in with the PAM lines" sh -c \
+	"test ! -e $R/etc/sudoers.d/slots-video-studio && ! grep -q pam_slots $R/etc/pam.d/common-session*"
+check "after remove the service can no longer run sudo -n -u slot01 true" sh -c \
+	"! chroot $R runuser -u video-studio -- sudo -n -u slot01 true 2>/dev/null"
 if in_root dpkg --purge libpam-slots slots >$base/purge2.log 2>&1; then
 	ok "dpkg --purge after the demo"
 else
@@ -334,7 +385,6 @@ check "the binaries are gone" test ! -e $R/usr/sbin/slots-admin -a ! -e $R/usr/s
 check "the module is gone" test ! -e "$R/usr/lib/$ma/security/pam_slots.so"
 check "the profile is gone and no stack names pam_slots" sh -c \
 	"test ! -e $R/usr/share/pam-configs/slots && ! grep -q pam_slots $R/etc/pam.d/common-session*"
-check "the purge took out the sudoers drop-in of the configured service" test ! -e $R/etc/sudoers.d/slots-video-studio
 check "and its slice unit, found by name" sh -c "! ls $R/etc/systemd/system | grep -q '^slots-'"
 check "the service can no longer run sudo -n -u slot01 true" sh -c \
 	"! chroot $R runuser -u video-studio -- sudo -n -u slot01 true 2>/dev/null"

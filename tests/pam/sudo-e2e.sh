@@ -1,6 +1,7 @@
 #!/bin/sh
 # End to end with real sudo (and su), in a private mount namespace: pam_slots.so
 # in /etc/pam.d/sudo's session stack gives a slot the configured limits and
+# no_new_privs (a set-id file of another slot keeps the caller's ids), and
 # leaves a non-slot account with the defaults.  With require_assigned (as
 # "required") a slot the table gives to no one gets no session: the module
 # answers PAM_PERM_DENIED, which sudo and su both treat as fatal.
@@ -96,6 +97,27 @@ got=$(limits_of appuser)
 check "a non-slot account keeps the defaults (got: $got, before: $before)" test "$got" = "$before"
 check "the configured values are not the defaults" test "$before" != "$nf_soft $np_soft"
 
+# No new privileges: the module sets PR_SET_NO_NEW_PRIVS in sudo's process, which forks the
+# command, so a slot's command has it and a non-slot account's does not.  A set-uid and
+# set-gid copy of id(1) that slot02 owns (what a colluding slot could leave where slot01 can
+# reach it) runs with slot01's own ids in slot01's session; appuser shows the copy works.
+nnp_of() {
+	sudo -n -u "$1" /bin/grep '^NoNewPrivs:' /proc/self/status 2>&1 | tr -s '\t ' ' '
+}
+got=$(nnp_of slot01)
+check "sudo: slot01's command has no_new_privs (got: $got)" test "$got" = "NoNewPrivs: 1"
+got=$(nnp_of appuser)
+check "sudo: a non-slot account's command has not (got: $got)" test "$got" = "NoNewPrivs: 0"
+suid=$(mktemp -d /tmp/suid.XXXXXX)
+chmod 0755 "$suid"
+cp /usr/bin/id "$suid/id"
+chown slot02:slot02 "$suid/id"
+chmod 6755 "$suid/id"
+got=$(sudo -n -u appuser "$suid/id" -u -n 2>&1):$(sudo -n -u appuser "$suid/id" -g -n 2>&1)
+check "control: slot02's set-id id gives appuser slot02's ids (got: $got)" test "$got" = slot02:slot02
+got=$(sudo -n -u slot01 "$suid/id" -u -n 2>&1):$(sudo -n -u slot01 "$suid/id" -g -n 2>&1)
+check "sudo: slot02's set-id id keeps slot01's own ids in slot01's session (got: $got)" test "$got" = slot01:slot01
+
 # CLAUDE_CONFIG_DIR (sudo_env passes it by default, as CLAUDE_*): the slot's own home unless the
 # caller's environment carries it and sudo keeps it (env_keep, as the drop-in's launcher rule has).
 home1=/var/lib/slots/slotsvc/home/slot01
@@ -159,8 +181,21 @@ if command -v su >/dev/null 2>&1 && test -f /etc/pam.d/su; then
 	got=$(su_limits_of slot01)
 	check "su, require_assigned: the assigned slot01 gets its limits (got: $got)" test "$got" = "$nf_soft $np_soft"
 	check_fails "su, require_assigned: the unassigned slot02 is refused" su -s /bin/sh -c true slot02 2>/dev/null
+	got=$(su -s /bin/sh -c "grep '^NoNewPrivs:' /proc/self/status" slot01 2>&1 | tr -s '\t ' ' ')
+	check "su: slot01's shell has no_new_privs (got: $got)" test "$got" = "NoNewPrivs: 1"
+	got=$(su -s /bin/sh -c "$suid/id -u -n" slot01 2>&1)
+	check "su: slot02's set-uid id keeps slot01's euid (got: $got)" test "$got" = slot01
 	got=$(su_limits_of appuser)
 	check "su, require_assigned: a non-slot account keeps the defaults (got: $got)" test "$got" = "$su_before"
+fi
+
+# runuser, which root's scripts (and the suite's attackers) use: the same flag.
+if command -v runuser >/dev/null 2>&1 && test -f /etc/pam.d/runuser; then
+	echo "session required $mod config=$conf" >> /etc/pam.d/runuser
+	got=$(runuser -u slot01 -- grep '^NoNewPrivs:' /proc/self/status 2>&1 | tr -s '\t ' ' ')
+	check "runuser: slot01's command has no_new_privs (got: $got)" test "$got" = "NoNewPrivs: 1"
+	got=$(runuser -u appuser -- grep '^NoNewPrivs:' /proc/self/status 2>&1 | tr -s '\t ' ' ')
+	check "runuser: a non-slot account's command has not (got: $got)" test "$got" = "NoNewPrivs: 0"
 fi
 
 slots_done

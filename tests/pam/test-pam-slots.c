@@ -13,10 +13,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -190,6 +194,30 @@ static int prep_nofile_64(void)
         return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? 1 : 0;
 }
 
+/*
+ * A program whose prctl(PR_SET_NO_NEW_PRIVS) fails (a seccomp filter answers EPERM, as a
+ * container's profile might): the module must refuse the session, not open it without.
+ * Installing the filter without no_new_privs needs CAP_SYS_ADMIN.
+ */
+static int prep_nnp_refused(void)
+{
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_NO_NEW_PRIVS, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+                return 0;
+        snprintf(skip_why, sizeof(skip_why), "a seccomp filter without no_new_privs needs CAP_SYS_ADMIN: %s",
+                 strerror(errno));
+        return SKIP;
+}
+
 /* ---- the cases ---- */
 
 #define CONFIG(limits) \
@@ -302,6 +330,14 @@ static const struct tcase cases[] = {
         { "an unknown option, another account", "slots_opts", "alice", CONFIG(LIMITS_A), 0, NULL, NULL,
           PAM_IGNORE, { WANT_END }, NO_NICE, 2, { "unknown option ignored", "bogus_option", "not a slot account" } },
 
+        /*
+         * No new privileges: every case checks the flag after the stack (set exactly when the module
+         * opened a slot's session); here prctl itself fails and the session is refused.
+         */
+        { "no_new_privs that cannot be set refuses the session", "slots", "slot01", CONFIG(LIMITS_A), 0, NULL,
+          prep_nnp_refused, PAM_PERM_DENIED, { WANT_A, WANT_END }, NO_NICE, 1,
+          { "slot01", "no_new_privs", "refused" } },
+
         /* The documented line, "optional": a failure is logged but does not fail the session. */
         { "optional in a real stack does not block", "slots_optional", "slot01", NULL, 0, NULL, NULL,
           PAM_SUCCESS, { WANT_END }, NO_NICE, 1, { "slot01", "case.conf" } },
@@ -312,6 +348,7 @@ static const struct tcase cases[] = {
 struct snapshot {
         struct rlimit rl[N_RES];
         int nice;
+        int nnp;                /* PR_GET_NO_NEW_PRIVS */
 };
 
 static int snap(struct snapshot *s)
@@ -319,6 +356,9 @@ static int snap(struct snapshot *s)
         for (size_t i = 0; i < N_RES; i++)
                 if (getrlimit(resources[i].resource, &s->rl[i]) < 0)
                         return -1;
+        s->nnp = prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L);
+        if (s->nnp < 0)
+                return -1;
         errno = 0;
         s->nice = getpriority(PRIO_PROCESS, 0);
         return errno ? -1 : 0;
@@ -479,7 +519,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
         struct pamtest_conv_data conv = { .out_info = info, .out_err = err };
         char path[4096], a[24], b[24], x[24], y[24];
         enum pamtest_err perr;
-        int failed = 0, fd, r, saved_err;
+        int failed = 0, fd, r, saved_err, want_nnp;
         bool with_close = c->rc != PAM_PERM_DENIED || strcmp(c->service, "slots_optional") == 0;
 
         for (int i = 0; i < 8; i++) {
@@ -586,6 +626,12 @@ static int run_case(int report, const struct tcase *c, const char *dir)
         if (after.nice != (c->nice == NO_NICE ? before.nice : c->nice)) {
                 dprintf(report, "    nice is %d, want %d\n", after.nice,
                         c->nice == NO_NICE ? before.nice : c->nice);
+                failed = 1;
+        }
+        /* A slot's session the module opened has no_new_privs; nothing else gets it from the module. */
+        want_nnp = before.nnp || (c->rc == PAM_SUCCESS && strcmp(c->service, "slots_optional") != 0);
+        if (after.nnp != want_nnp) {
+                dprintf(report, "    no_new_privs is %d, want %d\n", after.nnp, want_nnp);
                 failed = 1;
         }
         /* Only pam_debug.so (on the "ignore" path) may talk: "open_session=...". */

@@ -501,44 +501,6 @@ static void test_lock_in_tree(void **state)
         cleanup_etc(dir, fd);
 }
 
-/*
- * slots_run_program: the helper's exit status and its output, a helper that cannot be run,
- * one killed by a signal, and the deadline whether the helper keeps its output open or
- * closes it and goes on running.
- */
-static void test_run_program(void **state)
-{
-        static const struct {
-                const char *script;     /* for /bin/sh -c; NULL: a program that does not exist */
-                int timeout_ms;
-                int want;
-                const char *out;
-        } rows[] = {
-                { "echo hello; exit 3", 5000, 3, "hello\n" },
-                { "echo err >&2", 5000, 0, "err\n" },
-                { "printf 0123456789abcdef", 5000, 0, "0123456" },     /* cut to the buffer */
-                { NULL, 5000, -ENOENT, "" },
-                { "kill -9 $$", 5000, -ECHILD, "" },
-                { "echo start; sleep 30", 300, -ETIMEDOUT, NULL },
-                { "exec >&- 2>&-; sleep 30", 300, -ETIMEDOUT, "" },
-        };
-        int failures = 0;
-
-        (void) state;
-        for (size_t i = 0; i < N_ELEM(rows); i++) {
-                const char *const sh[] = { "/bin/sh", "-c", rows[i].script, NULL };
-                const char *const none[] = { "/nonexistent/slots-helper", NULL };
-                char out[8];
-                int r = slots_run_program(rows[i].script ? sh : none, -1, rows[i].timeout_ms, out, sizeof(out));
-
-                if (r != rows[i].want || (rows[i].out && strcmp(out, rows[i].out) != 0))
-                        ROW_FAIL("row %zu (%s): %d \"%s\", want %d \"%s\"", i, rows[i].script, r, out,
-                                 rows[i].want, rows[i].out ? rows[i].out : "(any)");
-        }
-        if (failures)
-                fail_msg("%d rows failed", failures);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -552,7 +514,6 @@ int main(void)
                 cmocka_unit_test(test_write_is_all_or_nothing),
                 cmocka_unit_test(test_load_refuses_odd_files),
                 cmocka_unit_test(test_lock_in_tree),
-                cmocka_unit_test(test_run_program),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,8 @@
         --narrowing REL also accepts REL's content and owner from P or R with a mode that grants
         nothing P's and R's modes do not both grant (an owner and mode repaired in place).  Directories may
         be half made (a create with mode 0 before its chown and chmod) and are not checked.
-        Temp files of the replace pattern (".<name>.XXXXXXXXXXXX") are allowed and counted.
+        Temp files of the replace pattern (".<name>.XXXXXXXXXXXX") and release's own names beside
+        a slot's folders and mailbox (".slotNN.slots-fresh", "-old", "-new") are allowed and counted.
         Prints "temps N"; exit 1 with the violations listed otherwise.
 """
 import hashlib
@@ -24,6 +25,9 @@ import stat
 import sys
 
 TEMP = re.compile(r"^\.(.+?)-?\.[0-9a-f]{12}$")
+# Release's own names beside a slot's folders and its mailbox (the fresh folder, the old one
+# swapped out, the new mailbox): a kill may leave one; the next release removes it.
+RELEASE_TEMP = re.compile(r"^\.slot[0-9]+\.slots-(fresh|old|new)$")
 
 
 def entry(path):
@@ -104,7 +108,8 @@ def between(root, p, r, atomic, also, narrowing):
                 bad.append("%s: lost (it is there before and after)" % k)
             continue
         if not states:
-            if cur["type"] == "file" and TEMP.match(os.path.basename(k)):
+            if (cur["type"] == "file" and TEMP.match(os.path.basename(k))) or \
+                    RELEASE_TEMP.match(os.path.basename(k)):
                 temps += 1
             else:
                 bad.append("%s: appeared but is in neither snapshot: %s" % (k, cur))

@@ -3,8 +3,9 @@
  * tables.  The four *_r lookups are wrapped at link time (-Wl,--wrap=getpwnam_r,...), so
  * each case decides what "the directory" answers: an entry, nothing, a failure (EIO, or
  * ENOENT from a directory that is down), or ERANGE until the buffer is big enough.
- * openlog and syslog (and __syslog_chk, what a _FORTIFY_SOURCE build calls) are wrapped too:
- * the change log's lines are read back as they would reach syslog.
+ * openlog and syslog (and __syslog_chk, what a _FORTIFY_SOURCE build calls) are wrapped too,
+ * and so are sd_booted and sd_journal_sendv: the events' lines and journal entries are read
+ * back as they would reach syslog and journald.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +20,13 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "cmdutil.h"
+#include "ids.h"
 #include "service.h"
 #include "nss.h"
 #include "unit.h"
@@ -721,29 +724,253 @@ static void test_fds_guard(void **state)
         }
 }
 
-static void test_log(void **state)
+/* ---- the journal, as cmd_event reaches it ---- */
+
+static struct {
+        int booted;             /* what sd_booted answers */
+        int entries;
+        char fields[512][128];  /* the last entry's fields, "NAME=value" */
+        int n;
+} journal;
+
+int __wrap_sd_booted(void);
+int __wrap_sd_journal_sendv(const struct iovec *iov, int n);
+
+int __wrap_sd_booted(void)
+{
+        return journal.booted;
+}
+
+int __wrap_sd_journal_sendv(const struct iovec *iov, int n)
+{
+        journal.entries++;
+        journal.n = n < 512 ? n : 512;
+        for (int i = 0; i < journal.n; i++)
+                snprintf(journal.fields[i], sizeof(journal.fields[i]), "%.*s", (int) iov[i].iov_len,
+                         (const char *) iov[i].iov_base);
+        return 0;
+}
+
+/* How many fields of the last entry are exactly `field`. */
+static int has_field(const char *field)
+{
+        int k = 0;
+
+        for (int i = 0; i < journal.n; i++)
+                k += strcmp(journal.fields[i], field) == 0;
+        return k;
+}
+
+/* The value of the last entry's field `name`, or NULL. */
+static const char *field_value(const char *name)
+{
+        size_t n = strlen(name);
+
+        for (int i = 0; i < journal.n; i++)
+                if (strncmp(journal.fields[i], name, n) == 0 && journal.fields[i][n] == '=')
+                        return journal.fields[i] + n + 1;
+        return NULL;
+}
+
+static void write_file(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "w");
+
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Who the admin is, as a table: SUDO_USER when root runs it, else the login uid (by
+ * name, or the number when NSS has none), else the uid.  The test runs as root.
+ */
+static void test_event_admin(void **state)
+{
+        static const struct {
+                const char *sudo_user;  /* NULL: unset */
+                const char *loginuid;   /* the file's content; NULL: no file */
+                enum answer dir;
+                const char *by, *admin;
+        } rows[] = {
+                { "alice", "1000\n", FOUND, "by alice (via sudo)", "alice" },
+                { "", "1000\n", FOUND, "by svc (login uid 1000)", "svc" },
+                { NULL, "1000", NOTHING, "by 1000 (login uid 1000)", "1000" },
+                { NULL, "4294967295", FOUND, "by svc (uid 0)", "svc" },
+                { NULL, NULL, NOTHING, "by 0 (uid 0)", "0" },
+                { NULL, "12x", FOUND, "by svc (uid 0)", "svc" },
+                /* A name with a terminal escape reaches neither syslog nor the journal raw. */
+                { "ev\x1b[1mil", NULL, FOUND, "by ev\\033[1mil (via sudo)", "ev\\033[1mil" },
+        };
+        char path[] = "/tmp/slots-loginuid.XXXXXX";
+        int fd = mkstemp(path), failures = 0;
+
+        (void) state;
+        assert_true(fd >= 0);
+        close(fd);
+        if (getuid() != 0)
+                skip();
+        cmd_name = "slots-admin";
+        cmd_loginuid_file = path;
+        journal.booted = 1;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                char want[256];
+
+                dir_reset(rows[i].dir);
+                if (rows[i].sudo_user)
+                        setenv("SUDO_USER", rows[i].sudo_user, 1);
+                else
+                        unsetenv("SUDO_USER");
+                if (rows[i].loginuid)
+                        write_file(path, rows[i].loginuid);
+                else
+                        unlink(path);
+                cmd_event(CMD_EV_ASSIGNED, "slot01", "u1", "assigned %s to user %s", "slot01", "u1");
+                snprintf(want, sizeof(want), "assigned slot01 to user u1; %s", rows[i].by);
+                snprintf(want + 200, 56, "SLOTS_ADMIN=%s", rows[i].admin);
+                if (strcmp(logged.last, want) != 0 || has_field(want + 200) != 1)
+                        ROW_FAIL("row %zu: syslog '%s', want '%s'; admin %s", i, logged.last, want,
+                                 field_value("SLOTS_ADMIN") ? field_value("SLOTS_ADMIN") : "(none)");
+        }
+        unlink(path);
+        unsetenv("SUDO_USER");
+        cmd_loginuid_file = "/nonexistent/loginuid";
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/* Each kind: one syslog line at its priority and one journal entry with its fields. */
+static void test_event_fields(void **state)
+{
+        static const struct {
+                enum cmd_event ev;
+                const char *action, *result;
+                int priority;
+        } rows[] = {
+                { CMD_EV_ASSIGNED, "assign", "done", LOG_NOTICE },
+                { CMD_EV_ASSIGN_REFUSED, "assign", "refused", LOG_WARNING },
+                { CMD_EV_ASSIGN_UNFINISHED, "assign", "unfinished", LOG_WARNING },
+                { CMD_EV_RELEASED, "release", "done", LOG_NOTICE },
+                { CMD_EV_RELEASE_REFUSED, "release", "refused", LOG_WARNING },
+                { CMD_EV_RELEASE_PENDING, "release", "pending", LOG_WARNING },
+                { CMD_EV_PROVISIONED, "provision", "done", LOG_NOTICE },
+                { CMD_EV_PROVISION_REFUSED, "provision", "refused", LOG_WARNING },
+                { CMD_EV_CHECK_PASSED, "check", "passed", LOG_INFO },
+                { CMD_EV_CHECK_FAILED, "check", "failed", LOG_WARNING },
+                { CMD_EV_CHECK_REFUSED, "check", "refused", LOG_WARNING },
+        };
+        int failures = 0;
+
+        (void) state;
+        assert_int_equal(N_ELEM(rows), CMD_EV_N);
+        cmd_name = "slots-admin";
+        cmd_loginuid_file = "/nonexistent/loginuid";
+        setenv("SUDO_USER", "admin", 1);
+        cmd_log_service("svc");
+        journal.booted = 1;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                char f[9][128];
+                int lines = logged.lines, entries = journal.entries;
+
+                cmd_event(rows[i].ev, "slot03", "carol", "event %zu", i);
+                snprintf(f[0], sizeof(f[0]), "MESSAGE=event %zu; by admin (via sudo)", i);
+                snprintf(f[1], sizeof(f[1]), "MESSAGE_ID=%s", cmd_event_id(rows[i].ev));
+                snprintf(f[2], sizeof(f[2]), "SLOTS_ACTION=%s", rows[i].action);
+                snprintf(f[3], sizeof(f[3]), "SLOTS_RESULT=%s", rows[i].result);
+                snprintf(f[4], sizeof(f[4]), "PRIORITY=%d", rows[i].priority);
+                snprintf(f[5], sizeof(f[5]), "SLOTS_SLOT=slot03");
+                snprintf(f[6], sizeof(f[6]), "SLOTS_USER=carol");
+                snprintf(f[7], sizeof(f[7]), "SLOTS_SERVICE=svc");
+                snprintf(f[8], sizeof(f[8]), "SYSLOG_FACILITY=10");
+                if (logged.lines != lines + 1 || journal.entries != entries + 1 || logged.priority != rows[i].priority)
+                        ROW_FAIL("row %zu: %d lines, %d entries, priority %d", i, logged.lines - lines,
+                                 journal.entries - entries, logged.priority);
+                for (size_t k = 0; k < N_ELEM(f); k++)
+                        if (has_field(f[k]) != 1)
+                                ROW_FAIL("row %zu: no field %s", i, f[k]);
+                /* One MESSAGE_ID per kind: 32 hex digits, none the same as another's. */
+                if (strlen(cmd_event_id(rows[i].ev)) != 32 ||
+                    strspn(cmd_event_id(rows[i].ev), "0123456789abcdef") != 32)
+                        ROW_FAIL("row %zu: MESSAGE_ID %s", i, cmd_event_id(rows[i].ev));
+                for (size_t k = 0; k < i; k++)
+                        if (strcmp(cmd_event_id(rows[i].ev), cmd_event_id(rows[k].ev)) == 0)
+                                ROW_FAIL("rows %zu and %zu share a MESSAGE_ID", k, i);
+        }
+        unsetenv("SUDO_USER");
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/*
+ * A provision's summary names every slot it changed, one SLOTS_SLOT field each; fields
+ * without a value are left out; where journald does not run, syslog alone has the line;
+ * syslog is opened once, with "name[pid]" and LOG_AUTHPRIV.
+ */
+static void test_event_journal(void **state)
+{
+        const char *slots[] = { "slot01", "slot02", "slot07" };
+        char want[64];
+        int entries;
+
+        (void) state;
+        cmd_name = "slots-provision";
+        cmd_loginuid_file = "/nonexistent/loginuid";
+        cmd_log_service("svc");
+        journal.booted = 1;
+        cmd_event_slots(CMD_EV_PROVISIONED, slots, 3, NULL, "provisioned: %d changes", 9);
+        assert_int_equal(has_field("SLOTS_SLOT=slot01") + has_field("SLOTS_SLOT=slot02") +
+                         has_field("SLOTS_SLOT=slot07"), 3);
+        assert_null(field_value("SLOTS_USER"));
+        assert_string_equal(field_value("SYSLOG_IDENTIFIER"), "slots-provision");
+        assert_string_equal(field_value("SLOTS_SLOT_COUNT"), "3");
+        {
+                /* Up to CMD_EVENT_MAX_SLOTS a field each; beyond, the count alone (libsystemd's iovec limit). */
+                static char names[CMD_EVENT_MAX_SLOTS + 1][SLOTS_NAME_MAX];
+                static const char *many[CMD_EVENT_MAX_SLOTS + 1];
+                char one[32];
+
+                for (unsigned i = 0; i <= CMD_EVENT_MAX_SLOTS; i++) {
+                        snprintf(names[i], sizeof(names[i]), "slot%02u", i + 1);
+                        many[i] = names[i];
+                }
+                cmd_event_slots(CMD_EV_PROVISIONED, many, CMD_EVENT_MAX_SLOTS, NULL, "many");
+                snprintf(one, sizeof(one), "SLOTS_SLOT=slot%u", CMD_EVENT_MAX_SLOTS);
+                assert_int_equal(has_field(one), 1);
+                assert_int_equal(has_field("SLOTS_SLOT=slot01"), 1);
+                cmd_event_slots(CMD_EV_PROVISIONED, many, CMD_EVENT_MAX_SLOTS + 1, NULL, "more");
+                assert_null(field_value("SLOTS_SLOT"));
+                snprintf(one, sizeof(one), "%u", CMD_EVENT_MAX_SLOTS + 1);
+                assert_string_equal(field_value("SLOTS_SLOT_COUNT"), one);
+        }
+        cmd_event(CMD_EV_CHECK_PASSED, NULL, NULL, "self-check: %d passed", 3);
+        assert_null(field_value("SLOTS_SLOT"));
+        assert_null(field_value("SLOTS_USER"));
+        /* A user id with control bytes (never valid; the escape still holds) */
+        cmd_event(CMD_EV_RELEASE_REFUSED, "slot01", "x\ny", "refused: %s", "x\ny");
+        assert_string_equal(field_value("SLOTS_USER"), "x\\ny");
+        assert_null(strchr(logged.last, '\n'));
+
+        journal.booted = 0;
+        cmd_journal_socket = "/nonexistent/journal/socket";
+        entries = journal.entries;
+        cmd_event(CMD_EV_ASSIGNED, "slot01", "u1", "assigned");
+        assert_int_equal(journal.entries, entries);
+        assert_non_null(strstr(logged.last, "assigned; by "));
+        cmd_journal_socket = "/run/systemd/journal/socket";
+
+        assert_int_equal(logged.opens, 1);
+        assert_int_equal(logged.facility, LOG_AUTHPRIV);
+        snprintf(want, sizeof(want), "slots-admin[%ld]", (long) getpid());
+        assert_string_equal(logged.ident, want);
+}
+
+/* cmd_report keeps what it printed, for the refusal's log line. */
+static void test_last_error(void **state)
 {
         (void) state;
-        /* One connection for the run, as the command; a name with control bytes is escaped. */
-        cmd_name = "slots-admin";
-        setenv("SUDO_USER", "admin", 1);
-        cmd_log("assigned %s to %s", "slot01", "bad\x1b]0;x\anam\re");
-        assert_int_equal(logged.lines, 1);
-        assert_string_equal(logged.last, "assigned slot01 to bad\\033]0;x\\anam\\re; by admin (via sudo)");
-        assert_int_equal(logged.priority, LOG_NOTICE);
-        unsetenv("SUDO_USER");
-        cmd_log("released %s", "slot01");
-        assert_int_equal(logged.lines, 2);
-        assert_string_equal(logged.last, "released slot01; by admin (via sudo)");
-        assert_int_equal(logged.opens, 1);
-        {
-                /* "name[pid]", the header LOG_PID writes, without a getpid() per line. */
-                char want[64];
-
-                snprintf(want, sizeof(want), "slots-admin[%ld]", (long) getpid());
-                assert_string_equal(logged.ident, want);
-        }
-        assert_int_equal(logged.facility, LOG_AUTHPRIV);
+        cmd_name = "slots-test";
+        (void) stderr_of(report_no_fix, NULL);
+        assert_string_equal(cmd_last_error(), "cannot release: slot03: lookup failed");
 }
 
 int main(void)
@@ -761,7 +988,10 @@ int main(void)
                 cmocka_unit_test(test_load_config),
                 cmocka_unit_test(test_fds_guard),
                 cmocka_unit_test(test_json_text),
-                cmocka_unit_test(test_log),
+                cmocka_unit_test(test_event_admin),
+                cmocka_unit_test(test_event_fields),
+                cmocka_unit_test(test_event_journal),
+                cmocka_unit_test(test_last_error),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

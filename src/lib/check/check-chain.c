@@ -1,6 +1,6 @@
 /*
  * check's rows about the executor's sudo chain run for real, per slot, as the service, in a
- * folder the slotctl config allows: sudo-preflight, chain, sudo-env, sudo-kill.
+ * folder the slotctl config allows: sudo-preflight, chain, sudo-env (sudo-kill: check-kill.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,16 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check-chain.h"
 #include "check-int.h"
 #include "child.h"
 #include "fsutil.h"
 #include "privdrop.h"
 
-#define SUDO_TIMEOUT_MS 5000
+#define SUDO_TIMEOUT_MS 10000
 
 /*
  * Whether sudo is there to run (a regular file with an execute bit; not yet
@@ -33,7 +35,7 @@
  */
 bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         struct stat st;
         int r = stat(sudo, &st) < 0 ? -errno : 0;
 
@@ -49,18 +51,19 @@ bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char
 
 /* ---- where a run starts, and as whom ---- */
 
-/*
- * Where a run starts: the child changes into fd (open here, before it drops: a folder of the
- * slot the service cannot enter) or, after the drop, as the service, into dir, else into
- * fallback (the docs root, for a probe that names {cwd} and changes there itself).
- */
-struct start {
-        int fd;                 /* -1: none */
-        const char *dir, *fallback;
-};
+int chain_stage_ms(const struct ctx *k, int dflt)
+{
+        return k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : dflt;
+}
+
+void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w)
+{
+        *w = (struct run_slot){ .sudo = sudo_path(k), .slot = s->name,
+                                .slot_uid = s->pw.uid, .stage_ms = chain_stage_ms(k, dflt) };
+}
 
 /* The child's side of a start: -errno through the channel when no folder could be entered. */
-static void enter_start(const struct start *st)
+void enter_start(const struct start *st)
 {
         if (st->dir && chdir(st->dir) < 0 && (!st->fallback || chdir(st->fallback) < 0))
                 slots_run_fail(errno);
@@ -71,8 +74,7 @@ static void enter_start(const struct start *st)
  * as the service.  A stage of the child that fails comes back as -errno (privdrop.h), never as
  * an exit status, so whatever sudo, slotctl or the launcher exits with is theirs.
  */
-static int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg,
-                       int timeout_ms)
+int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
         if (geteuid() == 0)
                 return slots_run_in(&k->svc, st->fd, fn, arg, timeout_ms);
@@ -105,7 +107,7 @@ static char *state_dir(const struct ctx *k, const struct slotinfo *s)
  * the docs root, which the slotctl config allows, else the slot's state folder, which it allows
  * too (entered before the drop; as the service, which cannot, where check runs).
  */
-static void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
+void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
 {
         char *dir;
 
@@ -116,7 +118,7 @@ static void default_start(const struct ctx *k, const struct slotinfo *s, struct 
         free(dir);
 }
 
-static void end_start(struct start *st)
+void end_start(struct start *st)
 {
         if (st->fd >= 0)
                 close(st->fd);
@@ -128,7 +130,7 @@ static void end_start(struct start *st)
  * new pseudo-terminal (never the admin's: a command of the slot could type into that one).
  * The master stays open, without close-on-exec, so the terminal lives as long as what runs on it.
  */
-static void own_session(bool tty)
+void own_session(bool tty)
 {
         int m, s;
 
@@ -142,7 +144,7 @@ static void own_session(bool tty)
 }
 
 /* The two ways the executor may run: "without a terminal" or "with a terminal". */
-static const char *tty_said(bool tty)
+const char *tty_said(bool tty)
 {
         return tty ? "with a controlling terminal" : "without a terminal";
 }
@@ -176,7 +178,7 @@ static int sudo_child(void *arg)
 /* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
 static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout, const char *out)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
         char fix[512];
 
         snprintf(fix, sizeof(fix),
@@ -243,9 +245,9 @@ static int sudo_once(struct ctx *k, struct sudo_job *j, int timeout, long *ms, c
 /* The preflight, without a terminal and then with one of its own, as the executor may run it. */
 void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
-        int timeout = k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : SUDO_TIMEOUT_MS;
+        int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
-        struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
+        struct sudo_job j = { .sudo = sudo_path(k), .slot = s->name, .start = &st };
         char out[512];
         long ms = 0, ms_tty = 0;
         int r;
@@ -331,21 +333,55 @@ static void vec_free(struct strvec *a)
 struct chain_job {
         struct strvec argv, envp;
         const struct start *start;
+        struct run_slot w;
         int out, err;           /* write ends of the pipes */
+        int report;             /* write end of the helper's report */
 };
 
-static int chain_child(void *arg)
+/* What the helper tells check: one record, written at once. */
+struct chain_report {
+        int status;             /* sudo's result as slots_child_wait gives it */
+        struct run_left left;
+};
+
+/* The helper's child: sudo, its stdout and stderr on the run's pipes (a failed stage through the channel). */
+__attribute__((noreturn)) static void chain_exec(const struct chain_job *j)
 {
-        const struct chain_job *j = arg;
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->err, STDERR_FILENO) < 0)
                 slots_run_fail(errno);
-        enter_start(j->start);
         slots_run_closefrom(3);
-        own_session(false);
         slots_run_exec(j->argv.v[0], j->argv.v, j->envp.v);
+}
+
+/*
+ * The run's helper, as the service, in a session of its own: a child subreaper, so whatever
+ * the run starts stays its own, even in a session of its own.  It runs sudo in a process group
+ * of its own until the stage's deadline (then kills it), ends what the run left as the slot
+ * (run_end) and reports, for check as root to end the rest.
+ */
+static int chain_helper(void *arg)
+{
+        const struct chain_job *j = arg;
+        struct chain_report rep = { .status = -EIO };
+        struct slots_child c;
+        int r;
+
+        enter_start(j->start);
+        own_session(false);
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+                slots_run_fail(errno);
+        r = slots_child_start(&c, j->w.stage_ms, SLOTS_CHILD_GROUP);
+        if (r < 0)
+                slots_run_fail(-r);
+        if (r == 0)
+                chain_exec(j);
+        rep.status = slots_child_wait(&c);
+        run_end(&j->w, &rep.left);
+        (void) !write(j->report, &rep, sizeof(rep));
+        return 0;
 }
 
 /* Reads what is in a pipe (non-blocking) into buf; the first line only when first_line. */
@@ -431,7 +467,7 @@ static void chain_build(const struct ctx *k, const struct slotinfo *s, const cha
         char *pe = NULL;
 
         chain_env(k, with_env, j, &list);
-        vec_add(&j->argv, k->o->sudo ? k->o->sudo : SUDO_DEFAULT);
+        vec_add(&j->argv, j->w.sudo);
         vec_add(&j->argv, "-n");
         vec_add(&j->argv, "-u");
         vec_add(&j->argv, s->name);
@@ -452,6 +488,31 @@ static void chain_build(const struct ctx *k, const struct slotinfo *s, const cha
 }
 
 /*
+ * Runs j's helper, started at st: sudo's result (or -errno, privdrop.h), and as root what the
+ * helper could not end ended.
+ */
+static int chain_helped(struct ctx *k, const struct start *st, struct chain_job *j)
+{
+        struct chain_report rep;
+        int pipefd[2], r;
+        ssize_t n;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        j->report = pipefd[1];
+        /* sudo's stage, the helper's kills after it (one stage and a second), and a margin. */
+        r = run_started(k, st, chain_helper, j, 2 * j->w.stage_ms + 5000);
+        close(pipefd[1]);
+        n = fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0 ? -1 : read(pipefd[0], &rep, sizeof(rep));
+        close(pipefd[0]);
+        if (n != (ssize_t) sizeof(rep))
+                return r < 0 ? r : -EIO;
+        if (geteuid() == 0)
+                run_end_left(&rep.left, j->w.slot_uid);
+        return r < 0 ? r : rep.status;
+}
+
+/*
  * Runs, as the service, the chain with the probe for cwd, started at st.  Returns the status
  * (the program's own, 0..255) or -errno (privdrop.h; -ENOENT, -EACCES...: no folder of st could
  * be entered); out gets stdout, err the first stderr line.
@@ -463,6 +524,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
 
         out[0] = err[0] = '\0';
+        run_slot_of(k, s, CHAIN_TIMEOUT_MS, &j.w);
         chain_build(k, s, launcher, cwd, with_env, &j);
         if (j.argv.oom || j.envp.oom) {
                 r = -ENOMEM;
@@ -475,7 +537,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         }
         j.out = po[1];
         j.err = pr[1];
-        r = run_started(k, st, chain_child, &j, CHAIN_TIMEOUT_MS);
+        r = chain_helped(k, st, &j);
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;
@@ -494,7 +556,7 @@ out:
 }
 
 /* The launcher the platform runs: through current when it exists, else the release check found. */
-static char *chain_launcher(const struct ctx *k)
+char *chain_launcher(const struct ctx *k)
 {
         struct stat st;
         char *p = NULL;
@@ -508,7 +570,7 @@ static char *chain_launcher(const struct ctx *k)
         return strdup(k->launchers[0].path);
 }
 
-static bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
+bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
 {
         if (!k->cfg->app_root || !k->cfg->launcher) {
                 add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
@@ -544,7 +606,7 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
 /* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
 static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char *check, int r, const char *shown)
 {
-        const char *sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
+        const char *sudo = sudo_path(k);
 
         if (r >= 0)
                 return false;
@@ -552,11 +614,11 @@ static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char
                 k->err = -ENOMEM;
         else if (r == -ETIMEDOUT)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "find what sudo or the launcher waits for, as the service",
-                         "in %s: the probe did not finish within %d ms", shown, CHAIN_TIMEOUT_MS);
+                         "in %s: the probe did not finish within %d ms", shown, chain_stage_ms(k, CHAIN_TIMEOUT_MS));
         else if (r == -ENOEXEC)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
                          k->cfg->service, sudo);
-        else if (r == -EPERM || r == -ECHILD)
+        else if (r == -EPERM || r == -ECHILD || r == -EIO)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
                          probe_failure(r));
         else
@@ -660,11 +722,16 @@ void check_chain(struct ctx *k, const struct slotinfo *s)
         free(launcher);
 }
 
-/* sudo accepts the executor's --preserve-env list for the launcher, and the run exits 0. */
+/*
+ * sudo accepts the executor's --preserve-env list for the launcher, and the command it runs,
+ * /bin/cat /proc/self/status (as sudo-kill's runs /bin/sleep), exits 0 with no_new_privs.
+ */
 void check_sudo_env(struct ctx *k, const struct slotinfo *s)
 {
-        char out[4096], err[1024];
-        char *launcher, *own = NULL;
+        char a0[] = "{launcher}", a1[] = "/bin/cat", a2[] = "/proc/self/status";
+        char *cat[] = { a0, a1, a2 }, **probe = k->cfg->probe;
+        char out[8192], err[1024], *launcher, *own = NULL;
+        size_t n_probe = k->cfg->n_probe;
         const char *cwd;
         struct start st;
         int r;
@@ -678,213 +745,16 @@ void check_sudo_env(struct ctx *k, const struct slotinfo *s)
                 k->err = -ENOMEM;
                 goto out;
         }
+        /* The probe's command is cat for this one run (check is single-threaded). */
+        k->cfg->probe = cat;
+        k->cfg->n_probe = sizeof(cat) / sizeof(cat[0]);
         r = chain_run(k, s, launcher, cwd, &st, true, out, sizeof(out), err, sizeof(err));
-        /* err is exact here (JSON keeps it); the command escapes it for the terminal. */
-        if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
-            strstr(err, "not allowed to preserve"))
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
-                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", err);
-        else if (chain_failed_run(k, s, "sudo-env", r, cwd))
-                ;
-        else if (r != 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
-                         "run it as the service and read the message: sudo -n -u slotNN --preserve-env=LIST -- ...",
-                         "in %s: with --preserve-env for the %zu names of sudo_env, the run exits %d%s%s", cwd,
-                         k->cfg->n_sudo_env, r, err[0] ? ": " : "", err);
-        else
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
-                         "sudo accepts --preserve-env for the %zu names of sudo_env", k->cfg->n_sudo_env);
+        k->cfg->probe = probe;
+        k->cfg->n_probe = n_probe;
+        if (!sudo_env_verdict(k, s, r, out, err, cwd))
+                (void) chain_failed_run(k, s, "sudo-env", r, cwd);
 out:
         end_start(&st);
         free(own);
         free(launcher);
 }
-
-/* sudo-kill: the service starts a run in its own process group, as the platform does, and ends it. */
-struct kill_job {
-        const char *run[16];            /* sudo -n -u SLOT -- [slotctl] launcher /bin/sleep 30 */
-        const struct start *start;
-        const char *sudo, *slot;
-        uid_t slot_uid;
-        bool tty;                       /* on a terminal of its own */
-};
-
-enum { KILL_OK, KILL_NOT_STARTED = 10, KILL_REFUSED, KILL_SURVIVED, KILL_FORK };
-
-/* True when a process of uid is in process group pgid (read from /proc). */
-static bool group_has(pid_t pgid, uid_t uid)
-{
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        bool found = false;
-
-        if (!d)
-                return false;
-        while (!found && (de = readdir(d))) {
-                char path[300], buf[512], *p;
-                struct stat st;
-                long pg;
-                int fd;
-                ssize_t n;
-
-                if (de->d_name[0] < '1' || de->d_name[0] > '9')
-                        continue;
-                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-                close(fd);
-                if (n <= 0 || st.st_uid != uid)
-                        continue;
-                buf[n] = '\0';
-                /* pid (comm) state ppid pgrp: comm may hold anything, so start after its last ')' */
-                p = strrchr(buf, ')');
-                if (p && sscanf(p + 1, " %*c %*d %ld", &pg) == 1 && pg == (long) pgid)
-                        found = true;
-        }
-        closedir(d);
-        return found;
-}
-
-/*
- * Starts the slot's command through sudo, ends its process group with
- * "sudo -u SLOT kill", and tells whether all of it went.  Each stage has
- * STAGE_MS: the run to show a process of the slot, the kill to exit, the
- * run's group to end after it (slots-admin(8): "within 5 seconds").
- */
-#define STAGE_MS 5000
-static int kill_child(void *arg)
-{
-        const struct kill_job *j = arg;
-        struct slots_child run, k;
-        char pg[32];
-        int r, null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-        if (null < 0)
-                return KILL_FORK;
-        own_session(j->tty);
-        enter_start(j->start);
-        r = slots_child_start(&run, STAGE_MS, SLOTS_CHILD_GROUP);
-        if (r < 0)
-                return KILL_FORK;
-        if (r == 0) {
-                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-                        _exit(124);
-                execve(j->run[0], (char *const *) j->run,
-                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
-                _exit(124);
-        }
-        while (!group_has(run.pid, j->slot_uid)) {
-                int status;
-
-                r = slots_child_poll(&run, &status);
-                if (r < 0)
-                        slots_child_kill(&run);
-                if (r != 0)
-                        return KILL_NOT_STARTED;        /* it ended, or its deadline passed (then killed) */
-                (void) poll(NULL, 0, 10);
-        }
-        snprintf(pg, sizeof(pg), "-%ld", (long) run.pid);
-        r = slots_child_start(&k, STAGE_MS, 0);
-        if (r == 0) {
-                const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", "TERM", "--",
-                                       pg, NULL };
-                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-                        _exit(124);
-                execve(j->sudo, (char *const *) argv,
-                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
-                _exit(124);
-        }
-        if (r < 0 || slots_child_wait(&k) != 0) {
-                slots_child_kill(&run);
-                return KILL_REFUSED;
-        }
-        slots_child_deadline(&run, STAGE_MS);
-        r = slots_child_wait(&run);
-        if (r == -ETIMEDOUT)
-                return KILL_SURVIVED;           /* killed at its deadline, group and all */
-        /* Ended, by the TERM or on its own: nothing of the slot may stay in its group. */
-        if ((r >= 0 || r == -ECHILD) && !group_has(run.pid, j->slot_uid))
-                return KILL_OK;
-        slots_child_kill(&run);
-        return KILL_SURVIVED;
-}
-
-/* The kill's row from kill_child's result r, for the run with tty or without. */
-static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r)
-{
-        char fix[512];
-
-        snprintf(fix, sizeof(fix), "slots-provision (its drop-in lets %s run \"kill -s SIGNAL -- -PGID\" as %s, "
-                 "with !use_pty so that a run stays in the process group the executor ends), then visudo -c",
-                 k->cfg->service, s->name);
-        if (r == KILL_OK)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
-                         "as %s, sudo -n -u %s kill -s TERM -- -PGID ended a run's process group, with and without "
-                         "a terminal", k->cfg->service, s->name);
-        else if (r == KILL_NOT_STARTED && tty)
-                /* It ran without one: on a terminal, sudo's use_pty moved the command to a session of its own. */
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s with a controlling terminal, the run's command is not in the process group the "
-                         "executor ends (sudo's use_pty runs it in a session of its own), so the kill cannot end it",
-                         k->cfg->service);
-        else if (r == KILL_NOT_STARTED)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "%s, the launcher did not keep \"/bin/sleep 30\" running as %s to be ended", tty_said(tty),
-                         s->name);
-        else if (r == KILL_REFUSED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s %s, sudo -n -u %s kill -s TERM -- -PGID is refused or does not finish within 5 s%s",
-                         k->cfg->service, tty_said(tty), s->name,
-                         tty ? " (with sudo's use_pty a run leaves the group for a session of its own)" : "");
-        else if (r == KILL_SURVIVED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "find what keeps the slot's processes alive",
-                         "%s, the run's process group of %s outlived the kill by 5 s", tty_said(tty), s->name);
-        else if (r < 0 && tty && r != -EPERM && r != -ECHILD && r != -ETIMEDOUT)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "passes without a terminal; no terminal of its own for the case with one (%s)",
-                         strerror(-r));
-        else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
-                         r < 0 ? probe_failure(r) : "fork failed");
-}
-
-void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
-{
-        struct start st;
-        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
-        char *launcher;
-        size_t a = 0;
-        int r;
-
-        if (!chain_ready(k, s, "sudo-kill"))
-                return;
-        launcher = chain_launcher(k);
-        if (!launcher) {
-                k->err = -ENOMEM;
-                return;
-        }
-        j.slot_uid = s->pw.uid;
-        j.run[a++] = j.sudo;
-        j.run[a++] = "-n";
-        j.run[a++] = "-u";
-        j.run[a++] = s->name;
-        j.run[a++] = "--";
-        if (k->cfg->slotctl)
-                j.run[a++] = k->cfg->slotctl;
-        j.run[a++] = launcher;
-        j.run[a++] = "/bin/sleep";
-        j.run[a++] = "30";
-        j.run[a] = NULL;
-        default_start(k, s, &st);
-        r = run_started(k, &st, kill_child, &j, 20000);
-        if (r == KILL_OK) {
-                j.tty = true;
-                r = run_started(k, &st, kill_child, &j, 20000);
-        }
-        end_start(&st);
-        kill_row(k, s, j.tty, r);
-        free(launcher);
-}
-

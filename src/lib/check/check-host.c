@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-ident.h"
 #include "check-int.h"
+#include "dirfix.h"
 #include "error.h"
 #include "fsutil.h"
 #include "jsonpos.h"
@@ -103,7 +105,7 @@ static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *s
         if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW) < 0) {
                 strbuf_addf(d, "%s: %s", path, strerror(errno));
                 if (errno == ENOENT)
-                        strbuf_addf(f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
+                        strbuf_addf(f, "slots-provision creates it, empty, root:%s %04o", k->group_name, SLOTS_TABLE_MODE);
                 else
                         strbuf_addf(f, "make %s readable by root", path);
                 return -1;
@@ -111,7 +113,8 @@ static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *s
         if (S_ISLNK(st->st_mode)) {
                 strbuf_addf(d, "%s is a symlink; the table is never read through one", path);
                 strbuf_addf(f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
-                        "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
+                        "%s)\" %s), then chown root:%s %s && chmod %04o %s", path, path, k->group_name, path,
+                        SLOTS_TABLE_MODE, path);
                 return -1;
         }
         if (!S_ISREG(st->st_mode)) {
@@ -296,8 +299,8 @@ void check_table(struct ctx *k)
         if (d.len)
                 goto fail;
         slots_table_count(k->table, &assigned, &pending);
-        strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
-                    assigned, pending, k->cfg->service);
+        strbuf_addf(&d, "%s: root:%s %04o, %u assigned, %u pending, readable by %s", path, k->group_name,
+                    SLOTS_TABLE_MODE, assigned, pending, k->cfg->service);
         add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
         k->table_ok = true;
         goto out;
@@ -543,12 +546,18 @@ void check_service_apart(struct ctx *k)
                 n = slots_slot_parse(gr.name);
                 bad = (n >= 1 && n <= k->cfg->slots) || strcmp(gr.name, shared) == 0;
                 if (bad) {
-                        char fix[200];
+                        struct strbuf fix = { 0 };
 
-                        snprintf(fix, sizeof(fix), "gpasswd -d %s %s", k->cfg->service, gr.name);
-                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, fix,
+                        /* A group the local /etc/group does not hold is changed where it is kept. */
+                        if (check_ident_local(k, true, gr.name) == 0)
+                                slots_dirfix(&fix, true, gr.name, &(struct slots_dirfix_change){
+                                                     SLOTS_DIRFIX_DELETE, "memberUid", k->cfg->service }, 1);
+                        else
+                                strbuf_addf(&fix, "gpasswd -d %s %s", k->cfg->service, gr.name);
+                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, strbuf_str(&fix),
                                  "the service account %s is in group %s: the service is never a slot",
                                  k->cfg->service, gr.name);
+                        strbuf_free(&fix);
                 }
                 slots_gr_clear(&gr);
                 if (bad)

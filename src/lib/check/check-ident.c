@@ -2,92 +2,41 @@
  * check's findings on one slot account's identity: identity.c's verdict on it, its password
  * field, and the processes that carry it.
  */
-#include <crypt.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
-#include <shadow.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check-ident.h"
+#include "dirfix.h"
 #include "escape.h"
+#include "fsutil.h"
+#include "nss.h"
 #include "procs.h"
+#include "identity-look.h"
 
-int check_ident_password_field(const struct slots_accountmap *m, const char *name, char **hash, bool *in_passwd)
+int check_ident_pwfields(const struct slots_accountmap *m, const char *name, struct slots_pwfields *f)
 {
-        size_t size = 1024;
-        int listed = slots_amap_shadow(m, name, hash);
+        int r;
 
-        if (listed != 0) {
-                *in_passwd = false;
-                return listed < 0 ? listed : 0;
+        memset(f, 0, sizeof(*f));
+        r = slots_amap_passwd_field(m, name, &f->passwd);
+        if (r == 0)
+                return slots_pwfields_lookup(name, f);
+        if (r > 0)
+                r = slots_amap_shadow(m, name, &f->shadow);
+        if (r == 0)
+                r = slots_pwfield_shadow(name, &f->shadow);
+        if (r == -ENOMEM) {
+                slots_pwfields_clear(f);
+                return r;
         }
-
-        for (;;) {
-                struct spwd sp, *sres = NULL;
-                struct passwd pw, *pres = NULL;
-                char *buf = malloc(size);
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getspnam_r(name, &sp, buf, size, &sres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (sres) {
-                        *hash = strdup(sres->sp_pwdp ? sres->sp_pwdp : "");
-                        *in_passwd = false;
-                        explicit_bzero(buf, size);
-                        free(buf);
-                        return *hash ? 0 : -ENOMEM;
-                }
-                if (r != 0 && r != ENOENT) {
-                        free(buf);
-                        return -r;
-                }
-                r = getpwnam_r(name, &pw, buf, size, &pres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (!pres) {
-                        free(buf);
-                        return r ? -r : -ENOENT;
-                }
-                *hash = strdup(pres->pw_passwd ? pres->pw_passwd : "");
-                *in_passwd = true;
-                explicit_bzero(buf, size);
-                free(buf);
-                return *hash ? 0 : -ENOMEM;
-        }
-}
-
-enum slots_hash_method check_ident_hash_method(const char *hash, bool *have_lib)
-{
-        static int (*fn)(const char *);
-        static bool tried;
-        int cs;
-
-        if (!tried) {
-                void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
-
-                tried = true;
-                if (h)
-                        *(void **) &fn = dlsym(h, "crypt_checksalt");
-        }
-        *have_lib = fn != NULL;
-        if (!fn)
-                return SLOTS_HASH_UNASKED;
-        cs = fn(hash);
-        return cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED ? SLOTS_HASH_NO_METHOD : SLOTS_HASH_METHOD;
+        f->shadow_known = r >= 0;
+        f->shadow_err = r < 0 ? r : 0;
+        return 0;
 }
 
 /* The groups that name the account, as the verdict takes them: its primary group, then the others. */
@@ -117,6 +66,8 @@ static int ident_groups(const struct ctx *k, const struct slotinfo *s, struct sl
                         return -ENOMEM;
                 g[*n].name = nm[*n];
                 g[*n].primary = i == 0;
+                /* A group named but not in /etc/group is the directory's: its member is removed there. */
+                g[*n].directory = r > 0 && check_ident_local(k, true, nm[*n]) == 0;
                 (*n)++;
         }
         return 0;
@@ -193,14 +144,18 @@ static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strb
 void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note)
 {
-        struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell };
+        struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell,
+                                     .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_subids subuid = { 0 }, subgid = { 0 };
         struct slots_identity_group *groups = NULL;
         struct slots_identity_verdict v = { 0 };
         struct slots_error e;
-        char **names = NULL, *hash = NULL, *shared = NULL;
+        struct slots_pwfields pf = { 0 };
+        char **names = NULL, *shared = NULL;
         bool root = geteuid() == 0;
+        enum slots_pw_source src;
         size_t n = 0;
+        int r;
 
         if (asprintf(&shared, "%sshared", k->cfg->prefix) < 0) {
                 shared = NULL;
@@ -222,11 +177,18 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "subordinate ids not looked at: %s: %s", e.object, e.reason);
         }
-        if (root && !own_password_row && check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd) == 0) {
-                bool have_lib;
-
-                id.hash = hash;
-                id.hash_method = check_ident_hash_method(hash, &have_lib);
+        if (!own_password_row) {
+                r = check_ident_pwfields(k->accounts, s->name, &pf);
+                if (r == -ENOMEM) {
+                        k->err = r;
+                        goto out;
+                }
+                if (r == 0)
+                        slots_pwfields_into(&pf, &id, NULL);
+                if (r == 0 && !slots_identity_password(&id, &src) && src == SLOTS_PW_UNKNOWN) {
+                        strbuf_sep(note, "; ");
+                        strbuf_addf(note, "the shadow entry not looked at: needs root");
+                }
         }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
@@ -241,10 +203,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
         }
 out:
         slots_identity_verdict_free(&v);
-        if (hash) {
-                explicit_bzero(hash, strlen(hash));
-                free(hash);
-        }
+        slots_pwfields_clear(&pf);
         for (size_t i = 0; names && i < n; i++)
                 free(names[i]);
         free(names);
@@ -252,4 +211,159 @@ out:
         free(shared);
         slots_subids_free(&subuid);
         slots_subids_free(&subgid);
+}
+
+/* The names of one account file, sorted, and what the file was when they were read. */
+struct local_names {
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+        struct timespec mtime;
+        char **names;
+        size_t n;
+        bool read;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int read_names(const struct ctx *k, const char *path, struct local_names *ln)
+{
+        const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
+        int fd = slots_open_in(k->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
+        char *text = NULL, *line, *save = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) == 0 && ln->read && st.st_dev == ln->dev && st.st_ino == ln->ino &&
+            st.st_size == ln->size && st.st_mtim.tv_sec == ln->mtime.tv_sec &&
+            st.st_mtim.tv_nsec == ln->mtime.tv_nsec) {
+                slots_close(fd);
+                return 0;
+        }
+        r = slots_read_text_fd(fd, &how, &st, &text, &len, NULL);
+        slots_close(fd);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ln->n; i++)
+                free(ln->names[i]);
+        free(ln->names);
+        *ln = (struct local_names){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim };
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char **nn = ln->n % 64 ? ln->names : realloc(ln->names, (ln->n + 64) * sizeof(*nn));
+                size_t end = strcspn(line, ":");
+
+                if (!nn || !(nn[ln->n] = strndup(line, end))) {
+                        free(text);
+                        ln->names = nn ? nn : ln->names;
+                        return -ENOMEM;
+                }
+                ln->names = nn;
+                ln->n++;
+        }
+        free(text);
+        qsort(ln->names, ln->n, sizeof(*ln->names), cmp_name);
+        ln->read = true;
+        return 0;
+}
+
+int check_ident_local(const struct ctx *k, bool group, const char *name)
+{
+        /* One check run reads the files once; a later run (a test's) reads them again if they changed. */
+        static struct local_names files[2];
+        struct local_names *ln = &files[group];
+        int r = read_names(k, group ? "/etc/group" : "/etc/passwd", ln);
+
+        if (r < 0)
+                return r;
+        return ln->n && bsearch(&name, ln->names, ln->n, sizeof(*ln->names), cmp_name) ? 1 : 0;
+}
+
+void check_ident_missing(struct ctx *k, const struct slotinfo *s)
+{
+        struct strbuf f = { 0 };
+
+        if (!k->cfg->accounts_in_directory) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
+                         "no account %s (looked up through NSS)", s->name);
+                return;
+        }
+        slots_dirfix_load(&f);
+        strbuf_addf(&f, "; when it is loaded, this host's name service cannot reach the directory and has nothing "
+                        "cached (a new host: check sssctl domain-status)");
+        add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, strbuf_str(&f),
+                 "the directory answers for no account %s (\"accounts\": \"directory\"; looked up through NSS)",
+                 s->name);
+        strbuf_free(&f);
+}
+
+/* Whether the name service's entry of group lists name: 1, 0, or -errno (the lookup failed). */
+static int listed_in(const char *group, const char *name)
+{
+        struct slots_gr gr;
+        int r = slots_nss_group(group, &gr);
+
+        if (r > 0) {
+                r = slots_gr_has_member(&gr, name);
+                slots_gr_clear(&gr);
+        }
+        return r;
+}
+
+void check_ident_place(struct ctx *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
+                       bool *directory, struct strbuf *d, struct strbuf *f)
+{
+        int in_passwd = check_ident_local(k, false, s->name), in_group = check_ident_local(k, true, s->name);
+
+        *directory = in_passwd == 0;
+        if (k->cfg->accounts_in_directory && (in_passwd > 0 || in_group > 0)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s is in this host's %s, but \"accounts\" is \"directory\": a local copy splits "
+                            "the fleet", s->name, in_passwd > 0 ? "/etc/passwd" : "/etc/group");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "%s %s (the local copy), or set \"accounts\": \"local\" in %s",
+                            in_passwd > 0 ? "userdel" : "groupdel", s->name, k->cfg->path);
+        }
+        if (r < 0 || (r > 0 && s->have_id && !slots_perm_in_group(&s->id, shared_gid) &&
+                      listed_in(shared, s->name) > 0)) {
+                /* The group entry lists it, its group list does not: the lookup of its groups failed. */
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the group database did not answer: sssd? (the lookup of %s: %s)",
+                            r < 0 ? shared : "the groups of the account", r < 0 ? strerror(-r) :
+                            "the group lists it, its group list does not");
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "make the name service answer (sssd, nslcd, the LDAP server), then run the check again");
+        } else if (r == 0) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "the group %s does not exist", shared);
+                strbuf_sep(f, " && ");
+                if (k->cfg->accounts_in_directory)
+                        slots_dirfix_load(f);
+                else
+                        strbuf_addf(f, "slots-provision creates it");
+        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared_gid)) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "not a member of %s", shared);
+                strbuf_sep(f, " && ");
+                if (*directory || check_ident_local(k, true, shared) == 0)
+                        slots_dirfix(f, true, shared,
+                                     &(struct slots_dirfix_change){ SLOTS_DIRFIX_ADD, "memberUid", s->name }, 1);
+                else
+                        strbuf_addf(f, "usermod -a -G %s %s", shared, s->name);
+        }
+}
+
+void check_ident_home_fix(const struct slotinfo *s, const char *home, bool directory, struct strbuf *f)
+{
+        if (directory)
+                slots_dirfix(f, false, s->name,
+                             &(struct slots_dirfix_change){ SLOTS_DIRFIX_REPLACE, "homeDirectory", home }, 1);
+        else
+                strbuf_addf(f, "usermod -d %s %s", home, s->name);
 }

@@ -17,6 +17,7 @@ void check_slotctl(struct ctx *k);
 void check_pending(struct ctx *k);
 void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
 void check_app_private(struct ctx *k);  /* check-shared.c: walks the shared folders */
+void check_setid(struct ctx *k);        /* check-setid.c: walks every folder slots write */
 
 /* Host-wide rows about sudo (check-sudoers.c): the drop-in, and what sudo grants each slot of the pool. */
 void check_sudoers_dropin(struct ctx *k);
@@ -57,6 +58,13 @@ void check_private(struct ctx *k, const struct slotinfo *s);
 void check_tree(struct ctx *k, const struct slotinfo *s);
 void check_sudo(struct ctx *k, const struct slotinfo *s);
 void check_sudo_env(struct ctx *k, const struct slotinfo *s);
+/*
+ * The sudo-env row from its run (check-env.c): r the run's status or -errno, out its stdout
+ * (/proc/self/status of the command), err its first stderr line, cwd where it ran.  false,
+ * and no row, when r < 0 and sudo refused nothing: chain_failed_run's case.
+ */
+bool sudo_env_verdict(struct ctx *k, const struct slotinfo *s, int r, const char *out, const char *err,
+                      const char *cwd);
 void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
 void check_chain(struct ctx *k, const struct slotinfo *s);
 void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c */

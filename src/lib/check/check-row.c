@@ -12,6 +12,7 @@
 #include "fsutil.h"
 
 #define PROBE_TIMEOUT_MS 10000
+#define SUDO_DEFAULT "/usr/bin/sudo"
 
 /* ---- the rows and what they share ---- */
 
@@ -71,6 +72,11 @@ int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms
 int probe_timeout(const struct ctx *k)
 {
         return k->o->probe_timeout_ms > 0 ? k->o->probe_timeout_ms : PROBE_TIMEOUT_MS;
+}
+
+const char *sudo_path(const struct ctx *k)
+{
+        return k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
 }
 
 /* ---- reachability: the walk explains, the probe decides ---- */

@@ -17,7 +17,6 @@
 #include "strbuf.h"
 #include "table.h"
 
-#define SUDO_DEFAULT "/usr/bin/sudo"
 #define FIX_MAX 4096
 
 struct slotinfo {
@@ -105,6 +104,9 @@ struct slots_perm_names names_for(const struct ctx *k);
 /* Runs fn as the service account (see run_as_id). */
 int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms);
 int probe_timeout(const struct ctx *k);
+
+/* The sudo every sudo row runs, resolved here only: the options' (a test's), else /usr/bin/sudo. */
+const char *sudo_path(const struct ctx *k);
 
 /*
  * The docs root opened for a row that walks it (no symlink on the way, owned by

@@ -104,12 +104,11 @@ void check_account(struct ctx *k, const struct slotinfo *s)
         char *home = NULL, *shared_name = NULL;
         gid_t shared_gid = 0;
         const char *dir;
-        bool range_ok;
+        bool range_ok, directory = false;
         int r;
 
         if (s->found == 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
-                         "no account %s (looked up through NSS)", s->name);
+                check_ident_missing(k, s);
                 return;
         }
         if (s->found < 0) {
@@ -123,17 +122,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 goto out;
         }
         r = slots_amap_group(k->accounts, shared_name, &shared_gid);
-        if (r <= 0) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "the group %s does not exist", shared_name);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "slots-provision creates it");
-        } else if (!s->have_id || !slots_perm_in_group(&s->id, shared_gid)) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "not a member of %s", shared_name);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "usermod -a -G %s %s", shared_name, s->name);
-        }
+        check_ident_place(k, s, shared_name, r, shared_gid, &directory, &d, &f);
         account_uid(k, s, &range_ok, &d, &f);
         if (asprintf(&home, "%s/home/%s", c->slots_root, s->name) < 0) {
                 k->err = -ENOMEM;
@@ -143,7 +132,7 @@ void check_account(struct ctx *k, const struct slotinfo *s)
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "home is %s, not %s", s->pw.dir, home);
                 strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "usermod -d %s %s", home, s->name);
+                check_ident_home_fix(s, home, directory, &f);
         }
         /* The folder the account will have once the fix above is applied: never one at a wrong path. */
         dir = home;
@@ -198,12 +187,31 @@ void check_folders(struct ctx *k, const struct slotinfo *s)
                          s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
 }
 
+/* The password-locked row when the verdict finds no usable password: why not, from where pam_unix reads it. */
+static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h, enum slots_pw_source src)
+{
+        const char *entry = src == SLOTS_PW_PASSWD ? "passwd" : "shadow";
+
+        if (src == SLOTS_PW_NO_SHADOW)
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
+                         "locked (the passwd field says shadow, and there is no shadow entry)");
+        else if (h[0] == '!' || h[0] == '*')
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
+                         entry, h[0]);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
+                         entry);
+}
+
 void check_password(struct ctx *k, const struct slotinfo *s)
 {
-        struct slots_identity id = { .name = s->name };
+        /* A directory's account is locked in the directory: the verdict's fix says so. */
+        struct slots_identity id = { .name = s->name, .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_identity_verdict v;
         const struct slots_identity_problem *p = &v.p[SLOTS_IDENT_PASSWORD];
-        char *hash = NULL;
+        struct slots_pwfields pf;
+        enum slots_pw_source src;
+        const char *h;
         bool have_lib;
         int r;
 
@@ -211,34 +219,37 @@ void check_password(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        r = check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd);
+        r = check_ident_pwfields(k->accounts, s->name, &pf);
         if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
-                         "run the check as root; repair /etc/shadow or the name service",
-                         "cannot read the shadow entry of %s: %s", s->name, strerror(-r));
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, "repair /etc/passwd or the name service",
+                         "cannot read the passwd entry of %s: %s", s->name, strerror(-r));
+                slots_pwfields_clear(&pf);
                 return;
         }
-        id.hash = hash;
-        id.hash_method = check_ident_hash_method(hash, &have_lib);
+        slots_pwfields_into(&pf, &id, &have_lib);
+        h = slots_identity_password(&id, &src);
+        /* The passwd field says shadow, and the shadow entry could not be read. */
+        if (src == SLOTS_PW_UNKNOWN) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                         "run the check as root; repair /etc/shadow or the name service",
+                         "cannot read the shadow entry of %s: %s", s->name, strerror(-pf.shadow_err));
+                slots_pwfields_clear(&pf);
+                return;
+        }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
-        } else if (p->detail && hash[0] && !have_lib) {
+        } else if (p->detail && h[0] && !have_lib) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
                          "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
                          "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
-                         id.hash_in_passwd ? "passwd" : "shadow", s->name);
+                         src == SLOTS_PW_PASSWD ? "passwd" : "shadow", s->name);
         } else if (p->detail) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, p->fix, "%s", p->detail);
-        } else if (hash[0] == '!' || hash[0] == '*') {
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
-                         id.hash_in_passwd ? "passwd" : "shadow", hash[0]);
         } else {
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
-                         id.hash_in_passwd ? "passwd" : "shadow");
+                password_pass(k, s, h ? h : "", src);
         }
         slots_identity_verdict_free(&v);
-        explicit_bzero(hash, strlen(hash));
-        free(hash);
+        slots_pwfields_clear(&pf);
 }
 
 /* ---- runner-reachable ---- */

@@ -272,7 +272,8 @@ int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, s
                         reaped = true;
                 }
                 if (!reaped && running)
-                        (void) poll(NULL, 0, 1);
+                        /* Until one of them ends or reaches its deadline: their pidfds, no sleep. */
+                        slots_child_block(&run[0].c, running, sizeof(*run), -1);
         }
         free(run);
         return err;

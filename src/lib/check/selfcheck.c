@@ -435,6 +435,9 @@ static int sudo_task(void *arg, size_t j)
         }
         b->err = k->err;
         b->done = true;
+        /* The rows are in b now; the child's own copies go before it exits. */
+        slots_check_report_free(&rep);
+        k->rep = NULL;
         return 0;
 }
 
@@ -565,6 +568,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         }
         check_hard_links(&k);
         check_app_private(&k);
+        check_setid(&k);
         check_sudoers_dropin(&k);
         check_sudo_grants(&k);
         if (k.err || pick_sudo_slots(&k) < 0) {

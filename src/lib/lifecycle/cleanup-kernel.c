@@ -104,36 +104,84 @@ out:
 /* What the mqueue child reports through its pipe. */
 struct mq_result {
         int err;                        /* first -errno, 0 */
+        bool note;                      /* no mqueue could be mounted: a note, not a failure */
         char what[64];                  /* the step or queue it is about */
 };
 
-static void mq_child(int wfd, uid_t uid, gid_t gid)
+/*
+ * A detached mqueue mount of this IPC namespace (the new mount API): attached
+ * nowhere, so it needs neither a mount namespace of its own nor a "/" that is a
+ * mount point (a plain chroot has none to make private).  A readable fd of its
+ * root, or -errno.
+ */
+static int mq_detached(void)
+{
+#ifdef FSOPEN_CLOEXEC
+        int fs = fsopen("mqueue", FSOPEN_CLOEXEC), m, fd;
+
+        if (fs < 0)
+                return -errno;
+        if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+                fd = -errno;
+                close(fs);
+                return fd;
+        }
+        m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        fd = m < 0 ? -errno : openat(m, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m >= 0 && fd < 0)
+                fd = -errno;
+        slots_close(m);
+        close(fs);
+        return fd;
+#else
+        return -ENOSYS;
+#endif
+}
+
+/* The older way: a private mount namespace and a mount on a spot of it; -errno with res set. */
+static int mq_mounted(struct mq_result *res)
 {
         static const char *const spots[] = { "/dev/mqueue", "/tmp", "/" };
-        struct mq_result res = { 0 };
         const char *at = NULL;
-        struct dirent *de;
-        DIR *d;
         int fd;
 
         /* A mount of our own, seen by nobody else: the host's mounts stay as they are. */
         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-                res.err = -errno;
-                snprintf(res.what, sizeof(res.what), "a private mount namespace");
-                goto out;
+                snprintf(res->what, sizeof(res->what), "a private mount namespace");
+                return -errno;
         }
         for (size_t i = 0; i < sizeof(spots) / sizeof(spots[0]) && !at; i++)
                 if (mount("mqueue", spots[i], "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
                         at = spots[i];
         if (!at) {
-                res.err = -errno;
-                snprintf(res.what, sizeof(res.what), "a private mqueue mount");
-                goto out;
+                snprintf(res->what, sizeof(res->what), "a private mqueue mount");
+                return -errno;
         }
         fd = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        d = fd < 0 ? NULL : fdopendir(fd);
+        if (fd < 0)
+                snprintf(res->what, sizeof(res->what), "the private mqueue mount");
+        return fd < 0 ? -errno : fd;
+}
+
+static void mq_child(int wfd, uid_t uid, gid_t gid)
+{
+        struct mq_result res = { 0 };
+        struct dirent *de;
+        DIR *d;
+        int fd = mq_detached();
+
+        if (fd < 0)
+                fd = mq_mounted(&res);
+        if (fd < 0) {
+                /* Nowhere to see the queues (no mqueue in this kernel, no right to mount one). */
+                res.err = fd;
+                res.note = true;
+                goto out;
+        }
+        d = fdopendir(fd);
         if (!d) {
                 res.err = -errno;
+                close(fd);
                 snprintf(res.what, sizeof(res.what), "the private mqueue mount");
                 goto out;
         }
@@ -154,7 +202,7 @@ out:
         slots_exit_child(0);
 }
 
-static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
+static int clean_mqueues(uid_t uid, gid_t gid, slots_cleanup_note_fn note, void *note_data, struct slots_error *e)
 {
         struct mq_result res = { .err = -ECHILD };
         struct slots_child c;
@@ -180,27 +228,39 @@ static int clean_mqueues(uid_t uid, gid_t gid, struct slots_error *e)
                 snprintf(res.what, sizeof(res.what), "reading the helper's answer");
         } else if (n != (ssize_t) sizeof(res)) {
                 res.err = -ECHILD;
+                res.note = false;
         }
         close(p[0]);
         (void) slots_child_wait(&c);
         res.what[sizeof(res.what) - 1] = '\0';
         if (res.err == 0)
                 return 0;
+        if (res.note) {
+                char why[256];
+
+                snprintf(why, sizeof(why), "no mqueue file system could be mounted to look for the slot's queues "
+                         "(%s: %s); none are removed (where the kernel has them: mount -t mqueue none /dev/mqueue, "
+                         "then remove those of the slot)", res.what[0] ? res.what : "a detached mount",
+                         strerror(-res.err));
+                if (note)
+                        note(note_data, "POSIX message queues", why);
+                return 0;
+        }
         return slots_error_set(e, res.err, "POSIX message queues", "cannot remove the slot's queues (%s): %s",
                                res.err == -ECHILD ? "the helper died" : res.what, strerror(-res.err));
 }
 
-int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e)
+int slots_cleanup_ipc(const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data, struct slots_error *e)
 {
         struct slots_first first = { 0, e };
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
         slots_first_keep(&first, clean_ipc("shm", slot->uid, slot->gid, &sub), &sub);
         slots_first_keep(&first, clean_ipc("sem", slot->uid, slot->gid, &sub), &sub);
         slots_first_keep(&first, clean_ipc("msg", slot->uid, slot->gid, &sub), &sub);
-        slots_first_keep(&first, clean_mqueues(slot->uid, slot->gid, &sub), &sub);
+        slots_first_keep(&first, clean_mqueues(slot->uid, slot->gid, note, note_data, &sub), &sub);
         return first.r;
 }
 
@@ -240,7 +300,7 @@ int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e)
         int r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to clear the keys of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to clear the keys of uid or gid 0");
         r = slots_run_as(&id, keys_child, NULL, 5000);
         if (r == 0)
                 return 0;
@@ -342,7 +402,7 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
         int fd, r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
         fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return slots_error_set(e, -errno, "/proc/self/mountinfo", "cannot read: %s", strerror(errno));

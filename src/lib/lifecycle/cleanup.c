@@ -27,6 +27,7 @@
 #include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "ids.h"
 #include "path.h"
 #include "privdrop.h"
 #include "tree.h"
@@ -91,8 +92,8 @@ int cleanup_open_slot_end(int rootfd, const char *dir, uid_t slot_uid, uid_t tru
         }
         if (st.st_uid != slot_uid && st.st_uid != 0 && st.st_uid != trusted_uid) {
                 close(fd);
-                return slots_error_set(e, -EPERM, dir, "belongs to uid %u, neither the slot, root nor the service: "
-                                       "not walked", (unsigned) st.st_uid);
+                return slots_error_refuse(e, -EPERM, dir, "belongs to uid %u, neither the slot, root nor the service: "
+                                          "not walked", (unsigned) st.st_uid);
         }
         return fd;
 }
@@ -141,7 +142,7 @@ static int clean_top_entry(int fd, const char *name, const char *path, uid_t uid
         }
         if (sx.stx_dev_major != top->stx_dev_major || sx.stx_dev_minor != top->stx_dev_minor ||
             (sx.stx_attributes & sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
-                slots_error_set(e, -EBUSY, path, "is a mount point, never entered");
+                slots_error_refuse(e, -EBUSY, path, "is a mount point, never entered");
                 slots_error_fix(e, "unmount it");
                 return -EBUSY;
         }
@@ -212,15 +213,51 @@ static int clean_crontab(int rootfd, const char *name, struct slots_error *e)
 }
 
 /*
- * The mail spool file stays (owner, group and mode as the MTA expects) but loses its content:
- * only a regular file of the slot's with one link, opened without following and checked on
- * its fd.  Anything else of the slot's under its name (a symlink, a FIFO, a second name of
- * another file, where the spool lets the slot make one) loses the name, never its content.
+ * A new empty mailbox in place of the one looked at (*st): made under a name of
+ * release's own, given the old one's owner, group and mode through its fd, and
+ * renamed over the name, so a descriptor kept on the old one never sees the next
+ * user's mail.  Only when the name still holds what was looked at.
+ */
+static int replace_mail(int dfd, const char *name, const struct stat *st, struct slots_error *e)
+{
+        char tmp[SLOTS_NAME_MAX + 16];
+        struct stat now;
+        int fd, r = 0;
+
+        snprintf(tmp, sizeof(tmp), ".%s.slots-new", name);
+        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                return slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s (left by an earlier release): %s", tmp,
+                                       strerror(errno));
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
+        if (fd < 0)
+                return slots_error_set(e, -errno, MAIL_DIR, "cannot make a new mailbox %s: %s", tmp, strerror(errno));
+        if (fchown(fd, st->st_uid, st->st_gid) < 0 || fchmod(fd, st->st_mode & 0777) < 0)
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot set the new mailbox's owner and mode: %s",
+                                    strerror(errno));
+        close(fd);
+        /* The name may have been swapped since the look: act only on what was looked at. */
+        if (r == 0 && fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0)
+                r = errno == ENOENT ? 0 : slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s",
+                                                          name, strerror(errno));
+        else if (r == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev &&
+                 (renameat(dfd, tmp, dfd, name) < 0 || fsync(dfd) < 0))
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot put the new mailbox %s in place: %s", name,
+                                    strerror(errno));
+        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT && r == 0)
+                r = slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s: %s", tmp, strerror(errno));
+        return r;
+}
+
+/*
+ * The mail spool file is replaced by an empty one (owner, group and mode as the MTA
+ * made them): only a regular file of the slot's with one link.  Anything else of the
+ * slot's under its name (a symlink, a FIFO, a second name of another file, where the
+ * spool lets the slot make one) loses the name, never its content.
  */
 int cleanup_clean_mail(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
-        struct stat st, fst;
-        int dfd, fd, r = 0;
+        struct stat st;
+        int dfd, r = 0;
 
         dfd = cleanup_open_dir_in(rootfd, MAIL_DIR);
         if (dfd == -ENOENT)
@@ -231,33 +268,15 @@ int cleanup_clean_mail(int rootfd, const struct slots_pw *slot, struct slots_err
                 if (errno != ENOENT)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
                                             strerror(errno));
-                goto out;
-        }
-        if (st.st_uid != slot->uid)
-                goto out;       /* the MTA's or root's: not the slot's to lose */
-        if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        } else if (st.st_uid != slot->uid) {
+                /* the MTA's or root's: not the slot's to lose */
+        } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
                 if (unlinkat(dfd, slot->name, 0) < 0 && errno != ENOENT)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s (not a plain mailbox): %s",
                                             slot->name, strerror(errno));
-                goto out;
+        } else {
+                r = replace_mail(dfd, slot->name, &st, e);
         }
-        fd = openat(dfd, slot->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0) {
-                if (errno != ENOENT && errno != ELOOP && errno != ENXIO)
-                        r = slots_error_set(e, -errno, MAIL_DIR, "cannot open the mailbox %s: %s", slot->name,
-                                            strerror(errno));
-                goto out;
-        }
-        /* The name may have been swapped since the look: act only on what was looked at. */
-        if (fstat(fd, &fst) < 0)
-                r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
-                                    strerror(errno));
-        else if (S_ISREG(fst.st_mode) && fst.st_ino == st.st_ino && fst.st_dev == st.st_dev &&
-                 fst.st_uid == slot->uid && fst.st_nlink == 1 && fst.st_size > 0 && ftruncate(fd, 0) < 0)
-                r = slots_error_set(e, -errno, MAIL_DIR, "cannot empty the mailbox %s: %s", slot->name,
-                                    strerror(errno));
-        close(fd);
-out:
         close(dfd);
         return r;
 }
@@ -286,7 +305,7 @@ int slots_cleanup_jobs(int rootfd, const struct slots_pw *slot, struct slots_err
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
         slots_first_keep(&first, clean_crontab(rootfd, slot->name, &sub), &sub);
         for (size_t i = 0; i < sizeof(at_dirs) / sizeof(at_dirs[0]); i++)
                 slots_first_keep(&first, clean_top(rootfd, at_dirs[i], slot->uid, &sub), &sub);
@@ -371,7 +390,7 @@ static int xattr_strip(int fd, const char *path, struct slots_error *e)
 
 /* Opens <slots_root>/<kind>/<name> (never a symlink) with its parent; -ENOENT when either is missing. */
 static int open_slot_folder(int rootfd, const struct slots_config *c, const char *kind, const char *name,
-                            bool create, char **pathp, struct slots_error *e)
+                            char **pathp, struct slots_error *e)
 {
         char *parent = slots_path_join(c->slots_root, kind), *path;
         int pfd, fd;
@@ -392,9 +411,6 @@ static int open_slot_folder(int rootfd, const struct slots_config *c, const char
                 return pfd;
         }
         free(parent);
-        if (create && mkdirat(pfd, name, 0) == 0) {
-                /* Made with mode 0; owner and mode follow through the fd. */
-        }
         fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0) {
                 int err = errno;
@@ -415,6 +431,210 @@ static int open_slot_folder(int rootfd, const struct slots_config *c, const char
         return fd;
 }
 
+/*
+ * The parent of the slot folders of one kind, <slots_root>/<kind>: the fresh
+ * folder is made and swapped in there, so it must be root's and writable by
+ * root alone (-EPERM with the fix otherwise: anyone else could plant the name).
+ */
+static int open_kind_parent(int rootfd, const struct slots_config *c, const char *kind, struct slots_error *e)
+{
+        char *parent = slots_path_join(c->slots_root, kind);
+        struct stat st;
+        int pfd;
+
+        if (!parent)
+                return slots_error_set(e, -ENOMEM, c->slots_root, "out of memory");
+        pfd = cleanup_open_dir_in(rootfd, parent);
+        if (pfd < 0) {
+                slots_error_set(e, pfd, parent, "cannot open: %s", strerror(-pfd));
+                if (pfd == -ENOENT)
+                        slots_error_fix(e, "run slots-provision, which makes it");
+        } else if (fstat(pfd, &st) < 0) {
+                pfd = slots_error_set(e, -errno, parent, "cannot stat: %s", strerror(errno));
+        } else if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+                slots_error_set(e, -EPERM, parent, "is uid %u mode %04o: release makes the slots' fresh folders "
+                                "only in a folder of root's that root alone may write", (unsigned) st.st_uid,
+                                st.st_mode & 07777);
+                slots_error_fix(e, "chown root:root %s && chmod 0755 %s (as slots-provision makes it)", parent,
+                                parent);
+                close(pfd);
+                pfd = -EPERM;
+        }
+        free(parent);
+        return pfd;
+}
+
+/* Takes the folder fd from everyone but root: no name can be added to it any more, through any fd. */
+static int lock_folder(int fd, const char *path, struct slots_error *e)
+{
+        if (fchown(fd, 0, 0) < 0 || fchmod(fd, 0) < 0)
+                return slots_error_set(e, -errno, path, "cannot take it from the slot: %s", strerror(errno));
+        return 0;
+}
+
+/*
+ * Removes the folder name of pfd (a fresh folder or an old one an earlier run
+ * left under a name of release's own; only root writes in pfd): locked,
+ * emptied, removed.  Missing is fine.
+ */
+static int discard_folder(int pfd, const char *name, const char *path, struct slots_error *e)
+{
+        int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
+
+        if (fd < 0 && (errno == ENOTDIR || errno == ELOOP))
+                return unlinkat(pfd, name, 0) < 0 && errno != ENOENT
+                               ? slots_error_set(e, -errno, path, "cannot remove: %s", strerror(errno)) : 0;
+        if (fd < 0)
+                return errno == ENOENT ? 0 : slots_error_set(e, -errno, path, "cannot open: %s", strerror(errno));
+        r = lock_folder(fd, path, e);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        r = slots_tree_empty(fd, path, e);
+        if (r == 0 && unlinkat(pfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+                r = slots_error_set(e, -errno, path, "cannot remove the folder: %s", strerror(errno));
+        return r;
+}
+
+/* A new folder name in pfd, made mode 0, then exactly slot:gid 0700 with no ACL or attribute, through its fd. */
+static int make_fresh(int pfd, const char *name, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
+{
+        struct stat st;
+        bool made;
+        int fd, r = 0;
+
+        fd = slots_dir_make(pfd, name, 0, NULL, path, &made, e);
+        if (fd >= 0 && !made) {
+                close(fd);
+                fd = -EEXIST;
+        }
+        if (fd < 0)
+                return slots_error_set(e, fd, path, "cannot make the fresh folder: %s", strerror(-fd));
+        /* A default ACL of the parent is inherited: it goes with every other attribute. */
+        r = xattr_strip(fd, path, e);
+        if (r == 0 && fchown(fd, uid, gid) < 0)
+                r = slots_error_set(e, -errno, path, "cannot set the owner: %s", strerror(errno));
+        if (r == 0 && fchmod(fd, 0700) < 0)
+                r = slots_error_set(e, -errno, path, "cannot set the mode: %s", strerror(errno));
+        if (r == 0 && fstat(fd, &st) < 0)
+                r = slots_error_set(e, -errno, path, "cannot stat: %s", strerror(errno));
+        if (r == 0 && (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != 0700))
+                r = slots_error_set(e, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
+                                    (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
+        close(fd);
+        return r;
+}
+
+/* Puts the fresh folder fresh in the place of name (the old one ends at fresh, or at old where the exchange is not supported). */
+static int swap_in(int pfd, const char *name, const char *fresh, const char *old, bool had_old, const char *path,
+                   struct slots_error *e)
+{
+        if (!had_old)
+                return renameat(pfd, fresh, pfd, name) < 0
+                               ? slots_error_set(e, -errno, path, "cannot put the fresh folder in place: %s",
+                                                 strerror(errno)) : 0;
+        if (renameat2(pfd, fresh, pfd, name, RENAME_EXCHANGE) == 0)
+                return 0;
+        if (errno != EINVAL && errno != ENOSYS)
+                return slots_error_set(e, -errno, path, "cannot swap in the fresh folder: %s", strerror(errno));
+        /* A file system without the exchange: two renames, a moment without the folder (nobody runs as the slot). */
+        if (renameat(pfd, name, pfd, old) < 0 || renameat(pfd, fresh, pfd, name) < 0)
+                return slots_error_set(e, -errno, path, "cannot put the fresh folder in place: %s", strerror(errno));
+        return 0;
+}
+
+/* Whether the folder fd is a mount of its own (another file system than pfd's, or a bind mount's root). */
+static bool is_mount_root(int pfd, int fd)
+{
+        struct statx p, f;
+
+        if (statx(pfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &p) < 0 ||
+            statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &f) < 0)
+                return false;   /* the swap will tell */
+        return p.stx_dev_major != f.stx_dev_major || p.stx_dev_minor != f.stx_dev_minor ||
+               (f.stx_attributes_mask & f.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * A folder that is a mount point itself cannot be swapped: it is emptied where
+ * it is and set back to exactly slot:gid 0700 without ACL or attribute (fd consumed).
+ */
+static int reset_in_place(int fd, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
+{
+        struct stat st;
+        int efd = fcntl(fd, F_DUPFD_CLOEXEC, 3), r;
+
+        r = efd < 0 ? slots_error_set(e, -errno, path, "cannot open: %s", strerror(errno))
+                    : slots_tree_empty(efd, path, e);
+        if (r == 0)
+                r = xattr_strip(fd, path, e);
+        if (r == 0 && (fchown(fd, uid, gid) < 0 || fchmod(fd, 0700) < 0))
+                r = slots_error_set(e, -errno, path, "cannot set the owner and mode: %s", strerror(errno));
+        if (r == 0 && fstat(fd, &st) < 0)
+                r = slots_error_set(e, -errno, path, "cannot stat: %s", strerror(errno));
+        if (r == 0 && (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != 0700))
+                r = slots_error_set(e, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
+                                    (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
+        close(fd);
+        return r;
+}
+
+/*
+ * One of home, state and run: the old folder (if any) is taken from the slot
+ * and emptied where it is (a mount point inside is named by its own path), a
+ * fresh one is made beside it and swapped in, and the old one is removed.
+ * Every part is safe to repeat: what a killed run left under release's own
+ * names (.<slot>.slots-fresh, .<slot>.slots-old) goes first.  A folder that is
+ * a mount point of its own is reset in place instead.
+ */
+static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, gid_t gid, struct slots_error *e)
+{
+        char fresh[SLOTS_NAME_MAX + 16], old[SLOTS_NAME_MAX + 16], fpath[PATH_MAX], opath[PATH_MAX];
+        int plen = (int) (strlen(path) - strlen(name)), ofd, r;
+
+        snprintf(fresh, sizeof(fresh), ".%s.slots-fresh", name);
+        snprintf(old, sizeof(old), ".%s.slots-old", name);
+        snprintf(fpath, sizeof(fpath), "%.*s%s", plen, path, fresh);
+        snprintf(opath, sizeof(opath), "%.*s%s", plen, path, old);
+        if ((r = discard_folder(pfd, fresh, fpath, e)) < 0 || (r = discard_folder(pfd, old, opath, e)) < 0)
+                return r;
+        ofd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (ofd < 0 && errno != ENOENT) {
+                int err = errno;
+                struct stat ls;
+
+                if (err == ENOTDIR && fstatat(pfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode))
+                        err = ELOOP;
+                slots_error_set(e, -err, path, "cannot open: %s%s", strerror(err),
+                                err == ELOOP ? " (a symbolic link)" : "");
+                if (err == ELOOP || err == ENOTDIR)
+                        slots_error_fix(e, "remove it (rm %s), then: slots-admin release --slot %s", path, name);
+                return -err;
+        }
+        if (ofd >= 0 && is_mount_root(pfd, ofd))
+                return reset_in_place(ofd, path, uid, gid, e);
+        if (ofd >= 0) {
+                r = lock_folder(ofd, path, e);
+                if (r < 0) {
+                        close(ofd);
+                        return r;
+                }
+                r = slots_tree_empty(ofd, path, e);
+                if (r < 0)
+                        return r;
+        }
+        r = make_fresh(pfd, fresh, fpath, uid, gid, e);
+        if (r == 0)
+                r = swap_in(pfd, name, fresh, old, ofd >= 0, path, e);
+        /* The swap on disk before anything else is: a power loss must not bring the old folder back. */
+        if (r == 0 && fsync(pfd) < 0)
+                r = slots_error_set(e, -errno, path, "cannot sync its folder: %s", strerror(errno));
+        if (r == 0 && (r = discard_folder(pfd, fresh, fpath, e)) == 0)
+                r = discard_folder(pfd, old, opath, e);
+        return r;
+}
+
 int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
                           struct slots_error *e)
 {
@@ -422,36 +642,25 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
         struct slots_error sub;
 
         if (slot->uid == 0 || slot_gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to reset the folders of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to reset the folders of uid or gid 0");
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-                char *path;
-                struct stat st;
-                int fd, efd, r;
+                char *parent = slots_path_join(c->slots_root, kinds[i]), *path;
+                int pfd;
 
-                fd = open_slot_folder(rootfd, c, kinds[i], slot->name, true, &path, &sub);
-                if (fd < 0) {
-                        slots_first_keep(&first, fd, &sub);
-                        free(path);
-                        continue;
+                path = parent ? slots_path_join(parent, slot->name) : NULL;
+                free(parent);
+                slots_error_clear(&sub);
+                if (!path) {
+                        slots_first_keep(&first, slots_error_set(&sub, -ENOMEM, c->slots_root, "out of memory"), &sub);
+                        break;
                 }
-                /* Emptied in place: no moment without the folder, and a killed run just goes on next time. */
-                efd = dup(fd);
-                r = efd < 0 ? slots_error_set(&sub, -errno, path, "cannot open: %s", strerror(errno))
-                            : slots_tree_empty(efd, path, &sub);
-                if (r == 0)
-                        r = xattr_strip(fd, path, &sub);
-                /* Whatever mode and group the old user gave it, it is the planned folder again. */
-                if (r == 0 && fchown(fd, slot->uid, slot_gid) < 0)
-                        r = slots_error_set(&sub, -errno, path, "cannot set the owner: %s", strerror(errno));
-                if (r == 0 && fchmod(fd, 0700) < 0)
-                        r = slots_error_set(&sub, -errno, path, "cannot set the mode: %s", strerror(errno));
-                if (r == 0 && fstat(fd, &st) < 0)
-                        r = slots_error_set(&sub, -errno, path, "cannot stat: %s", strerror(errno));
-                if (r == 0 && (st.st_uid != slot->uid || st.st_gid != slot_gid || (st.st_mode & 07777) != 0700))
-                        r = slots_error_set(&sub, -EPERM, path, "owner or mode did not change (%u:%u %04o)",
-                                            (unsigned) st.st_uid, (unsigned) st.st_gid, st.st_mode & 07777);
-                slots_first_keep(&first, r, &sub);
-                close(fd);
+                pfd = open_kind_parent(rootfd, c, kinds[i], &sub);
+                if (pfd >= 0) {
+                        slots_first_keep(&first, fresh_folder(pfd, slot->name, path, slot->uid, slot_gid, &sub), &sub);
+                        close(pfd);
+                } else {
+                        slots_first_keep(&first, pfd, &sub);
+                }
                 free(path);
         }
         return first.r;
@@ -468,7 +677,7 @@ static int check_folder(int rootfd, const struct slots_config *c, const char *ki
         DIR *d;
         int fd, r;
 
-        fd = open_slot_folder(rootfd, c, kind, name, false, &path, e);
+        fd = open_slot_folder(rootfd, c, kind, name, &path, e);
         if (fd < 0) {
                 slots_error_fix(e, "slots-admin release --slot %s (it makes the folder again)", name);
                 free(path);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "config.h"
@@ -72,13 +73,20 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
 int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct slots_pw *slot, gid_t slot_gid,
                          uid_t svc_uid, gid_t svc_gid, struct slots_error *e);
 
+/* A note of a cleanup step (what was left alone, and why): path or object, then the reason. */
+typedef void (*slots_cleanup_note_fn)(void *data, const char *what, const char *why);
+
 /*
  * SysV shared memory, semaphores and message queues whose owner or creator is
  * the slot (from /proc/sysvipc), and its POSIX message queues: a forked child
- * mounts a private mqueue instance of this IPC namespace in a private mount
- * namespace, so they are found whether /dev/mqueue is mounted or not.
+ * makes a detached mqueue mount of this IPC namespace (fsmount, attached
+ * nowhere; on a kernel without it, a mount in a private mount namespace), so
+ * they are found whether /dev/mqueue is mounted or not, in a plain chroot too.
+ * When no mqueue can be mounted at all (none in the kernel, no right to mount
+ * one) that part is a note (note may be NULL), not a failure.
  */
-int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e);
+int slots_cleanup_ipc(const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data,
+                      struct slots_error *e);
 
 /*
  * The slot's kernel keyrings: a forked child that drops to the slot's uid
@@ -92,3 +100,39 @@ int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e);
  * are detached (umount2 MNT_DETACH), so the walks see the folder below.
  */
 int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e);
+
+/*
+ * The set-id sweep: what it looks for, and what it found.  A file "carries" a
+ * slot when it is a regular file owned by one of uids with a set-uid or
+ * set-gid bit, or a set-gid file of one of gids, whoever owns it: run by
+ * anyone, it acts as that slot's next holder.
+ */
+struct slots_setid_sweep {
+        const uid_t *uids;
+        size_t n_uids;
+        const gid_t *gids;
+        size_t n_gids;
+        uid_t svc_uid;                  /* the service: the owner chain to docs_root trusts it */
+        gid_t svc_gid;
+        bool clear;                     /* clear the bits through the file's fd; else only find */
+        /* Each file found (cleared, with clear): the walk's path (raw bytes), its owner, group, old mode. */
+        void (*seen)(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode);
+        void *data;
+        unsigned long files;            /* out: how many */
+};
+
+/* Whether a file of that owner, group and mode (with its type) carries one of s's slots. */
+bool slots_setid_carries(const struct slots_setid_sweep *s, uid_t uid, gid_t gid, mode_t mode);
+
+/*
+ * Walks every folder a slot can write, to its end: <slots_root>/home, state and
+ * run (every slot's), all of docs_root, /tmp, /var/tmp, /dev/shm, /run/lock and
+ * /run/user, on the one walker (fd-relative, no symlink followed, no mount point
+ * entered: what another file system holds is not walked).  Each file that
+ * carries a slot of s is counted and shown to s->seen; with s->clear its set-uid
+ * and set-gid bits are cleared through its own fd (the file, its content and its
+ * other names stay: nothing is removed or widened).  A folder that cannot be
+ * read to its end fails the sweep (the first failure, after the rest is walked).
+ * uid or gid 0 among s's ids is refused (-EINVAL).
+ */
+int slots_cleanup_setid(int rootfd, const struct slots_config *c, struct slots_setid_sweep *s, struct slots_error *e);

@@ -92,8 +92,8 @@ int slots_release_accounts(struct slots_release_job *j, const char *slot, struct
         slots_pw_clear(&svc);
         if (j->slot.uid == 0 || j->slot_gid == 0 || j->slot.gid == 0 || j->slot.uid == j->svc_uid ||
             j->slot_gid == j->svc_gid || j->slot.gid == j->svc_gid) {
-                slots_error_set(e, -EPERM, slot, "the slot account shares its uid or group with root or the "
-                                "service; cleaning it would hit their files and processes");
+                slots_error_refuse(e, -EPERM, slot, "the slot account shares its uid or group with root or the "
+                                   "service; cleaning it would hit their files and processes");
                 slots_error_fix(e, "give the slot its own uid and group (slots-provision reports the conflict)");
                 return -EPERM;
         }
@@ -224,9 +224,55 @@ static int step_shared(struct slots_release_job *j, struct slots_error *e)
         return slots_cleanup_shared(j->rootfd, j->cfg, &j->slot, j->slot_gid, j->svc_uid, j->svc_gid, e);
 }
 
+/* The set-id files the sweep names one by one; the rest are counted in one note. */
+#define SETID_NAMED 10
+
+/* A set-id file the sweep cleared: the caller's note, as the tree walk's notes. */
+static void setid_note(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+        const struct slots_release_job *j = data;
+        char why[128];
+
+        (void) uid;
+        (void) gid;
+        /* The sweep counts the file after this call: files is the number of those before it. */
+        if (!j->tree.note || j->setid_cleared >= SETID_NAMED)
+                return;
+        snprintf(why, sizeof(why), "set-id bits cleared (mode %04o, a file of %s)", (unsigned) mode, j->name);
+        j->tree.note(j->tree.note_data, path, why);
+}
+
+static void setid_seen(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+        struct slots_release_job *j = data;
+
+        setid_note(j, path, uid, gid, mode);
+        j->setid_cleared++;
+}
+
+static int step_setid(struct slots_release_job *j, struct slots_error *e)
+{
+        uid_t uids[] = { j->slot.uid };
+        gid_t gids[] = { j->slot_gid, j->slot.gid };
+        struct slots_setid_sweep s = { .uids = uids, .n_uids = 1, .gids = gids, .n_gids = 2, .svc_uid = j->svc_uid,
+                                       .svc_gid = j->svc_gid, .clear = true, .seen = setid_seen, .data = j };
+        int r;
+
+        j->setid_cleared = 0;
+        r = slots_cleanup_setid(j->rootfd, j->cfg, &s, e);
+        if (j->setid_cleared > SETID_NAMED && j->tree.note) {
+                char why[128];
+
+                snprintf(why, sizeof(why), "and %lu more files of %s: set-id bits cleared",
+                         j->setid_cleared - SETID_NAMED, j->name);
+                j->tree.note(j->tree.note_data, "set-id sweep", why);
+        }
+        return r;
+}
+
 static int step_ipc(struct slots_release_job *j, struct slots_error *e)
 {
-        return slots_cleanup_ipc(&j->slot, e);
+        return slots_cleanup_ipc(&j->slot, j->tree.note, j->tree.note_data, e);
 }
 
 static int step_keys(struct slots_release_job *j, struct slots_error *e)
@@ -251,10 +297,11 @@ const struct slots_release_step slots_release_steps[] = {
         { "step 3 of 5, giving the user's tree back to the service", false, step_tree },
         { "step 4 of 5, removing the slot's crontab, at jobs and lingering", false, step_jobs },
         { "step 4 of 5, unmounting the slot's FUSE mounts", false, step_mounts },
-        { "step 4 of 5, emptying and resetting home, state and run", false, step_folders },
+        { "step 4 of 5, replacing home, state and run with fresh folders", false, step_folders },
         { "step 4 of 5, removing the slot's files below /tmp, /var/tmp, /dev/shm, /run/lock, /run/user", false,
           step_temp },
         { "step 4 of 5, handing the slot's files in the shared folders to the service", false, step_shared },
+        { "step 4 of 5, clearing the slot's set-id files in the folders slots write", false, step_setid },
         { "step 4 of 5, removing the slot's IPC objects", false, step_ipc },
         { "step 4 of 5, clearing the slot's kernel keyrings", false, step_keys },
         { "step 4 of 5, checking that nothing of the slot runs and its folders are exact", false, step_verify },
@@ -473,6 +520,7 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
         r = run_steps(&j, &rep->step, e);
         rep->tree = j.tree;
         rep->procs = j.procs;
+        rep->setid_cleared = j.setid_cleared;
 
         /* Step 5: the slot returns to the pool. */
         if (r == 0)

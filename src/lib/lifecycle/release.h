@@ -17,7 +17,7 @@
  *      (where there is one) and every process of the slot is ended;
  *   3  the user's tree goes back to the service;
  *   4  scheduled jobs, FUSE mounts, home/state/run, temp files, shared folders,
- *      IPC objects and keyrings, then a last check that nothing runs and the
+ *      the slot's set-id files wherever slots write, IPC objects and keyrings, then a last check that nothing runs and the
  *      three folders are exact;
  *   5  the entry leaves the table, under the table lock again (step 1's tree
  *      serves when the file is still the one step 1 saved, slots_store_relock).
@@ -51,6 +51,7 @@ struct slots_release_job {
         int nice_before;
         struct slots_tree_stats tree;
         struct slots_procs_report procs;
+        unsigned long setid_cleared;    /* files whose set-id bits the sweep cleared */
 };
 
 struct slots_release_step {
@@ -73,6 +74,7 @@ struct slots_release_report {
         const char *step;               /* the step that failed, else NULL */
         struct slots_tree_stats tree;   /* in: tree.note and tree.note_data, if set; out: the counts */
         struct slots_procs_report procs;
+        unsigned long setid_cleared;    /* files of the slot whose set-id bits were cleared */
 };
 
 /*

@@ -7,19 +7,13 @@
 #include <sys/stat.h>
 
 #include "accounts.h"
+#include "dirfix.h"
 #include "fsutil.h"
 #include "identity.h"
+#include "identity-look.h"
 #include "nss.h"
 #include "provision-int.h"
 #include "service.h"
-
-static int nss_failed(struct ctx *x, int r, const char *what)
-{
-        slots_error_set(x->e, r, what, "the lookup through NSS failed: %s", strerror(-r));
-        slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
-                              "then run slots-provision again; nothing was changed");
-        return r;
-}
 
 /*
  * Who holds id as a gid (group) or a uid (not group): the account files first, then NSS on
@@ -103,7 +97,7 @@ static int id_free(struct ctx *x, uid_t id)
         snprintf(what, sizeof(what), "uid %u", (unsigned) id);
         r = slots_nss_uid(id, &pw);
         if (r < 0)
-                return nss_failed(x, r, what);
+                return prov_nss_failed(x, r, what);
         if (r > 0) {
                 slots_pw_clear(&pw);
                 return 0;
@@ -111,7 +105,7 @@ static int id_free(struct ctx *x, uid_t id)
         snprintf(what, sizeof(what), "gid %u", (unsigned) id);
         r = slots_nss_gid(id, &gr);
         if (r < 0)
-                return nss_failed(x, r, what);
+                return prov_nss_failed(x, r, what);
         if (r > 0) {
                 slots_gr_clear(&gr);
                 return 0;
@@ -178,7 +172,7 @@ static int find_user(struct ctx *x, const char *name, struct acct *a)
                 return 0;
         r = slots_nss_user(name, &a->pw);
         if (r < 0)
-                return nss_failed(x, r, name);
+                return prov_nss_failed(x, r, name);
         if (r > 0) {
                 a->found = a->valid = true;
                 a->uid = a->pw.uid;
@@ -205,7 +199,7 @@ static int find_group(struct ctx *x, const char *name, struct acct *a)
                 return 0;
         r = slots_nss_group(name, &a->gr);
         if (r < 0)
-                return nss_failed(x, r, name);
+                return prov_nss_group_failed(x, r, name);
         if (r > 0) {
                 a->found = a->valid = true;
                 a->gid = a->gr.gid;
@@ -236,13 +230,16 @@ static int plan_shared(struct ctx *x)
                 acct_clear(&g);
                 return 0;
         }
+        if (prov_dir_entry(x, x->shared, PROV_SERVED, !g.found ? PROV_NONE : g.local ? PROV_LOCAL : PROV_SERVED)) {
+                acct_clear(&g);
+                return 0;
+        }
         if (g.found && x->c->uid_base && g.gid != x->c->uid_base) {
                 PROBLEM(x, x->shared,
                         g.local ? prov_fmt_fix(
                                           x, "groupmod -g %u %s, or change uid_base in the config for the whole fleet",
                                           (unsigned) x->c->uid_base, x->shared)
-                                : prov_dir_fix(x, "set gidNumber %u on the group %s", (unsigned) x->c->uid_base,
-                                               x->shared),
+                                : prov_ldif_set(x, true, x->shared, "gidNumber", NULL, x->c->uid_base, NULL),
                         "group %s exists with gid %u, planned %u (uid_base)", x->shared, (unsigned) g.gid,
                         (unsigned) x->c->uid_base);
                 acct_clear(&g);
@@ -266,7 +263,7 @@ static int plan_shared(struct ctx *x)
                 x->shared_gid = x->c->uid_base;
                 r = id_holder(x, x->shared_gid, true, who, sizeof(who));
                 if (r < 0)
-                        return nss_failed(x, r, x->shared);
+                        return prov_nss_failed(x, r, x->shared);
                 if (r > 0) {
                         PROBLEM(x, x->shared,
                                 prov_fmt_fix(
@@ -315,8 +312,7 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
                                                 "it (usermod -u %u %s, groupmod -g %u %s), or change uid_base in "
                                                 "the config for the whole fleet",
                                                 name, (unsigned) want, name, (unsigned) want, name)
-                                 : prov_dir_fix(x, "set uidNumber and gidNumber %u on the account %s", (unsigned) want,
-                                                name),
+                                 : prov_ldif_set(x, false, name, "uidNumber", "gidNumber", want, NULL),
                         "%s exists with uid %u, planned %u (uid_base + %u)", name, (unsigned) u->uid, (unsigned) want,
                         (unsigned) (want - c->uid_base));
                 uid_ok = false;
@@ -343,20 +339,20 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
                         u->local
                                 ? prov_fmt_fix(x, "usermod -g %u %s (with a group %s of gid %u), or remove the account",
                                                (unsigned) u->uid, name, name, (unsigned) u->uid)
-                                : prov_dir_fix(x, "set gidNumber %u on the account %s", (unsigned) u->uid, name),
+                                : prov_ldif_set(x, false, name, "gidNumber", NULL, u->uid, NULL),
                         "%s has primary gid %u, planned %u (its group %s, GID = UID)", name, (unsigned) u->gid,
                         (unsigned) u->uid, name);
         if (strcmp(u->dir, home) != 0)
                 PROBLEM(x, name,
                         u->local ? prov_fmt_fix(x, "usermod -d %s %s", home, name)
-                                 : prov_dir_fix(x, "set homeDirectory %s on the account %s", home, name),
+                                 : prov_ldif_set(x, false, name, "homeDirectory", NULL, 0, home),
                         "%s has home %s, planned %s", name, u->dir, home);
         /* The shell is judged with the rest of the slot's identity (plan_identity). */
         if (uid_ok && g->found && g->gid != u->uid)
                 PROBLEM(x, name,
                         g->local ? prov_fmt_fix(x, "groupmod -g %u %s, or remove the group (groupdel %s)",
                                            (unsigned) u->uid, name, name)
-                                 : prov_dir_fix(x, "set gidNumber %u on the group %s", (unsigned) u->uid, name),
+                                 : prov_ldif_set(x, true, name, "gidNumber", NULL, u->uid, NULL),
                         "group %s exists with gid %u, planned %u (the uid of %s)", name,
                         (unsigned) g->gid, (unsigned) u->uid, name);
         if (uid_ok && !g->found && !u->local) {
@@ -368,7 +364,7 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
                 int k = id_holder(x, u->uid, true, who, sizeof(who));
 
                 if (k < 0)
-                        return nss_failed(x, k, name);
+                        return prov_nss_failed(x, k, name);
                 if (k > 0)
                         PROBLEM(x, name,
                                 prov_fmt_fix(x, "renumber or remove the group %s, or remove %s so that it is "
@@ -410,7 +406,7 @@ static int check_group(struct ctx *x, const char *name, const struct acct *g, ui
         } else {
                 k = id_holder(x, g->gid, false, who, sizeof(who));
                 if (k < 0)
-                        return nss_failed(x, k, name);
+                        return prov_nss_failed(x, k, name);
                 if (k > 0)
                         PROBLEM(x, name,
                                 prov_fmt_fix(x, "remove the group %s (groupdel %s) so that a free id is chosen, or "
@@ -436,7 +432,7 @@ static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
                         int k = id_holder(x, want, group, who, sizeof(who));
 
                         if (k < 0)
-                                return nss_failed(x, k, name);
+                                return prov_nss_failed(x, k, name);
                         if (k > 0)
                                 PROBLEM(x, name,
                                         prov_fmt_fix(x,
@@ -464,6 +460,10 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
 {
         int r = 0;
 
+        /* prov_dir_entry let only a served account and group through: nothing local is added. */
+        if (x->c->accounts_in_directory && (u->local || g->local || !u->found || !g->found))
+                return slots_error_set(x->e, -EPERM, name, "a local account or group was planned although "
+                                       "\"accounts\" is \"directory\"; nothing was changed");
         if (!g->found) {
                 r = slots_accounts_add_group(x->db, name, id);
                 if (r == 0)
@@ -501,11 +501,12 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
                 int k = slots_nss_group(x->shared, &gr);
 
                 if (k < 0)
-                        return nss_failed(x, k, x->shared);
+                        return prov_nss_group_failed(x, k, x->shared);
                 if (k > 0 && !slots_gr_has_member(&gr, name))
                         PROBLEM(x, x->shared,
-                                prov_fmt_fix(x, "add %s to %s where the group is kept (directory service)", name,
-                                        x->shared),
+                                prov_ldif_fix(x, true, x->shared,
+                                              &(struct slots_dirfix_change){ SLOTS_DIRFIX_ADD, "memberUid", name },
+                                              1, "add %s to %s", name, x->shared),
                                 "the group comes from the name service, not /etc/group, and does not list %s",
                                 name);
                 if (k > 0)
@@ -531,43 +532,35 @@ static int read_subids(struct ctx *x, const char *path, char **text)
         return r;
 }
 
-/*
- * The groups of the account files that list the slot as a member.  Its primary
- * group is check_user's (GID = UID, with the fix for the uid first), not judged twice.
- */
-static int identity_groups(struct ctx *x, const char *name, struct slots_identity_group **out, size_t *n)
+/* The password fields of a local account as pam_unix reads them: its passwd line's, its shadow line's (or none). */
+static int local_password(struct ctx *x, const char *name, struct slots_pwfields *f)
 {
-        size_t ng = slots_accounts_n_groups(x->db);
-        struct slots_identity_group *g = calloc(ng + 1, sizeof(*g));
+        const struct slots_acct_user *a = slots_accounts_user(x->db, name);
+        int r = slots_accounts_password(x->db, name, &f->shadow);
 
-        *out = g;
-        *n = 0;
-        if (!g)
-                return -ENOMEM;
-        for (size_t i = 0; i < ng; i++) {
-                const struct slots_acct_group *gr = slots_accounts_group_at(x->db, i);
-
-                if (gr && slots_accounts_is_member(x->db, gr->name, name))
-                        g[(*n)++] = (struct slots_identity_group){ .name = gr->name };
-        }
-        return 0;
+        f->shadow_known = r == 0;
+        if (r == 0 && a && !(f->passwd = strdup(a->passwd)))
+                r = -ENOMEM;
+        return r;
 }
 
 /*
  * What of the slot's identity another account could borrow or use (identity.c's
  * verdict): subordinate ids (/etc/subuid, /etc/subgid of the tree), a group but
  * its own and the shared one, a usable password, another shell.  Each is a
- * PROBLEM with its fix; -errno when the files cannot be read.
+ * PROBLEM with the verdict's fix, which names a directory entry's change itself
+ * (its ldapmodify line); -errno when the files cannot be read.
  */
 static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
 {
         struct slots_subids su = { 0 }, sg = { 0 };
         struct slots_identity_group *groups = NULL;
         struct slots_identity_verdict v = { 0 };
+        char **names = NULL;
         struct slots_identity id = { .name = name, .want_shell = x->c->shell, .shared = x->shared,
                                      .subuid = &su, .subgid = &sg, .directory = u->found && !u->local };
         uid_t uid = u->found ? u->uid : (uid_t) -1;
-        char *hash = NULL;
+        struct slots_pwfields pf = { 0 };
         int r;
 
         r = slots_subid_parse(x->subuid ? x->subuid : "", name, uid, &su);
@@ -575,25 +568,29 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
                 r = slots_subid_parse(x->subgid ? x->subgid : "", name, uid, &sg);
         if (r == 0 && u->found) {
                 id.shell = u->shell;
-                r = identity_groups(x, name, &groups, &id.n_groups);
+                r = prov_identity_groups(x, name, !u->local, u->gid, &groups, &id.n_groups, &names);
                 id.groups = groups;
                 if (r == 0 && u->local)
-                        r = slots_accounts_password(x->db, name, &hash);
-                id.hash = hash;
+                        r = local_password(x, name, &pf);
+                else if (r == 0 && (r = slots_pwfields_lookup(name, &pf)) != -ENOMEM)
+                        r = 0;  /* a directory account: through NSS, as pam_unix reads it */
+                id.passwd_field = pf.passwd;
+                id.shadow_field = pf.shadow;
+                id.shadow_known = pf.shadow_known;
         }
         if (r == 0)
                 r = slots_identity_judge(&id, &v);
         for (size_t k = 0; r == 0 && k < SLOTS_IDENT_N; k++)
                 if (v.p[k].detail)
-                        PROBLEM(x, name, id.directory ? prov_dir_fix(x, "%s", v.p[k].fix) : v.p[k].fix, "%s",
-                                v.p[k].detail);
+                        PROBLEM(x, name, v.p[k].fix, "%s", v.p[k].detail);
         if (r == -ENOMEM)
                 slots_error_set(x->e, r, name, "out of memory");
         slots_identity_verdict_free(&v);
         slots_subids_free(&su);
         slots_subids_free(&sg);
         free(groups);
-        free(hash);
+        prov_identity_names_free(names);
+        slots_pwfields_clear(&pf);
         return r;
 }
 
@@ -630,6 +627,9 @@ static int plan_slot(struct ctx *x, struct pslot *s)
                 PROBLEM(x, s->name, "repair the line with vigr", "the group's line in /etc/group is malformed");
                 goto out;
         }
+        if (prov_dir_entry(x, s->name, !u.found ? PROV_NONE : u.local ? PROV_LOCAL : PROV_SERVED,
+                           !g.found ? PROV_NONE : g.local ? PROV_LOCAL : PROV_SERVED))
+                goto out;
         if (u.found) {
                 id = u.uid;
                 r = check_user(x, s->name, &u, &g, home, want);
@@ -711,7 +711,7 @@ static int plan_service(struct ctx *x)
                 failed = s.group < 0 ? s.group : s.named < 0 ? s.named : 0;
         if (failed) {
                 /* Only NSS fails: the image's files are in memory (an allocation, then). */
-                r = x->o->host ? nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
+                r = x->o->host ? prov_nss_failed(x, failed, s.user < 0 || !c->service_group ? c->service : c->service_group)
                                : slots_error_set(x->e, failed, c->service, "out of memory");
         } else if (s.user == 0) {
                 if (x->o->host)
@@ -750,7 +750,7 @@ static int service_in_group(struct ctx *x, const char *group)
                 return 0;
         k = slots_nss_group(group, &gr);
         if (k <= 0)
-                return k < 0 ? nss_failed(x, k, group) : 0;
+                return k < 0 ? prov_nss_group_failed(x, k, group) : 0;
         k = slots_gr_has_member(&gr, x->c->service);
         slots_gr_clear(&gr);
         return k;
@@ -775,7 +775,7 @@ static int plan_service_apart(struct ctx *x)
                         r = slots_error_invalid(x->e, -EBADMSG, x->c->path,
                                             "the service account %s is a member of group %s; the service is "
                                             "never a slot", x->c->service, g);
-                        slots_error_fix(x->e, "remove it: gpasswd -d %s %s", x->c->service, g);
+                        prov_service_apart_fix(x, g, slots_accounts_group(x->db, g) != NULL);
                         return r;
                 }
         }
@@ -805,8 +805,9 @@ static int plan_run_as_group(struct ctx *x)
                 acct_clear(&g);
                 r = service_in_group(x, name);
                 if (r == 0)
-                        PROBLEM(x, name, prov_fmt_fix(x, "add %s to %s where the group is kept (directory service)",
-                                                 x->c->service, name),
+                        PROBLEM(x, name, prov_ldif_fix(x, true, name, &(struct slots_dirfix_change){
+                                                 SLOTS_DIRFIX_ADD, "memberUid", x->c->service }, 1,
+                                                 "add %s to %s", x->c->service, name),
                                 "run_as_group comes from the name service and does not list %s", x->c->service);
                 return r < 0 ? r : 0;
         }

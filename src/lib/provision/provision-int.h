@@ -9,6 +9,7 @@
 #include "config.h"
 #include "error.h"
 #include "ids.h"
+#include "dropin.h"
 #include "provision.h"
 #include "strbuf.h"
 
@@ -81,6 +82,30 @@ const char *prov_gid_str(struct ctx *x, gid_t gid, char *buf, size_t size);
 /* provision-accounts.c: ids, lookups and the account plan (in memory, written by the run). */
 void prov_nsswitch_warn(struct ctx *x);
 int prov_plan_accounts(struct ctx *x);
+
+/* provision-directory.c: accounts the name service serves (failed lookups, "accounts": "directory", LDIF fixes). */
+struct slots_dirfix_change;
+struct slots_identity_group;
+enum prov_where { PROV_NONE, PROV_LOCAL, PROV_SERVED };
+/* A lookup through NSS that failed (group: in the group database): the run's error, r returned. */
+int prov_nss_failed(struct ctx *x, int r, const char *what);
+int prov_nss_group_failed(struct ctx *x, int r, const char *what);
+/* A fix that changes the entry where the directory keeps it: the human words, then the LDIF change. */
+const char *prov_ldif_fix(struct ctx *x, bool group, const char *name, const struct slots_dirfix_change *ch,
+                          size_t n, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The fix that sets attr (and attr2) of the entry to value, or to num when value is NULL. */
+const char *prov_ldif_set(struct ctx *x, bool group, const char *name, const char *attr, const char *attr2,
+                          unsigned num, const char *value);
+/*
+ * With "accounts": "directory", a slot's account or group in the local files, or neither
+ * served, is a conflict: reported, and 1 (the slot is not planned further).  Else 0.
+ */
+int prov_dir_entry(struct ctx *x, const char *name, enum prov_where user, enum prov_where group);
+int prov_identity_groups(struct ctx *x, const char *name, bool served, gid_t gid,
+                         struct slots_identity_group **out, size_t *n, char ***names);
+void prov_identity_names_free(char **names);
+/* The fix of "the service account is in group": gpasswd -d for a local group, else the LDIF change. */
+void prov_service_apart_fix(struct ctx *x, const char *group, bool local);
 
 /* provision-folders.c: configured roots, slot folders, release traversal bits. */
 int prov_open_root(struct ctx *x, const char *path, const char *what, bool service_may_own);

@@ -153,7 +153,7 @@ static int check_pass(struct ctx *x)
                 r = file_check(x, c->slotctl_config);
         if (r == 0 && prov_sudo_installed(x)) {
                 char name[128],
-                        *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
+                        *path = slots_path_join(SUDOERS_DIR, slots_dropin_sudoers_name(c, name, sizeof(name)));
 
                 r = path ? file_check(x, path) : slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory");
                 free(path);
@@ -199,6 +199,13 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         *changes = 0;
         slots_error_clear(e);
         r = check_config(c, e);
+        if (r == 0 && c->accounts_in_directory && !o->host) {
+                r = slots_error_invalid(e, -EBADMSG, c->path,
+                                        "\"accounts\" is \"directory\", but a tree (--root) has no directory "
+                                        "to ask for the slots' ids");
+                slots_error_fix(e, "provision the host itself once it reaches the directory, or set \"accounts\": "
+                                   "\"local\" for an image whose slots are local");
+        }
         if (r == 0)
                 r = id_range(&x);
         if (r < 0)
@@ -238,6 +245,13 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         x.dry = o->dry_run;
         for (int f = 0; f < SLOTS_ACCT_NFILES; f++)
                 wrote |= slots_accounts_changed(x.db, (enum slots_acct_file) f);
+        /* The plan adds accounts for slots only: with a directory keeping them, none may be written. */
+        if (c->accounts_in_directory && (slots_accounts_changed(x.db, SLOTS_ACCT_PASSWD) ||
+                                         slots_accounts_changed(x.db, SLOTS_ACCT_SHADOW))) {
+                r = slots_error_set(e, -EPERM, "/etc/passwd", "a local slot account was planned although "
+                                    "\"accounts\" is \"directory\"; nothing was changed");
+                goto out;
+        }
         if (wrote && !o->dry_run) {
                 r = slots_accounts_write(x.db, x.etcfd, "/etc", e);
                 if (r < 0)

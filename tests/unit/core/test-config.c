@@ -246,6 +246,11 @@ static const struct bad {
         { "probe empty", ONE("probe", "[]"), 4, 12, "probe" },
         { "probe not the launcher", ONE("probe", "[\"/bin/sh\", \"-c\"]"), 4, 13, "{launcher}" },
         { "probe number", ONE("probe", "[\"{launcher}\", 5]"), 4, 27, "entry 2" },
+        /* accounts: one of two words, exactly */
+        { "accounts ldap", ONE("accounts", "\"ldap\""), 4, 15, "\"directory\"" },
+        { "accounts Directory", ONE("accounts", "\"Directory\""), 4, 15, "\"local\"" },
+        { "accounts true", ONE("accounts", "true"), 4, 15, "accounts" },
+        { "accounts empty", ONE("accounts", "\"\""), 4, 15, "accounts" },
 };
 
 static void test_bad(void **state)
@@ -388,7 +393,32 @@ static void test_minimal_defaults(void **state)
         assert_string_equal(c->probe[0], "{launcher}");
         assert_string_equal(c->probe[1], "/bin/pwd");
         assert_null(c->probe[2]);
+        assert_false(c->accounts_in_directory);
         slots_config_free(c);
+}
+
+/* "accounts": the word chosen, and nothing else of the config changes with it. */
+static void test_accounts(void **state)
+{
+        static const struct {
+                const char *text;
+                bool directory;
+        } rows[] = {
+                { ONE("accounts", "\"local\""), false },
+                { ONE("accounts", "\"directory\""), true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_config *c = NULL;
+                struct slots_error e;
+
+                if (slots_config_parse(rows[i].text, strlen(rows[i].text), FILE_NAME, &c, &e) != 0)
+                        fail_msg("row %zu: refused: %s", i, e.reason);
+                assert_int_equal(c->accounts_in_directory, rows[i].directory);
+                assert_int_equal(c->slots, 8);
+                slots_config_free(c);
+        }
 }
 
 static const char full_text[] =
@@ -993,6 +1023,7 @@ int main(void)
                 cmocka_unit_test(test_bad),
                 cmocka_unit_test(test_good),
                 cmocka_unit_test(test_minimal_defaults),
+                cmocka_unit_test(test_accounts),
                 cmocka_unit_test(test_full),
                 cmocka_unit_test(test_limits_for),
                 cmocka_unit_test(test_slice_for),

@@ -47,7 +47,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-        static const char *const mounts[] = { "tmp/mnt", "var/spool/cron/atjobs/mnt" };
+        static const char *const mounts[] = { "tmp/mnt", "var/spool/cron/atjobs/mnt",
+                                              "var/lib/slots/web/home/slot01" };
 
         fstree_umount(mounts, N_ELEM(mounts));
         return fstree_teardown(state);
@@ -116,7 +117,7 @@ static void test_refuses_root(void **state)
         assert_int_equal(slots_cleanup_folders(bfd, c, &slot, 0, &e), -EINVAL);
         assert_int_equal(slots_cleanup_temp(bfd, c, &root_pw, &e), -EINVAL);
         assert_int_equal(slots_cleanup_shared(bfd, c, &root_pw, 0, SVC, SVC, &e), -EINVAL);
-        assert_int_equal(slots_cleanup_ipc(&root_pw, &e), -EINVAL);
+        assert_int_equal(slots_cleanup_ipc(&root_pw, NULL, NULL, &e), -EINVAL);
         assert_int_equal(slots_cleanup_keys(&root_pw, &e), -EINVAL);
         assert_int_equal(slots_cleanup_mounts(&root_pw, &e), -EINVAL);
         assert_non_null(strstr(e.reason, "uid or gid 0"));
@@ -544,6 +545,7 @@ static void test_mail(void **state)
                 struct slots_config *c = config("");
                 struct slots_error e;
                 char victim[300];
+                ino_t ino;
                 int r;
 
                 make_temp_dirs();
@@ -556,6 +558,7 @@ static void test_mail(void **state)
                         mk("var/mail/slot01", rows[i].kind, rows[i].uid, 8, 0660, victim);
                 }
                 assert_true(exists("var/mail/slot01"));
+                ino = st_of("var/mail/slot01").st_ino;
                 slots_error_clear(&e);
                 r = slots_cleanup_temp(bfd, c, &slot, &e);
                 if (r != 0)
@@ -566,6 +569,14 @@ static void test_mail(void **state)
                         ROW_FAIL("%s: %ld bytes left", rows[i].what, (long) st_of("var/mail/slot01").st_size);
                 if (st_of("victim").st_size != 5)
                         ROW_FAIL("%s: the other file lost its content", rows[i].what);
+                /* The slot's own is a new file (a descriptor of the old one reads nothing new), as it was. */
+                if (rows[i].uid == SLOT && rows[i].name_stays) {
+                        if (st_of("var/mail/slot01").st_ino == ino)
+                                ROW_FAIL("%s: the mailbox kept its inode", rows[i].what);
+                        failures += is("var/mail/slot01", SLOT, 8, 0660);
+                        if (exists("var/mail/.slot01.slots-new"))
+                                ROW_FAIL("%s: the temporary name is left", rows[i].what);
+                }
                 slots_config_free(c);
                 assert_int_equal(rm_tree(bfd, "var"), 0);
                 assert_int_equal(rm_tree(bfd, "tmp"), 0);
@@ -708,6 +719,206 @@ static void test_shared(void **state)
                 fail_msg("%d failures", failures);
 }
 
+/* ---- fresh folders: new inodes, leftovers of a killed run, a parent of another owner ---- */
+
+static void test_folders_fresh(void **state)
+{
+        static const char *const kinds[] = { ROOT "home/slot01", ROOT "state/slot01", ROOT "run/slot01" };
+        struct slots_config *c = config("");
+        struct slots_error e;
+        ino_t before[3];
+        int failures = 0, held;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        make_slot_folders();
+        for (size_t i = 0; i < N_ELEM(kinds); i++)
+                before[i] = st_of(kinds[i]).st_ino;
+        /* A default ACL on the parent would be inherited by a folder made in it. */
+        set_acl(ROOT "home", "u::rwx,u:4400:rwx,g::r-x,m::rwx,o::r-x", ACL_TYPE_DEFAULT);
+        /* What a killed run leaves under release's own names: a fresh folder, an old one with files. */
+        mk(ROOT "home/.slot01.slots-fresh", DIR_, 0, 0, 0, NULL);
+        mk(ROOT "state/.slot01.slots-old", DIR_, SLOT, SLOT, 0777, NULL);
+        mk(ROOT "state/.slot01.slots-old/left", FILE_, SLOT, SLOT, 0644, NULL);
+        held = openat(bfd, kinds[0], O_RDONLY | O_DIRECTORY);
+        assert_true(held >= 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), 0);
+        for (size_t i = 0; i < N_ELEM(kinds); i++) {
+                failures += is(kinds[i], SLOT, SLOT, 0700);
+                if (st_of(kinds[i]).st_ino == before[i])
+                        ROW_FAIL("%s kept its inode", kinds[i]);
+        }
+        if (exists(ROOT "home/.slot01.slots-fresh") || exists(ROOT "state/.slot01.slots-old"))
+                ROW_FAIL("a leftover of the killed run is still there");
+        if (xattrs_of(ROOT "home/slot01") != 0)
+                ROW_FAIL("the fresh home inherited the parent's default ACL");
+        /* The old home, held open: removed and taken from the slot, nothing can be added to it. */
+        {
+                struct stat st;
+
+                assert_int_equal(fstat(held, &st), 0);
+                if (st.st_nlink != 0 || st.st_uid != 0 || (st.st_mode & 07777) != 0)
+                        ROW_FAIL("the old home is %u:%o with %lu links", (unsigned) st.st_uid, st.st_mode & 07777,
+                                 (unsigned long) st.st_nlink);
+                if (mkdirat(held, "new", 0700) == 0)
+                        ROW_FAIL("a folder was made in the old home through its fd");
+                close(held);
+        }
+        /* A parent another account owns (or may write) is refused: nothing is made there. */
+        assert_int_equal(fchownat(bfd, ROOT "run", STRANGER, 0, 0), 0);
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), -EPERM);
+        assert_string_equal(e.object, "/var/lib/slots/web/run");
+        assert_non_null(strstr(e.fix, "chown root:root /var/lib/slots/web/run"));
+        if (exists(ROOT "run/.slot01.slots-fresh"))
+                ROW_FAIL("a fresh folder was made in the refused parent");
+        assert_int_equal(fchownat(bfd, ROOT "run", 0, 0, 0), 0);
+        assert_int_equal(fchmodat(bfd, ROOT "run", 0777, 0), 0);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), -EPERM);
+        assert_int_equal(fchmodat(bfd, ROOT "run", 0755, 0), 0);
+        /* Again: the same result (each part is safe to repeat). */
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), 0);
+        if (slots_check_folders(bfd, c, "slot01", SLOT, SLOT, false, &e) != 0)
+                ROW_FAIL("check after the reset: %s: %s", e.object, e.reason);
+        slots_config_free(c);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* A home that is a mount of its own cannot be swapped: it is emptied and set back in place. */
+static void test_folders_mount_root(void **state)
+{
+        struct slots_config *c = config("");
+        struct slots_error e;
+        char p[512];
+        ino_t ino;
+
+        (void) state;
+        if (!need_root() || !need_mounts())
+                skip();
+        make_slot_folders();
+        snprintf(p, sizeof(p), "%s/" ROOT "home/slot01", base);
+        assert_int_equal(mount("tmpfs", p, "tmpfs", 0, "mode=0777"), 0);
+        mk(ROOT "home/slot01/left", FILE_, SLOT, SLOT, 0600, NULL);
+        ino = st_of(ROOT "home/slot01").st_ino;
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_folders(bfd, c, &slot, SLOT, &e), 0);
+        assert_int_equal(is(ROOT "home/slot01", SLOT, SLOT, 0700), 0);
+        assert_int_equal(entries_in(ROOT "home/slot01"), 0);
+        assert_true(st_of(ROOT "home/slot01").st_ino == ino);
+        assert_false(exists(ROOT "home/.slot01.slots-fresh"));
+        assert_int_equal(slots_check_folders(bfd, c, "slot01", SLOT, SLOT, false, &e), 0);
+        assert_int_equal(umount2(p, 0), 0);
+        slots_config_free(c);
+}
+
+/* ---- the set-id sweep ---- */
+
+struct seen_list {
+        char names[16][128];
+        size_t n;
+};
+
+static void seen_one(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode)
+{
+        struct seen_list *l = data;
+
+        (void) uid;
+        (void) gid;
+        (void) mode;
+        if (l->n < 16)
+                snprintf(l->names[l->n++], sizeof(l->names[0]), "%s", path);
+}
+
+static void test_setid_sweep(void **state)
+{
+        static const struct {
+                const char *rel;
+                uid_t uid;
+                gid_t gid;
+                mode_t mode, after;
+        } rows[] = {
+                /* the slot's, in another slot's home, state and run, in docs_root and the temp folders */
+                { ROOT "home/slot02/drop/uid", SLOT, SLOT, 04755, 0755 },
+                { ROOT "state/slot02/gid", SLOT, SLOT, 02755, 0755 },
+                { ROOT "run/slot02/both", SLOT, 4500, 06711, 0711 },
+                { "srv/docs/_users/bob/deep/uid", SLOT, SLOT, 04700, 0700 },
+                { "tmp/s2/uid", SLOT, SLOT, 04755, 0755 },
+                { "dev/shm/uid", SLOT, SLOT, 04755, 0755 },
+                { "run/user/4402/uid", SLOT, SLOT, 04755, 0755 },
+                /* set-gid of the slot's group, whoever owns it */
+                { ROOT "home/slot02/drop/gid-theirs", STRANGER, SLOT, 02755, 0755 },
+                /* left alone: others' set-id files, the slot's group without set-gid, plain files */
+                { ROOT "home/slot02/drop/theirs", STRANGER, STRANGER, 04755, 04755 },
+                { ROOT "home/slot02/drop/uid-of-theirs-group-slot", STRANGER, SLOT, 04755, 04755 },
+                { "srv/docs/_users/bob/root", 0, 0, 04755, 04755 },
+                { "tmp/s2/plain", SLOT, SLOT, 0755, 0755 },
+        };
+        struct slots_config *c = config(", \"docs_root\": \"/srv/docs\"");
+        uid_t uids[] = { SLOT };
+        gid_t gids[] = { SLOT };
+        struct seen_list l = { 0 };
+        struct slots_setid_sweep s = { .uids = uids, .n_uids = 1, .gids = gids, .n_gids = 1, .svc_uid = SVC,
+                                       .svc_gid = SVC, .seen = seen_one, .data = &l };
+        struct slots_error e;
+        int failures = 0;
+        size_t want = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        make_temp_dirs();
+        make_slot_folders();
+        mk(ROOT "home/slot02", DIR_, STRANGER, STRANGER, 0711, NULL);
+        mk(ROOT "home/slot02/drop", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk(ROOT "state/slot02", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk(ROOT "run/slot02", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk_way("srv/docs/_users/bob/deep/x");
+        assert_int_equal(fchownat(bfd, "srv/docs", SVC, SVC, 0), 0);
+        mk("tmp/s2", DIR_, STRANGER, STRANGER, 0777, NULL);
+        mk("run/user/4402", DIR_, STRANGER, STRANGER, 0700, NULL);
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                mk(rows[i].rel, FILE_, rows[i].uid, rows[i].gid, rows[i].mode, NULL);
+                want += rows[i].after != rows[i].mode;
+        }
+        /* A symlink of the slot's to a set-uid file of the slot's outside: the link is not followed. */
+        mk("outside-setuid", FILE_, SLOT, SLOT, 04755, NULL);
+        {
+                char target[300];
+
+                snprintf(target, sizeof(target), "%s/outside-setuid", base);
+                mk("tmp/s2/link", LINK_, SLOT, SLOT, 0, target);
+        }
+        /* Finding only: nothing changes. */
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_setid(bfd, c, &s, &e), 0);
+        if (s.files != want)
+                ROW_FAIL("found %lu, want %zu", s.files, want);
+        for (size_t i = 0; i < N_ELEM(rows); i++)
+                failures += is(rows[i].rel, rows[i].uid, rows[i].gid, rows[i].mode);
+        /* Clearing: exactly the bits of what carries the slot, counted and named. */
+        s.clear = true;
+        l.n = 0;
+        assert_int_equal(slots_cleanup_setid(bfd, c, &s, &e), 0);
+        if (s.files != want || l.n != want)
+                ROW_FAIL("cleared %lu (%zu named), want %zu", s.files, l.n, want);
+        for (size_t i = 0; i < N_ELEM(rows); i++)
+                failures += is(rows[i].rel, rows[i].uid, rows[i].gid, rows[i].after);
+        failures += is("outside-setuid", SLOT, SLOT, 04755);
+        /* Again: nothing left to clear. */
+        assert_int_equal(slots_cleanup_setid(bfd, c, &s, &e), 0);
+        if (s.files != 0)
+                ROW_FAIL("a second sweep cleared %lu", s.files);
+        /* uid 0 is refused. */
+        uids[0] = 0;
+        assert_int_equal(slots_cleanup_setid(bfd, c, &s, &e), -EINVAL);
+        slots_config_free(c);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -722,6 +933,9 @@ int main(void)
                 TEST(test_runtime_folder_refused),
                 TEST(test_temp_mount),
                 TEST(test_shared),
+                TEST(test_folders_fresh),
+                TEST(test_folders_mount_root),
+                TEST(test_setid_sweep),
         };
 
         fstree_init();

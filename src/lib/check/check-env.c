@@ -1,0 +1,58 @@
+/* check's sudo-env verdict: whether sudo took the executor's line and its command has no_new_privs. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "check-int.h"
+
+#define NNP_FIX "put pam_slots in sudo's session stack: pam-auth-update --enable slots, or the line " \
+                "'session required pam_slots.so' in /etc/pam.d/sudo (pam_slots(8))"
+#define RUN_FIX "the launcher must run the command it is given, as for sudo-kill"
+
+/* The value of "NoNewPrivs:" in a /proc/PID/status text: 0 or 1, -1 when there is no such line. */
+static int status_nnp(const char *status)
+{
+        static const char key[] = "NoNewPrivs:";
+        const char *p = status;
+
+        while (p && strncmp(p, key, sizeof(key) - 1) != 0)
+                if ((p = strchr(p, '\n')))
+                        p++;
+        if (!p)
+                return -1;
+        p += sizeof(key) - 1;
+        p += strspn(p, " \t");
+        if ((p[0] == '0' || p[0] == '1') && (p[1] == '\n' || p[1] == '\0'))
+                return p[0] - '0';
+        return -1;
+}
+
+bool sudo_env_verdict(struct ctx *k, const struct slotinfo *s, int r, const char *out, const char *err,
+                      const char *cwd)
+{
+        int nnp = status_nnp(out);
+
+        /* err is exact here (JSON keeps it); the command escapes it for the terminal. */
+        if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
+            strstr(err, "not allowed to preserve"))
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", err);
+        else if (r < 0)
+                return false;
+        else if (r != 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                         "run it as the service and read the message: sudo -n -u slotNN --preserve-env=LIST -- ...",
+                         "in %s: with --preserve-env for the %zu names of sudo_env, the run exits %d%s%s", cwd,
+                         k->cfg->n_sudo_env, r, err[0] ? ": " : "", err);
+        else if (nnp < 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, RUN_FIX,
+                         "in %s: /bin/cat /proc/self/status through the launcher printed no NoNewPrivs line", cwd);
+        else if (nnp == 0)
+                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, NNP_FIX,
+                         "the command runs without no_new_privs (NoNewPrivs: 0): a set-id file can give the slot "
+                         "another identity");
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
+                         "sudo accepts --preserve-env for the %zu names of sudo_env; the command has no_new_privs",
+                         k->cfg->n_sudo_env);
+        return true;
+}
