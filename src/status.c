@@ -33,24 +33,8 @@ struct status {
 /* Account uids of the pool: one enumeration (accountmap.c), a lookup by name for each slot it did not list. */
 static int pool_uids(unsigned pool, long *uids)
 {
-        struct slots_accountmap *m = NULL;
-        struct slots_error e;
-        int r = 0;
-
-        /* Without the map (out of memory) every slot is looked up by name: slower, the same answers. */
-        (void) slots_accountmap_read(NULL, SLOTS_AMAP_PASSWD, &m, &e);
         uids[0] = -1;
-        for (unsigned n = 1; n <= pool; n++) {
-                char name[SLOTS_NAME_MAX];
-                uid_t uid;
-                int k = slots_amap_uid(m, slots_slot_name(n, name), &uid);
-
-                uids[n] = k > 0 ? (long) uid : -1;
-                if (k < 0)
-                        r = k;
-        }
-        slots_accountmap_free(m);
-        return r;
+        return slots_amap_pool_uids(NULL, pool, uids);
 }
 
 static int refuse(const char *object, const char *reason)
@@ -159,12 +143,68 @@ static int print_json(const struct status *x)
         return EXIT_DONE;
 }
 
+/* The rows go out through one buffer, each field padded as printf's "%-Ns" would pad it. */
+struct rowbuf {
+        char b[1 << 16];
+        size_t len;
+};
+
+static void rb_flush(struct rowbuf *r)
+{
+        if (r->len)
+                (void) fwrite(r->b, 1, r->len, stdout);
+        r->len = 0;
+}
+
+/* s, then spaces up to width, then sep (a space, or the end of the line). */
+static void rb_field(struct rowbuf *r, const char *s, size_t width, char sep)
+{
+        size_t l = strlen(s), pad = l < width ? width - l : 0;
+
+        if (l + pad + 1 > sizeof(r->b) - r->len) {
+                rb_flush(r);
+                if (l + pad + 1 > sizeof(r->b)) {
+                        printf("%-*s%c", (int) width, s, sep);
+                        return;
+                }
+        }
+        memcpy(r->b + r->len, s, l);
+        memset(r->b + r->len + l, ' ', pad);
+        r->len += l + pad;
+        r->b[r->len++] = sep;
+}
+
+static const char *uid_str(long uid, char buf[static 24])
+{
+        char *p = buf + 23;
+
+        *p = '\0';
+        do
+                *--p = (char) ('0' + uid % 10);
+        while ((uid /= 10) > 0);
+        return p;
+}
+
+/* slots_slot_name() without its snprintf: "slot" and at least two digits. */
+static const char *slot_str(unsigned n, char buf[static 24])
+{
+        const char *d = uid_str(n, buf);
+        char *p = (char *) d;
+
+        if (n < 10)
+                *--p = '0';
+        memcpy(p - 4, "slot", 4);
+        return p - 4;
+}
+
 static void print_rows(const struct status *x)
 {
+        static struct rowbuf rb;
+
         printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
         for (unsigned n = 1; n <= x->cfg->slots; n++) {
                 const char *user, *since, *released;
-                char uid[24], name[SLOTS_NAME_MAX];
+                char uid[24], name[24];
 
                 if (x->only && n != x->only)
                         continue;
@@ -180,10 +220,13 @@ static void print_rows(const struct status *x)
                 case SLOTS_SLOT_ASSIGNED:
                         break;
                 }
-                snprintf(uid, sizeof(uid), "%ld", x->uids[n]);
-                printf("%-9s %-7s %-7s %-34s %s\n", slots_slot_name(n, name), x->uids[n] >= 0 ? uid : "-",
-                       x->uids[n] >= 0 ? "yes" : "MISSING", user, since ? since : "-");
+                rb_field(&rb, slot_str(n, name), 9, ' ');
+                rb_field(&rb, x->uids[n] >= 0 ? uid_str(x->uids[n], uid) : "-", 7, ' ');
+                rb_field(&rb, x->uids[n] >= 0 ? "yes" : "MISSING", 7, ' ');
+                rb_field(&rb, user, 34, ' ');
+                rb_field(&rb, since ? since : "-", 0, '\n');
         }
+        rb_flush(&rb);
 }
 
 static void print_text(const struct status *x)

@@ -10,6 +10,7 @@
 
 #include "accountmap.h"
 #include "fsutil.h"
+#include "ids.h"
 #include "privdrop.h"
 
 #define NSSWITCH "/etc/nsswitch.conf"
@@ -588,4 +589,53 @@ int slots_amap_shadow(const struct slots_accountmap *m, const char *name, char *
                         hi = mid;
         }
         return 0;
+}
+
+#define UID_UNLISTED (-2L)
+
+/* The passwd enumeration into uids of the pool's slots; the entries not named like one are skipped. */
+static int enum_pool_uids(unsigned pool, long *uids)
+{
+        size_t size = 1024;
+        char *buf = NULL;
+        struct passwd pw;
+        int r;
+
+        setpwent();
+        while ((r = NEXT_ENT(passwd, getpwent_r, &buf, &size, &pw)) == 1) {
+                unsigned n = slots_slot_parse(pw.pw_name);
+
+                if (n >= 1 && n <= pool && uids[n] == UID_UNLISTED)
+                        uids[n] = (long) pw.pw_uid;
+        }
+        endpwent();
+        free(buf);
+        return r == -ENOMEM ? r : 0;
+}
+
+int slots_amap_pool_uids(const char *nsswitch, unsigned pool, long *uids)
+{
+        char *text = NULL;
+        int r = 0;
+
+        for (unsigned n = 1; n <= pool; n++)
+                uids[n] = UID_UNLISTED;
+        if (!nsswitch && read_nsswitch(&text) < 0)
+                text = NULL;
+        if ((nsswitch || text) && slots_nss_enumerable(nsswitch ? nsswitch : text, "passwd") >= SLOTS_NSS_ENUM_NAMES)
+                (void) enum_pool_uids(pool, uids);
+        free(text);
+        for (unsigned n = 1; n <= pool; n++) {
+                char name[SLOTS_NAME_MAX];
+                uid_t uid;
+                int k;
+
+                if (uids[n] != UID_UNLISTED)
+                        continue;
+                k = slots_amap_uid(NULL, slots_slot_name(n, name), &uid);
+                uids[n] = k > 0 ? (long) uid : -1;
+                if (k < 0)
+                        r = k;
+        }
+        return r;
 }

@@ -71,3 +71,14 @@ int slots_amap_shadow(const struct slots_accountmap *m, const char *name, char *
 
 /* Whether the map lists name in passwd (a test's and a benchmark's question: no lookup). */
 bool slots_amap_listed(const struct slots_accountmap *m, const char *name);
+
+/*
+ * The uid of each slot's account of a pool of `pool`, as slots_amap_uid() of each slot's name
+ * would answer from a passwd map, without building one: one passwd enumeration (when
+ * nsswitch.conf lets it answer, as for slots_accountmap_read()), each entry named like a slot
+ * of the pool setting its uid (the first listed of a name), nothing sorted or copied; a slot
+ * the enumeration did not list is looked up by name.  uids[n] for n in [1, pool] gets the
+ * uid, or -1 for no such account.  nsswitch as for slots_accountmap_read().  Returns 0, or
+ * the -errno of the last lookup that failed (its slot shows as without an account).
+ */
+int slots_amap_pool_uids(const char *nsswitch, unsigned pool, long *uids);

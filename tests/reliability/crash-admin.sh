@@ -19,7 +19,7 @@ mkdir -p "$W" "$P"
 POOL=4
 rel_admin_world "$W" $POOL
 NOW_TEXT=$(date -u -d "@$FAULT_NOW" +%Y-%m-%dT%H:%M:%SZ)
-ORACLE="python3 $top_srcdir/tests/reliability/table-oracle.py"
+ORACLE="$REL_PY $top_srcdir/tests/reliability/table-oracle.py"
 TABLE=$W/s/etc/slots.json
 REL_TABLE=etc/slots.json
 

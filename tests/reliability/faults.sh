@@ -24,7 +24,7 @@ POOL=4
 rel_admin_world "$W" $POOL
 TABLE=$W/s/etc/slots.json
 NOW_TEXT=$(date -u -d "@$FAULT_NOW" +%Y-%m-%dT%H:%M:%SZ)
-ORACLE="python3 $top_srcdir/tests/reliability/table-oracle.py"
+ORACLE="$REL_PY $top_srcdir/tests/reliability/table-oracle.py"
 total_faults=0
 total_after_commit=0
 

@@ -3,7 +3,11 @@
 # Source it after tests/integration/lib.sh.
 
 SHIM=$top_builddir/tests/fault/.libs/faultshim.so
-SNAP="python3 $top_srcdir/tests/reliability/snap.py"
+# The interpreter itself, found once: a version manager's shim first in PATH (pyenv's) runs
+# several shell scripts before each start, and the fault tests start snap.py hundreds of times.
+REL_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -n "$REL_PY" ] && [ -x "$REL_PY" ] || REL_PY=python3
+SNAP="$REL_PY $top_srcdir/tests/reliability/snap.py"
 REL_INDEX=slots.json.index
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
 [ -f "$NSSW" ] || NSSW=libnss_wrapper.so

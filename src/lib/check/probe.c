@@ -5,10 +5,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -126,9 +133,15 @@ static void probe_one(const char *path, enum probe_op op, struct probe_res *res)
         res->got |= GOT_DONE;
 }
 
+/* In a lane of the fork server: its socket, which no probe child keeps (it closes it first). */
+static int lane_fd = -1;
+
 static int probe_child(void *arg)
 {
         struct probe_job *j = arg;
+
+        if (lane_fd >= 0)
+                close(lane_fd);
 
         for (size_t i = 0; i < j->n; i++)
                 probe_one(j->plan->paths[j->first + i], j->plan->ops[j->first + i], &j->res[i]);
@@ -264,4 +277,361 @@ int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, s
         }
         free(run);
         return err;
+}
+
+/* ---- the fork server ---- */
+
+/* A request: the header, then n_groups gid_t, n ops (one byte each), then n paths, each ending in NUL (len bytes). */
+struct req_hdr {
+        uint64_t index;
+        uint32_t uid, gid, n_groups;
+        int32_t timeout_ms;
+        uint32_t n, len;
+};
+
+/* A reply: the header, then n struct probe_res. */
+struct rep_hdr {
+        uint64_t index;
+        int32_t r;
+        uint32_t n;
+};
+
+#define GROUPS_MAX 65536u
+#define STALL_MS 5000   /* past the probes' own timeout, with no reply: the server is stuck */
+
+static long mono_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Splits a request into id and plan (pointing into msg); false when it is malformed. */
+static bool req_decode(const char *msg, size_t len, struct req_hdr *h, struct slots_ident *id, gid_t *groups,
+                       struct probe_plan *plan)
+{
+        const char *ops, *p, *end;
+
+        if (len < sizeof(*h))
+                return false;
+        memcpy(h, msg, sizeof(*h));
+        if (h->n_groups > GROUPS_MAX || h->n > len || h->len > len ||
+            len != sizeof(*h) + (size_t) h->n_groups * sizeof(gid_t) + h->n + h->len)
+                return false;
+        memcpy(groups, msg + sizeof(*h), (size_t) h->n_groups * sizeof(gid_t));
+        *id = (struct slots_ident) { .uid = h->uid, .gid = h->gid, .groups = groups, .n_groups = (int) h->n_groups };
+        ops = msg + sizeof(*h) + (size_t) h->n_groups * sizeof(gid_t);
+        p = ops + h->n;
+        end = p + h->len;
+        plan->n = 0;
+        for (uint32_t i = 0; i < h->n; i++) {
+                const char *nul = memchr(p, '\0', (size_t) (end - p));
+
+                if (!nul || (unsigned char) ops[i] > PROBE_LIST || plan_add(plan, p, (enum probe_op) ops[i]) < 0)
+                        return false;
+                p = nul + 1;
+        }
+        return p == end;
+}
+
+/* A lane: one request at a time, run_probes, the reply; until the caller closes its end. */
+static void lane_run(int fd, size_t msg_max)
+{
+        char *msg = malloc(msg_max + 1);
+        gid_t *groups = malloc(GROUPS_MAX * sizeof(gid_t));
+        struct probe_plan plan = { 0 };
+        char *rep = NULL;
+        size_t rep_cap = 0;
+        int failed = 0;
+
+        lane_fd = fd;
+        while (msg && groups) {
+                ssize_t len = recv(fd, msg, msg_max + 1, MSG_TRUNC);
+                struct req_hdr h = { 0 };
+                struct rep_hdr rh = { 0 };
+                struct slots_ident id;
+                size_t size;
+
+                if (len < 0 && errno == EINTR)
+                        continue;
+                /* A failed receive took no request: try again, but not for ever. */
+                if (len < 0 && ++failed < 3)
+                        continue;
+                if (len <= 0)
+                        break;
+                failed = 0;
+                memcpy(&rh.index, msg, len >= (ssize_t) sizeof(rh.index) ? sizeof(rh.index) : 0);
+                if ((size_t) len > msg_max || !req_decode(msg, (size_t) len, &h, &id, groups, &plan))
+                        rh.r = -EPROTO;
+                else
+                        rh.n = h.n;
+                size = sizeof(rh) + rh.n * sizeof(struct probe_res);
+                if (size > rep_cap) {
+                        char *b = realloc(rep, size);
+
+                        if (!b)
+                                break;
+                        rep = b;
+                        rep_cap = size;
+                }
+                if (rh.r == 0) {
+                        memset(rep + sizeof(rh), 0, rh.n * sizeof(struct probe_res));
+                        rh.r = run_probes(&id, &plan, 0, plan.n, (struct probe_res *) (void *) (rep + sizeof(rh)),
+                                          h.timeout_ms);
+                }
+                memcpy(rep, &rh, sizeof(rh));
+                while ((len = send(fd, rep, size, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+                        ;
+                if (len < 0 && errno != EPIPE) {
+                        /* The reply did not go: the request's answer is then that failure. */
+                        rh = (struct rep_hdr) { .index = rh.index, .r = -errno };
+                        len = send(fd, &rh, sizeof(rh), MSG_NOSIGNAL);
+                }
+                if (len < 0)
+                        break;
+        }
+        free(msg);
+        free(groups);
+        free(plan.paths);
+        free(plan.ops);
+        free(rep);
+}
+
+/* The server's process: width - 1 more lanes, its own, then their ends. */
+__attribute__((noreturn)) static void server_main(int fd, unsigned width, size_t msg_max, pid_t caller)
+{
+        /* Dies with the caller, and so do its lanes (each with its parent); without it, at the socket's end. */
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != caller)
+                slots_exit_child(1);
+        for (unsigned i = 1; i < width; i++) {
+                pid_t me = getpid(), p = fork();
+
+                if (p == 0) {
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                        if (getppid() != me)
+                                slots_exit_child(1);
+                        lane_run(fd, msg_max);
+                        slots_exit_child(0);
+                }
+                if (p < 0)
+                        break;
+        }
+        lane_run(fd, msg_max);
+        close(fd);
+        while (wait(NULL) > 0 || errno == EINTR)
+                ;
+        slots_exit_child(0);
+}
+
+int probe_server_start(struct probe_server *s, unsigned width)
+{
+        int sv[2], want = 4 << 20, got[2] = { 0, 0 };
+        pid_t caller = getpid();
+        int r;
+
+        memset(s, 0, sizeof(*s));
+        s->fd = -1;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        for (int i = 0; i < 2; i++) {
+                socklen_t l = sizeof(got[i]);
+
+                /* Root may pass net.core.wmem_max; others get what it allows. */
+                if (setsockopt(sv[i], SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof(want)) < 0)
+                        (void) setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &want, sizeof(want));
+                if (getsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &got[i], &l) < 0)
+                        got[i] = 0;
+        }
+        /* A message must fit the sender's buffer, less the kernel's own share of it. */
+        s->msg_max = (size_t) (got[0] < got[1] ? got[0] : got[1]);
+        s->msg_max = s->msg_max > 8192 ? s->msg_max - 4096 : 0;
+        if (s->msg_max < sizeof(struct req_hdr) + 4096) {
+                close(sv[0]);
+                close(sv[1]);
+                return -ENOBUFS;
+        }
+        r = slots_child_start(&s->c, 0, SLOTS_CHILD_GROUP);
+        if (r < 0) {
+                close(sv[0]);
+                close(sv[1]);
+                s->c.pid = 0;
+                return r;
+        }
+        if (r == 0) {
+                close(sv[0]);
+                server_main(sv[1], width ? width : 1, s->msg_max, caller);
+        }
+        close(sv[1]);
+        s->fd = sv[0];
+        return 0;
+}
+
+/* Task i as a request in buf; 0 when it does not fit in max bytes. */
+static size_t req_encode(char *buf, size_t max, size_t i, const struct probe_task *t, int timeout_ms)
+{
+        const struct probe_plan *p = t->plan;
+        struct req_hdr h = {
+                .index = i,
+                .uid = t->id->uid,
+                .gid = t->id->gid,
+                .n_groups = t->id->n_groups > 0 ? (uint32_t) t->id->n_groups : 0,
+                .timeout_ms = timeout_ms,
+                .n = (uint32_t) p->n,
+        };
+        size_t off;
+
+        if (h.n_groups > GROUPS_MAX || p->n > UINT32_MAX)
+                return 0;
+        off = sizeof(h) + (size_t) h.n_groups * sizeof(gid_t) + p->n;
+        if (off > max)
+                return 0;
+        if (h.n_groups)
+                memcpy(buf + sizeof(h), t->id->groups, (size_t) h.n_groups * sizeof(gid_t));
+        for (size_t j = 0; j < p->n; j++) {
+                size_t l = strlen(p->paths[j]) + 1;
+
+                buf[sizeof(h) + (size_t) h.n_groups * sizeof(gid_t) + j] = (char) p->ops[j];
+                if (l > max - off)
+                        return 0;
+                memcpy(buf + off, p->paths[j], l);
+                off += l;
+        }
+        h.len = (uint32_t) (off - sizeof(h) - (size_t) h.n_groups * sizeof(gid_t) - p->n);
+        memcpy(buf, &h, sizeof(h));
+        return off;
+}
+
+enum { T_NONE, T_OUT, T_DONE, T_LOCAL };
+
+/* Reads the replies that are there; false when the server is gone. */
+static bool server_read(struct probe_server *s, struct probe_task *t, unsigned char *st, size_t n, char *buf,
+                        size_t *out, long *last)
+{
+        for (;;) {
+                ssize_t len = recv(s->fd, buf, s->msg_max + 1, MSG_DONTWAIT | MSG_TRUNC);
+                struct rep_hdr h;
+
+                if (len < 0 && errno == EINTR)
+                        continue;
+                if (len < 0)
+                        return errno == EAGAIN || errno == EWOULDBLOCK;
+                if (len == 0)
+                        return false;
+                if ((size_t) len < sizeof(h) || (size_t) len > s->msg_max)
+                        return false;
+                memcpy(&h, buf, sizeof(h));
+                if (h.index >= n || st[h.index] != T_OUT ||
+                    (h.r == 0 && (h.n != t[h.index].plan->n || (size_t) len != sizeof(h) + h.n * sizeof(struct probe_res))))
+                        return false;
+                if (h.r == 0)
+                        memcpy(t[h.index].res, buf + sizeof(h), h.n * sizeof(struct probe_res));
+                t[h.index].r = h.r == -EPROTO ? -EIO : h.r;
+                st[h.index] = T_DONE;
+                (*out)--;
+                *last = mono_ms();
+        }
+}
+
+/* Sends requests until the socket is full; tasks too large for a message are left to the caller. */
+static bool server_send(struct probe_server *s, struct probe_task *t, unsigned char *st, size_t n, char *buf,
+                        size_t *next, size_t *out, int timeout_ms)
+{
+        for (; *next < n; (*next)++) {
+                size_t len;
+                ssize_t w;
+
+                if (!t[*next].id)
+                        continue;
+                len = req_encode(buf, s->msg_max, *next, &t[*next], timeout_ms);
+                if (len == 0) {
+                        st[*next] = T_LOCAL;
+                        continue;
+                }
+                while ((w = send(s->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR)
+                        ;
+                if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                        return true;
+                if (w < 0 && errno == EMSGSIZE) {
+                        st[*next] = T_LOCAL;
+                        continue;
+                }
+                if (w < 0)
+                        return false;
+                st[*next] = T_OUT;
+                (*out)++;
+        }
+        return true;
+}
+
+int probe_server_run(struct probe_server *s, struct probe_task *t, size_t n, int timeout_ms)
+{
+        unsigned char *st;
+        char *buf;
+        size_t next = 0, out = 0;
+        long last = mono_ms();
+        int lost = 0;
+
+        if (!s->c.pid)
+                return -ESRCH;
+        st = calloc(n + 1, 1);
+        buf = malloc(s->msg_max + 1);
+        if (!st || !buf) {
+                free(st);
+                free(buf);
+                return -ENOMEM;
+        }
+        while (!lost && (next < n || out)) {
+                struct pollfd p = { .fd = s->fd, .events = POLLIN | (next < n ? POLLOUT : 0) };
+                long left = last + timeout_ms + STALL_MS - mono_ms();
+                int r = poll(&p, 1, !out ? -1 : left <= 0 ? 0 : (int) left);
+
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0) {
+                        lost = r == 0 ? -ETIMEDOUT : -ECHILD;
+                        break;
+                }
+                if (!server_read(s, t, st, n, buf, &out, &last))
+                        lost = -ECHILD;
+                else if ((p.revents & (POLLHUP | POLLERR)) && !(p.revents & POLLIN))
+                        lost = -ECHILD;
+                else if ((p.revents & POLLOUT) && !server_send(s, t, st, n, buf, &next, &out, timeout_ms))
+                        lost = -ECHILD;
+        }
+        free(buf);
+        if (lost) {
+                /* Its lanes and their probes with it: they share its process group. */
+                slots_child_kill(&s->c);
+                s->c.pid = 0;
+                close(s->fd);
+                s->fd = -1;
+                /* Stuck: what it held did not finish in time.  Gone: the caller runs the rest itself. */
+                for (size_t i = 0; i < n; i++)
+                        if (st[i] == T_OUT || (st[i] == T_NONE && t[i].id)) {
+                                if (lost == -ETIMEDOUT)
+                                        t[i].r = lost;
+                                else
+                                        st[i] = T_LOCAL;
+                        }
+        }
+        for (size_t i = 0; i < n; i++)
+                if (st[i] == T_LOCAL)
+                        t[i].r = run_probes(t[i].id, t[i].plan, 0, t[i].plan->n, t[i].res, timeout_ms);
+        free(st);
+        return 0;
+}
+
+void probe_server_stop(struct probe_server *s)
+{
+        if (!s->c.pid)
+                return;
+        /* The socket itself, not this fd: a child forked since then may hold a copy of it. */
+        (void) shutdown(s->fd, SHUT_RDWR);
+        close(s->fd);
+        s->fd = -1;
+        /* Its lanes see the end of the socket and leave; none holds a request now. */
+        (void) slots_child_wait(&s->c);
+        s->c.pid = 0;
 }

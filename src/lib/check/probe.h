@@ -3,7 +3,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+#include "child.h"
 #include "privdrop.h"
 
 enum probe_op {
@@ -73,3 +75,41 @@ unsigned probe_pool_width(void);
  * failed (the tasks not started then get that in status).
  */
 int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status);
+
+/*
+ * The fork server: a small process forked before the caller builds its per-slot data, so
+ * that each slot's probes fork from it, not from a parent of a hundred megabytes.  It runs
+ * width lanes (the same process and width - 1 forks of it), each taking one request at a
+ * time off a socketpair and running it with run_probes (one forked child that drops, as
+ * root would drop it in the caller).  It runs as the caller (root) and never as an account;
+ * it dies with the caller.
+ */
+struct probe_server {
+        struct slots_child c;   /* the server; c.pid 0: not running */
+        int fd;                 /* the caller's end of the socketpair */
+        size_t msg_max;         /* the largest request the socket carries */
+};
+
+/* One run_probes for the server: plan's items as id, into res (plan->n of them); r gets its result. */
+struct probe_task {
+        const struct slots_ident *id;   /* NULL: nothing to run, r stays as the caller set it */
+        const struct probe_plan *plan;
+        struct probe_res *res;
+        int r;
+};
+
+/* Starts the server with width lanes (0: 1).  0, or -errno (then s->c.pid is 0 and nothing runs). */
+int probe_server_start(struct probe_server *s, unsigned width);
+
+/*
+ * Runs every task through the server, each with timeout_ms, and waits for them: replies are
+ * read as they come (poll on the socket, no sleeping).  A task too large for one message runs
+ * here, with run_probes.  When no reply has come for timeout_ms + 5 s while tasks are out, the
+ * server is killed with its lanes and probes, and the tasks not done get -ETIMEDOUT; when the
+ * server ended (or its socket failed), it is killed and the tasks not done run here.  Returns
+ * 0, or -errno when the server could not be used at all (no task was run then).
+ */
+int probe_server_run(struct probe_server *s, struct probe_task *tasks, size_t n, int timeout_ms);
+
+/* Ends the server (its lanes finish the request they hold) and reaps it. */
+void probe_server_stop(struct probe_server *s);

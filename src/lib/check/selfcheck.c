@@ -199,11 +199,40 @@ static int slot_probe_task(void *arg, size_t i)
         return 0;
 }
 
+/* Each slot's probes through the fork server; false when it could not be used (nothing ran then). */
+static bool probes_by_server(struct ctx *k, struct probe_server *srv)
+{
+        struct probe_task *t;
+        bool ran;
+
+        if (!srv->c.pid)
+                return false;
+        t = calloc(k->n_slots + 1, sizeof(*t));
+        if (!t)
+                return false;
+        for (size_t i = 0; i < k->n_slots; i++) {
+                struct slotinfo *s = &k->slots[i];
+
+                if (s->have_id)
+                        t[i] = (struct probe_task) { .id = &s->id, .plan = &s->plan, .res = s->res };
+        }
+        ran = probe_server_run(srv, t, k->n_slots, probe_timeout(k)) == 0;
+        for (size_t i = 0; ran && i < k->n_slots; i++)
+                if (k->slots[i].have_id)
+                        k->slots[i].probe_r = t[i].r;
+        free(t);
+        /* Done with it: its lanes leave now, before the run forks children that would keep its socket. */
+        probe_server_stop(srv);
+        return ran;
+}
+
 /*
- * Each slot's probes, in a pool of children (probe_pool_width() at once, each
- * with its deadline): the run's plan and the trees plan_tree_probes picks.
+ * Each slot's probes: the run's plan and the trees plan_tree_probes picks.
+ * Through the fork server when it runs (srv, started before the slots' data
+ * was built), else in a pool of children of the run (probe_pool_width() at
+ * once, each with its deadline).
  */
-static void run_slot_probes(struct ctx *k)
+static void run_slot_probes(struct ctx *k, struct probe_server *srv)
 {
         size_t total = 0, off = 0;
         int *status = NULL, *probe_r;
@@ -237,6 +266,10 @@ static void run_slot_probes(struct ctx *k)
                 /* A slot without an account has nothing to run: its child only returns. */
                 probe_r[i] = -ENOENT;
                 status[i] = 0;
+        }
+        if (probes_by_server(k, srv)) {
+                free(status);
+                return;
         }
         (void) probe_pool(k->n_slots, probe_pool_width(), probe_timeout(k) + 5000, slot_probe_task, k, status);
         for (size_t i = 0; i < k->n_slots; i++) {
@@ -495,11 +528,15 @@ static bool slot_check_skipped(struct ctx *k, const struct slot_check *c, bool r
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
+        struct probe_server srv = { .fd = -1 };
         bool root = geteuid() == 0, probes = false;
 
         memset(rep, 0, sizeof(*rep));
         if (!check_config(&k))
                 goto out;
+        /* While the run is small: the slots' probes fork from it, not from the run grown by the pool's data. */
+        if (root)
+                (void) probe_server_start(&srv, probe_pool_width());
         k.rootfd = slots_root_open(NULL);
         if (k.rootfd < 0) {
                 /* Every row below looks through it: none can run. */
@@ -541,7 +578,8 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++)
                 probes |= root && (per_slot[c].needs & NEEDS_PROBE);
         if (probes)
-                run_slot_probes(&k);
+                run_slot_probes(&k, &srv);
+        probe_server_stop(&srv);
         if (k.err)
                 goto out;
         run_sudo_rows(&k, root);
@@ -561,6 +599,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
                          "no slot to check: none is assigned and no test slot is free");
 out:
+        probe_server_stop(&srv);
         ctx_free(&k);
         if (k.err) {
                 slots_check_report_free(rep);

@@ -4,7 +4,10 @@
  * itself (its status, a child past its deadline, a child killed by a signal, another account
  * refused); the words for a probe's failure; and probe_pool: its order (each task's status at
  * its own index), statuses clamped to 0..125, a task killed by a signal, a task past its
- * deadline killed together with the process it started, width 0 as 1.
+ * deadline killed together with the process it started, width 0 as 1; and the fork server:
+ * the same probes through its lanes at several widths, a task too large for a message run by
+ * the caller, tasks without an account left alone, a server that is gone (the caller runs the
+ * tasks) or stuck (they fail in time, nothing hangs), and the account's kill(-1) loop beside it (nothing lost).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -327,6 +330,196 @@ static void test_pool_deadline(void **state)
         probe_shared_free(grandchild, sizeof(pid_t));
 }
 
+/* ---- the fork server ---- */
+
+#define SRV_TASKS 40
+
+struct srv_run {
+        struct probe_plan plan;
+        char paths[N_ELEM(probes)][512];
+        struct probe_res res[SRV_TASKS][N_ELEM(probes)];
+        struct probe_task t[SRV_TASKS];
+        char *big;                      /* a path longer than any message */
+        struct probe_plan big_plan;
+        struct probe_res big_res;
+};
+
+static const struct slots_ident nobody_id = { .uid = NOBODY, .gid = NOBODY };
+
+/* Task i: the probes table as nobody; every 7th has no account; the last is too large for a message. */
+static void srv_tasks(struct srv_run *x, size_t msg_max)
+{
+        memset(x, 0, sizeof(*x));
+        for (size_t i = 0; i < N_ELEM(probes); i++) {
+                snprintf(x->paths[i], sizeof(x->paths[i]), "%s/%s", dir, probes[i].name);
+                assert_int_equal(plan_add(&x->plan, x->paths[i], probes[i].op), 0);
+        }
+        for (size_t i = 0; i < SRV_TASKS; i++)
+                x->t[i] = (struct probe_task) { .id = i % 7 == 3 ? NULL : &nobody_id, .plan = &x->plan,
+                                                .res = x->res[i], .r = -9999 };
+        x->big = malloc(msg_max + 2);
+        assert_non_null(x->big);
+        memset(x->big, 'a', msg_max + 1);
+        x->big[0] = '/';
+        x->big[msg_max + 1] = '\0';
+        assert_int_equal(plan_add(&x->big_plan, x->big, PROBE_LIST), 0);
+        x->t[SRV_TASKS - 1].plan = &x->big_plan;
+        x->t[SRV_TASKS - 1].res = &x->big_res;
+}
+
+static void srv_free(struct srv_run *x)
+{
+        free(x->plan.paths);
+        free(x->plan.ops);
+        free(x->big_plan.paths);
+        free(x->big_plan.ops);
+        free(x->big);
+}
+
+static int srv_check(const struct srv_run *x)
+{
+        int failures = 0;
+
+        for (size_t i = 0; i < SRV_TASKS - 1; i++) {
+                if (!x->t[i].id) {
+                        if (x->t[i].r != -9999)
+                                ROW_FAIL("task %zu without an account: r %d, want it untouched", i, x->t[i].r);
+                        continue;
+                }
+                if (x->t[i].r != 0)
+                        ROW_FAIL("task %zu: r %d, want 0", i, x->t[i].r);
+                for (size_t j = 0; j < N_ELEM(probes); j++)
+                        if (x->res[i][j].got != (probes[j].got | GOT_DONE) || x->res[i][j].err != probes[j].err)
+                                ROW_FAIL("task %zu, %s op %d: got %#x err %d, want %#x err %d", i, probes[j].name,
+                                         (int) probes[j].op, x->res[i][j].got, x->res[i][j].err,
+                                         probes[j].got | GOT_DONE, probes[j].err);
+        }
+        /* Run by the caller: the name is too long for the kernel, and the probe says so. */
+        if (x->t[SRV_TASKS - 1].r != 0 || x->big_res.got != GOT_DONE || x->big_res.err != ENAMETOOLONG)
+                ROW_FAIL("the large task: r %d got %#x err %d, want 0, %#x, ENAMETOOLONG", x->t[SRV_TASKS - 1].r,
+                         x->big_res.got, x->big_res.err, GOT_DONE);
+        return failures;
+}
+
+static void test_server(void **state)
+{
+        static const unsigned widths[] = { 0, 1, 4 };
+        struct srv_run *x = malloc(sizeof(*x));
+        int failures = 0;
+
+        (void) state;
+        assert_non_null(x);
+        if (geteuid() != 0) {
+                free(x);
+                print_message("skipped: the probes drop to nobody (needs root)\n");
+                skip();
+        }
+        for (size_t w = 0; w < N_ELEM(widths); w++) {
+                struct probe_server s;
+
+                assert_int_equal(probe_server_start(&s, widths[w]), 0);
+                assert_true(s.c.pid > 0 && s.msg_max > 4096);
+                srv_tasks(x, s.msg_max);
+                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                failures += srv_check(x);
+                /* A second batch through the same server. */
+                srv_free(x);
+                srv_tasks(x, s.msg_max);
+                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                failures += srv_check(x);
+                probe_server_stop(&s);
+                assert_int_equal(s.c.pid, 0);
+                /* Stopped: nothing runs, the caller is told. */
+                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), -ESRCH);
+                probe_server_stop(&s);
+                srv_free(x);
+        }
+        free(x);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* A server that is gone: the tasks run in the caller; stuck: they fail (-ETIMEDOUT) and the run returns. */
+static void test_server_lost(void **state)
+{
+        static const struct {
+                int sig;
+                int want;
+        } rows[] = { { SIGKILL, 0 }, { SIGSTOP, -ETIMEDOUT } };
+        struct srv_run *x = malloc(sizeof(*x));
+        int failures = 0;
+
+        (void) state;
+        assert_non_null(x);
+        if (geteuid() != 0) {
+                free(x);
+                print_message("skipped: the probes drop to nobody (needs root)\n");
+                skip();
+        }
+        for (size_t r = 0; r < N_ELEM(rows); r++) {
+                struct probe_server s;
+                pid_t pid;
+
+                assert_int_equal(probe_server_start(&s, 2), 0);
+                pid = s.c.pid;
+                srv_tasks(x, s.msg_max);
+                assert_int_equal(kill(-pid, rows[r].sig), 0);
+                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 200), 0);
+                if (rows[r].want == 0)
+                        failures += srv_check(x);
+                for (size_t i = 0; i < SRV_TASKS - 1; i++)
+                        if (x->t[i].id && x->t[i].r != rows[r].want)
+                                ROW_FAIL("signal %d, task %zu: r %d, want %d", rows[r].sig, i, x->t[i].r, rows[r].want);
+                /* Killed and reaped by the run. */
+                if (s.c.pid != 0 || kill(pid, 0) == 0)
+                        ROW_FAIL("signal %d: the server %d is still there", rows[r].sig, (int) pid);
+                probe_server_stop(&s);
+                srv_free(x);
+        }
+        free(x);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
+/* The account's kill(-1) loop while its probes run through the server: the lanes and probes keep uid 0 as real uid. */
+static void test_server_kill_loop(void **state)
+{
+        struct srv_run *x = malloc(sizeof(*x));
+        struct probe_server s;
+        int failures = 0, st;
+        pid_t killer;
+
+        (void) state;
+        assert_non_null(x);
+        if (geteuid() != 0) {
+                free(x);
+                print_message("skipped: the probes drop to nobody (needs root)\n");
+                skip();
+        }
+        assert_int_equal(probe_server_start(&s, 4), 0);
+        killer = fork();
+        assert_true(killer >= 0);
+        if (killer == 0) {
+                if (setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+                        _exit(1);
+                for (;;)
+                        (void) kill(-1, SIGKILL);
+        }
+        for (int round = 0; round < 5; round++) {
+                srv_tasks(x, s.msg_max);
+                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                failures += srv_check(x);
+                srv_free(x);
+        }
+        assert_true(s.c.pid > 0);
+        probe_server_stop(&s);
+        kill(killer, SIGKILL);
+        assert_int_equal(waitpid(killer, &st, 0), killer);
+        free(x);
+        if (failures)
+                fail_msg("%d failures", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -335,6 +528,9 @@ int main(void)
                 cmocka_unit_test(test_failure_words),
                 cmocka_unit_test(test_pool_order),
                 cmocka_unit_test(test_pool_deadline),
+                cmocka_unit_test_setup_teardown(test_server, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_server_lost, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_server_kill_loop, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * answer and how many NSS calls each made: an enumerated name asks NSS nothing, a name only a
  * directory holds is looked up by name, a failed lookup stays a failure, the first of two
  * entries of one name wins, and a slot's groups come from the group map only when it is all
- * there is (else from getgrouplist).
+ * there is (else from getgrouplist).  slots_amap_pool_uids (status's pool, no map) gives on
+ * every host the uid the map's slots_amap_uid gives for each slot, with the same lookups.
  */
 #include <errno.h>
 #include <grp.h>
@@ -455,10 +456,61 @@ static void test_no_map(void **state)
         slots_accountmap_free(NULL);
 }
 
+/* The pool's uids without a map: what the map answers slot by slot, asking NSS for the same names. */
+static void test_pool_uids(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t d = 0; d < D_N; d++) {
+                struct slots_accountmap *m = NULL;
+                struct slots_error e;
+                long uids[10], want[10];
+                int want_calls = 0, want_r = 0, r;
+
+                cur = &dbs[d];
+                assert_int_equal(slots_accountmap_read(cur->nsswitch, SLOTS_AMAP_PASSWD, &m, &e), 0);
+                nss_calls = 0;
+                for (unsigned n = 1; n <= 9; n++) {
+                        char name[16];
+                        uid_t uid;
+                        int k;
+
+                        snprintf(name, sizeof(name), "slot%02u", n);
+                        k = slots_amap_uid(m, name, &uid);
+                        want[n] = k > 0 ? (long) uid : -1;
+                        if (k < 0)
+                                want_r = k;
+                }
+                want_calls = nss_calls;
+                slots_accountmap_free(m);
+                nss_calls = 0;
+                r = slots_amap_pool_uids(cur->nsswitch, 9, uids);
+                if (r != want_r || nss_calls != want_calls)
+                        ROW_FAIL("host %zu: returned %d with %d lookups, want %d with %d", d, r, nss_calls, want_r,
+                                 want_calls);
+                for (unsigned n = 1; n <= 9; n++)
+                        if (uids[n] != want[n])
+                                ROW_FAIL("host %zu, slot%02u: uid %ld, want %ld", d, n, uids[n], want[n]);
+        }
+        /* Names outside the pool are not the pool's: a pool of one asks nothing on files. */
+        {
+                long uids[2];
+
+                cur = &dbs[D_FILES];
+                nss_calls = 0;
+                assert_int_equal(slots_amap_pool_uids(FILES, 1, uids), 0);
+                assert_int_equal(uids[1], 2001);
+                assert_int_equal(nss_calls, 0);
+        }
+        assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rows),
+                cmocka_unit_test(test_pool_uids),
                 cmocka_unit_test(test_no_map),
         };
 
