@@ -1,6 +1,6 @@
 #!/bin/sh
 # The refusals of the commands that no other test provokes by their own words, each with what
-# must not change: a FIFO at the table's lock file (assign and release never open it: the
+# must not change: assign of a free slot whose account is gone, a FIFO at the table's lock file (assign and release never open it: the
 # table's lock refuses it before the slot lock is tried), and for slots-provision --root on an
 # image of the example host, a FIFO at the account files lock, a masked slice unit (a symlink
 # to /dev/null) where the pool's unit belongs, and a FIFO at the table path (a conflict of the
@@ -30,6 +30,21 @@ for cmd in "assign fifo.user" "release $USER_A"; do
 done
 rm -f "$TABLE.lock"
 [ -e "$OUT/lock.away" ] && mv "$OUT/lock.away" "$TABLE.lock"
+
+# --- assign of a free slot whose account is gone: refused, the table unchanged ---
+cp -p /etc/passwd "$OUT/passwd.good"
+sed -i '/^slot08:/d' /etc/passwd
+cp -p "$TABLE" "$OUT/table.before"
+"$SLOTS_ADMIN" assign gone.acct slot08 >"$OUT/gone.out" 2>"$OUT/gone.err"
+rc=$?
+cat "$OUT/passwd.good" >/etc/passwd
+sed 's/^/#   /' "$OUT/gone.err"
+check "assign of slot08 without its account: exit 1 (exit $rc)" test "$rc" = 1
+check "assign of slot08 without its account: refused, with the fix" \
+	sh -c 'grep -q "slot08: the slot account does not exist" "$1" && grep -q "fix: create it: slots-provision" "$1"' _ \
+	"$OUT/gone.err"
+check "assign of slot08 without its account: no slot printed" test ! -s "$OUT/gone.out"
+check "assign of slot08 without its account: the table is unchanged" cmp -s "$TABLE" "$OUT/table.before"
 
 # --- slots-provision --root on an image of the example host ---
 G=$top_srcdir/tests/provision/golden/example-host
