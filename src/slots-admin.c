@@ -184,7 +184,7 @@ static int print_slot(const char *name)
  * run (NULL: none).  Returns st, or 1 when the object could not be printed.
  */
 static int print_result_json(int st, bool changed, unsigned slot, const char *user, const char *what,
-                             const struct slots_error *e)
+                             const struct slots_error *e, json_t *skipped)
 {
         char name[SLOTS_NAME_MAX];
         json_t *root, *err = json_null();
@@ -198,6 +198,9 @@ static int print_result_json(int st, bool changed, unsigned slot, const char *us
         root = json_pack("{s:b, s:o, s:o, s:o}", "changed", changed, "slot",
                          slot ? json_string(slots_slot_name(slot, name)) : json_null(), "user",
                          user ? cmd_json_text(user) : json_null(), "error", err ? err : json_null());
+        if (root && skipped)
+                json_object_set(root, "skipped", skipped);
+        json_decref(skipped);
         r = root && json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && putchar('\n') != EOF ?
             cmd_stdout_done() : -EIO;
         json_decref(root);
@@ -223,6 +226,35 @@ static void assign_log(const char *user, const char *name, const struct slots_as
                 cmd_log("assigned %s to user %s, but preparing the tree failed", name, user);
 }
 
+/* The free slots the lowest-free choice passed over, each with why and the fix: warnings on stderr. */
+static void warn_skipped(const struct slots_assign_report *rep)
+{
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++) {
+                fprintf(stderr, "%s: warning: skipped %s: %s\n", cmd_name, slots_slot_name(rep->skipped[i].slot, name),
+                        rep->skipped[i].why.reason);
+                fprintf(stderr, "%s: fix: %s\n", cmd_name, rep->skipped[i].why.fix);
+        }
+        if (rep->n_skipped > SLOTS_ASSIGN_SKIPS_KEPT)
+                fprintf(stderr, "%s: warning: and %u more free slots skipped\n", cmd_name,
+                        rep->n_skipped - SLOTS_ASSIGN_SKIPS_KEPT);
+}
+
+/* The same for --json: [{"slot", "reason", "fix"}], the first few. */
+static json_t *skipped_json(const struct slots_assign_report *rep)
+{
+        json_t *a = json_array();
+        char name[SLOTS_NAME_MAX];
+
+        for (unsigned i = 0; a && i < rep->n_skipped && i < SLOTS_ASSIGN_SKIPS_KEPT; i++)
+                json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "slot",
+                                                   slots_slot_name(rep->skipped[i].slot, name), "reason",
+                                                   cmd_json_text(rep->skipped[i].why.reason), "fix",
+                                                   cmd_json_text(rep->skipped[i].why.fix)));
+        return a;
+}
+
 /* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
 static int assign_report(const struct ctx *x, const struct opts *o, const char *user, const char *asked, int r,
                          const struct slots_assign_report *rep, struct slots_error *e)
@@ -234,6 +266,7 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
         if (rep->slot)
                 slots_slot_name(rep->slot, name);
         assign_log(user, name, rep);
+        warn_skipped(rep);
         if (r < 0 && rep->step) {
                 snprintf(what, sizeof(what), "cannot prepare the user's tree for %s", name);
                 snprintf(fix, sizeof(fix), "%s, then run the same assign again (the assignment stands, and "
@@ -250,11 +283,12 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 st = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e) : st;
+                return o->json ? print_result_json(st, rep->changed, rep->slot, user, what, e, skipped_json(rep)) : st;
         }
         if (!rep->table_ok)
                 warn_table_policy(x, &rep->table);
-        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL) : print_slot(name);
+        return o->json ? print_result_json(EXIT_DONE, rep->changed, rep->slot, user, NULL, NULL, skipped_json(rep)) :
+                         print_slot(name);
 }
 
 static int cmd_assign(const struct opts *o, int argc, char **argv)
@@ -322,7 +356,7 @@ static int release_report(const struct opts *o, const char *user, int r, const s
                 if (fix[0])
                         snprintf(e->fix, sizeof(e->fix), "%.*s", (int) sizeof(e->fix) - 1, fix);
                 r = rep->step ? EXIT_REFUSED : cmd_exit_for(r, e);
-                return o->json ? print_result_json(r, changed, rep->slot, who, what, e) : r;
+                return o->json ? print_result_json(r, changed, rep->slot, who, what, e, NULL) : r;
         }
         if (rep->slot && !rep->was_free) {
                 cmd_log("cleaned %s: %lu processes stopped and %lu killed in %ld ms, tree given back (%lu entries, "
@@ -331,7 +365,7 @@ static int release_report(const struct opts *o, const char *user, int r, const s
                 cmd_log("%s is clean and free", name);
         }
         if (o->json)
-                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL);
+                return print_result_json(EXIT_DONE, changed, rep->slot, who, NULL, NULL, NULL);
         if (rep->slot == 0)
                 printf("user %s holds no slot; nothing to release\n", user);
         else if (rep->was_free)

@@ -195,8 +195,8 @@ static void print_text(const struct status *x)
         if (x->store.exists)
                 printf("table %s: %s:%s %s\n", x->cfg->table, x->owner, x->grp, x->mode);
         if (!x->store.exists)
-                printf("WARN table %s does not exist -- fix: slots-provision creates it root:%s 0640\n",
-                       x->cfg->table, x->group_name);
+                printf("WARN table %s does not exist -- fix: slots-provision creates it root:%s %04o\n",
+                       x->cfg->table, x->group_name, SLOTS_TABLE_MODE);
         else if (!x->ok)
                 printf("WARN table %s: %s; %s -- fix: %s\n", x->cfg->table, x->verdict.e.reason,
                        x->verdict.writable ? "someone but root may write it" : "the service cannot rely on reading it",

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "resolve.h"
 
 void slots_close(int fd)
 {
@@ -218,19 +219,21 @@ int slots_fsync_dir(int dirfd)
  * access at all: a root:root 0000 folder is how a run killed before its chmod
  * is told from an admin's (provision.c's finish_dirs).
  */
-static int make_dir(int dirfd, const char *name, uid_t uid, mode_t mode)
+static int make_dir(int dirfd, const char *name, uid_t uid, mode_t mode, int *fdp, struct stat *st)
 {
-        return mkdirat(dirfd, name, uid != 0 ? mode & S_IRWXU : 0) == 0 ? 0 : -errno;
-}
+        bool made;
+        int fd = slots_dir_make(dirfd, name, uid != 0 ? mode & S_IRWXU : 0, NULL, NULL, &made, NULL);
 
-/* Why name cannot be opened as a folder: -ELOOP for a symlink, -ENOTDIR for another file, else err. */
-static int not_a_dir(int dirfd, const char *name, int err)
-{
-        struct stat st;
+        if (fd < 0)
+                return fd;
+        if (!made || fstat(fd, st) < 0) {
+                int r = made ? -errno : -EEXIST;
 
-        if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
-        return err == ENOTDIR ? -ENOTDIR : -err;
+                slots_close(fd);
+                return r;
+        }
+        *fdp = fd;
+        return 0;
 }
 
 /*
@@ -250,7 +253,7 @@ static int look_dir(int dirfd, const char *name, int *fdp, struct stat *st)
         }
         fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-                return errno == ENOENT ? -ENOENT : not_a_dir(dirfd, name, errno);
+                return errno == ENOENT ? -ENOENT : slots_not_dir(dirfd, name, errno);
         if (fstat(fd, st) < 0) {
                 int r = -errno;
 
@@ -286,7 +289,7 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
          * what is changed is changed through an fd opened without following.
          */
         if (!dry && (flags & SLOTS_ENSURE_MKDIR_FIRST)) {
-                r = make_dir(dirfd, name, uid, mode);
+                r = make_dir(dirfd, name, uid, mode, &fd, &st);
                 if (r == 0)
                         found->created = found->changed = true;
                 else if (r != -EEXIST)
@@ -298,7 +301,7 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
                         found->created = found->changed = true;
                         if (dry)
                                 return -ENOENT;
-                        r = make_dir(dirfd, name, uid, mode);
+                        r = make_dir(dirfd, name, uid, mode, &fd, &st);
                         if (r < 0)
                                 return r;
                 } else if (r < 0) {
@@ -317,7 +320,7 @@ int slots_ensure_dir(int dirfd, const char *name, uid_t uid, gid_t gid, mode_t m
         if (fd < 0) {
                 fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0)
-                        return not_a_dir(dirfd, name, errno);
+                        return slots_not_dir(dirfd, name, errno);
                 if (fstat(fd, &st) < 0)
                         goto fail;
                 /* What the fd shows decides, and is what was there before. */

@@ -53,8 +53,8 @@ int slots_lock_take(int dirfd, const char *lockname, const char *display, struct
 
 not_regular:
         /* Refused (exit 1) like a symlink there, not an invalid table (exit 2). */
-        return slots_error_set(e, -EPERM, display, "the lock file %s is not a regular file; remove it",
-                               lockname);
+        return slots_error_refuse(e, -EPERM, display, "the lock file %s is not a regular file; remove it",
+                                  lockname);
 }
 
 static int make_temp(int dirfd, const char *name, char *out, size_t size)
@@ -189,8 +189,8 @@ int slots_replace_stage_with(int dirfd, const char *name, const char *display, s
         ofd = slots_open_regular(dirfd, name, &ost);
         if (ofd < 0 && ofd != -ENOENT) {
                 if (ofd == -ELOOP)
-                        return slots_error_set(e, ofd, display,
-                                               "is a symlink; refusing to replace it (make it a regular file)");
+                        return slots_error_refuse(e, ofd, display,
+                                                  "is a symlink; refusing to replace it (make it a regular file)");
                 if (ofd == -EINVAL)
                         return slots_error_set(e, ofd, display, "is not a regular file");
                 return slots_error_set(e, ofd, display, "cannot open: %s", strerror(-ofd));

@@ -131,12 +131,12 @@ static int check_acl(struct chase_state *c, int fd, const struct stat *st)
                         continue;
                 if (!user && h->trusted_gid != (gid_t) -1 && a->id == h->trusted_gid)
                         continue;
-                r = slots_error_set(c->e, -EPERM, shown(c),
-                                    "%sits ACL lets %s %u write (%s:%u:%s%s%s), not %s: whoever can write a "
-                                    "folder on the way can swap what is below it", what_colon(c, w, sizeof(w)),
-                                    user ? "user" : "group", (unsigned) a->id, user ? "user" : "group",
-                                    (unsigned) a->id, a->perm & 04 ? "r" : "-", "w", a->perm & 01 ? "x" : "-",
-                                    trusted_who(c));
+                r = slots_error_refuse(c->e, -EPERM, shown(c),
+                                       "%sits ACL lets %s %u write (%s:%u:%s%s%s), not %s: whoever can write a "
+                                       "folder on the way can swap what is below it", what_colon(c, w, sizeof(w)),
+                                       user ? "user" : "group", (unsigned) a->id, user ? "user" : "group",
+                                       (unsigned) a->id, a->perm & 04 ? "r" : "-", "w", a->perm & 01 ? "x" : "-",
+                                       trusted_who(c));
                 slots_error_fix(c->e, "setfacl -x %s:%u %s", user ? "u" : "g", (unsigned) a->id, shown(c));
         }
         slots_acl_free(&acl);
@@ -153,9 +153,9 @@ static int check_trusted(struct chase_state *c, int fd, const struct stat *st)
         char w[256];
 
         if (st->st_uid != 0 && (h->trusted_uid == (uid_t) -1 || st->st_uid != h->trusted_uid)) {
-                slots_error_set(c->e, -EPERM, shown(c),
-                                "%sowned by uid %u, not by %s: whoever owns a folder on the way can swap what "
-                                "is below it", what_colon(c, w, sizeof(w)), (unsigned) st->st_uid, trusted_who(c));
+                slots_error_refuse(c->e, -EPERM, shown(c),
+                                   "%sowned by uid %u, not by %s: whoever owns a folder on the way can swap what "
+                                   "is below it", what_colon(c, w, sizeof(w)), (unsigned) st->st_uid, trusted_who(c));
                 if (h->what)
                         slots_error_fix(c->e, "chown root %s%s, or point \"%s\" at a path that only %s %s",
                                         shown(c), h->trusted_uid == (uid_t) -1 ? "" : " (or the service account)",
@@ -165,16 +165,16 @@ static int check_trusted(struct chase_state *c, int fd, const struct stat *st)
                 return -EPERM;
         }
         if ((mode & S_IWOTH) && !root_sticky) {
-                slots_error_set(c->e, -EPERM, shown(c), "%swritable by others (mode %04o)",
-                                what_colon(c, w, sizeof(w)), (unsigned) mode);
+                slots_error_refuse(c->e, -EPERM, shown(c), "%swritable by others (mode %04o)",
+                                   what_colon(c, w, sizeof(w)), (unsigned) mode);
                 slots_error_fix(c->e, "chmod o-w %s", shown(c));
                 return -EPERM;
         }
         if ((mode & S_IWGRP) && !root_sticky && st->st_gid != 0 &&
             (h->trusted_gid == (gid_t) -1 || st->st_gid != h->trusted_gid)) {
-                slots_error_set(c->e, -EPERM, shown(c), "%swritable by group %u (mode %04o), not %s group",
-                                what_colon(c, w, sizeof(w)), (unsigned) st->st_gid, (unsigned) mode,
-                                h->trusted_gid == (gid_t) -1 ? "root's" : "root's or the service's");
+                slots_error_refuse(c->e, -EPERM, shown(c), "%swritable by group %u (mode %04o), not %s group",
+                                   what_colon(c, w, sizeof(w)), (unsigned) st->st_gid, (unsigned) mode,
+                                   h->trusted_gid == (gid_t) -1 ? "root's" : "root's or the service's");
                 slots_error_fix(c->e, "chmod g-w %s", shown(c));
                 return -EPERM;
         }
@@ -382,8 +382,8 @@ static int symlink_refused(struct chase_state *c, const struct stat *st, const c
         char w[256];
 
         if (how->flags & SLOTS_CHASE_NO_SYMLINKS) {
-                slots_error_set(c->e, -ELOOP, shown(c), "%sis a symbolic link (to %s), and %s is never reached "
-                                "through one", what_colon(c, w, sizeof(w)), target, what_of(c));
+                slots_error_refuse(c->e, -ELOOP, shown(c), "%sis a symbolic link (to %s), and %s is never reached "
+                                   "through one", what_colon(c, w, sizeof(w)), target, what_of(c));
                 if (how->what)
                         slots_error_fix(c->e, "point \"%s\" at the real folder, or replace the link %s with what "
                                         "it points at", how->what, shown(c));
@@ -394,8 +394,8 @@ static int symlink_refused(struct chase_state *c, const struct stat *st, const c
         /* Only a link root or the trusted account made is followed: in a root-owned sticky folder anyone may have. */
         if ((how->flags & SLOTS_CHASE_TRUSTED) && st->st_uid != 0 &&
             (how->trusted_uid == (uid_t) -1 || st->st_uid != how->trusted_uid)) {
-                slots_error_set(c->e, -EPERM, shown(c), "%sis a symbolic link (to %s) owned by uid %u, not by %s",
-                                what_colon(c, w, sizeof(w)), target, (unsigned) st->st_uid, trusted_who(c));
+                slots_error_refuse(c->e, -EPERM, shown(c), "%sis a symbolic link (to %s) owned by uid %u, not by %s",
+                                   what_colon(c, w, sizeof(w)), target, (unsigned) st->st_uid, trusted_who(c));
                 slots_error_fix(c->e, "remove the link %s, or use the path it points at", shown(c));
                 return -EPERM;
         }
@@ -546,11 +546,6 @@ int slots_open_root_dir(int rootfd, const char *path, const char *what, uid_t tr
         return slots_chase(rootfd, path, &how, NULL, e);
 }
 
-int slots_open_in_walk(int rootfd, const char *path, int flags)
-{
-        return slots_open_in(rootfd, path, flags);
-}
-
 int slots_open_in(int rootfd, const char *path, int flags)
 {
         struct slots_chase how = { .open_flags = flags };
@@ -578,5 +573,41 @@ int slots_open_parent_in(int rootfd, const char *path, const char **base)
         free(dir);
         if (fd >= 0)
                 *base = slash + 1;
+        return fd;
+}
+
+int slots_not_dir(int dirfd, const char *name, int err)
+{
+        struct stat st;
+
+        if ((err == ENOTDIR || err == ELOOP) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+        return -err;
+}
+
+int slots_dir_make(int dirfd, const char *name, mode_t mode, const struct slots_chase *how, const char *display,
+                   bool *made, struct slots_error *e)
+{
+        struct chase_state c = { .how = how, .e = e, .path = (char *) (display ? display : name) };
+        struct stat st;
+        int fd, r;
+
+        *made = mkdirat(dirfd, name, mode) == 0;
+        if (!*made && errno != EEXIST)
+                return -errno;
+        fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return slots_not_dir(dirfd, name, errno);
+        if (fstat(fd, &st) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        if (*made && st.st_uid != geteuid())
+                *made = false;
+        if (!*made && how && (how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(&c, fd, &st)) < 0) {
+                close(fd);
+                return r;
+        }
         return fd;
 }

@@ -1,6 +1,7 @@
 /* The one path resolver: a path taken one component at a time from a root fd, each checked before the next. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -85,8 +86,26 @@ int slots_root_open(const char *dir);
  */
 int slots_open_in(int rootfd, const char *path, int flags);
 
-/* The same as slots_open_in(); kept for callers of the old name. */
-int slots_open_in_walk(int rootfd, const char *path, int flags);
+
+/*
+ * Why name in dirfd could not be opened O_DIRECTORY | O_NOFOLLOW with errno err: -ELOOP for
+ * a symlink, -ENOTDIR for another kind of file, else -err.
+ */
+int slots_not_dir(int dirfd, const char *name, int err);
+
+/*
+ * The one place a folder is made: name in the folder open at dirfd, made with mode (0, or
+ * the owner's bits of a folder that goes to another owner: nobody may use it before the
+ * caller sets its owner and mode through the fd), then opened O_NOFOLLOW | O_DIRECTORY from
+ * dirfd.  *made: this call made it (a folder renamed over it in between is not ours).  One
+ * that was there is judged by how's owner chain as slots_chase() judges each component
+ * (SLOTS_CHASE_TRUSTED: owned by root or how->trusted_uid, writable by nobody else; display
+ * names it in e), so a folder a slot made on the way is refused here as the resolver refuses
+ * it; how NULL: taken as it is.  Returns a directory fd or -errno: -ELOOP for a symlink,
+ * -ENOTDIR for another file, -EPERM refused (e says why).
+ */
+int slots_dir_make(int dirfd, const char *name, mode_t mode, const struct slots_chase *how, const char *display,
+                   bool *made, struct slots_error *e);
 
 /*
  * Opens the directory that holds absolute path inside rootfd and points *base at

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rlimits.h"
+#include "size.h"
 
 enum unit { UNIT_COUNT, UNIT_BYTES, UNIT_SECONDS, UNIT_NICE };
 
@@ -47,36 +48,16 @@ int slots_limit_item_from_name(const char *name)
 /* Parses "123", "512K", "2G" (sizes only) and "unlimited"; strict: no sign, no space, no fraction. */
 static int parse_string(const char *s, enum unit unit, rlim_t *out)
 {
-        uint64_t v = 0, mult = 1;
-        size_t i = 0;
+        uint64_t v;
+        int r;
 
         if (strcmp(s, "unlimited") == 0) {
                 *out = RLIM_INFINITY;
                 return 0;
         }
-        if (!(s[0] >= '0' && s[0] <= '9'))
-                return -EINVAL;
-        for (; s[i] >= '0' && s[i] <= '9'; i++) {
-                uint64_t d = (uint64_t) (s[i] - '0');
-
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
-        }
-        if (s[i] != '\0') {
-                if (unit != UNIT_BYTES || s[i + 1] != '\0')
-                        return -EINVAL;
-                switch (s[i]) {
-                case 'K': mult = UINT64_C(1) << 10; break;
-                case 'M': mult = UINT64_C(1) << 20; break;
-                case 'G': mult = UINT64_C(1) << 30; break;
-                case 'T': mult = UINT64_C(1) << 40; break;
-                default: return -EINVAL;
-                }
-        }
-        if (v > UINT64_MAX / mult)
-                return -ERANGE;
-        v *= mult;
+        r = slots_size_parse(s, unit == UNIT_BYTES, &v);
+        if (r < 0)
+                return r;
         if (v >= (uint64_t) RLIM_INFINITY)
                 return -ERANGE;
         *out = (rlim_t) v;

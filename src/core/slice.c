@@ -7,6 +7,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "size.h"
 #include "slice.h"
 
 /* What a property takes, as systemd.resource-control(5) has it (systemd 252). */
@@ -48,29 +49,13 @@ int slots_slice_key_from_name(const char *name)
         return -1;
 }
 
-/* Leading decimal digits of s into *v; returns how many, 0 for none or an overflow. */
-static size_t digits(const char *s, uint64_t *v)
-{
-        size_t i = 0;
-
-        *v = 0;
-        for (; s[i] >= '0' && s[i] <= '9'; i++) {
-                uint64_t d = (uint64_t) (s[i] - '0');
-
-                if (*v > (UINT64_MAX - d) / 10)
-                        return 0;
-                *v = *v * 10 + d;
-        }
-        return i;
-}
-
 /* "N%" with lo <= N <= hi. */
 static int parse_percent(const char *s, uint64_t lo, uint64_t hi, struct slots_slice_value *out)
 {
         uint64_t v;
-        size_t i = digits(s, &v);
+        int i = slots_digits(s, &v);
 
-        if (i == 0 || strcmp(s + i, "%") != 0 || v < lo || v > hi)
+        if (i <= 0 || strcmp(s + i, "%") != 0 || v < lo || v > hi)
                 return -EINVAL;
         out->kind = SLOTS_SLICE_PERCENT;
         out->n = v;
@@ -80,27 +65,14 @@ static int parse_percent(const char *s, uint64_t lo, uint64_t hi, struct slots_s
 /* "123", "512K", "2G": strict, no sign, space, fraction or other suffix. */
 static int parse_size(const char *s, struct slots_slice_value *out)
 {
-        uint64_t v, mult = 1;
-        size_t i = digits(s, &v);
+        uint64_t v;
+        int r = slots_size_parse(s, true, &v);
 
-        if (i == 0)
-                return -EINVAL;
-        if (s[i] != '\0') {
-                if (s[i + 1] != '\0')
-                        return -EINVAL;
-                switch (s[i]) {
-                case 'K': mult = UINT64_C(1) << 10; break;
-                case 'M': mult = UINT64_C(1) << 20; break;
-                case 'G': mult = UINT64_C(1) << 30; break;
-                case 'T': mult = UINT64_C(1) << 40; break;
-                default: return -EINVAL;
-                }
-        }
         /* systemd's own "infinity" is UINT64_MAX: a size must stay below it */
-        if (v >= UINT64_MAX / mult)
-                return -ERANGE;
+        if (r < 0 || v == UINT64_MAX)
+                return r < 0 ? r : -ERANGE;
         out->kind = SLOTS_SLICE_NUMBER;
-        out->n = v * mult;
+        out->n = v;
         return 0;
 }
 

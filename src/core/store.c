@@ -504,7 +504,3 @@ bool slots_store_verdict(const struct slots_store *s, const struct slots_table_p
         return ok;
 }
 
-bool slots_store_policy_ok(const struct stat *st, gid_t group)
-{
-        return st->st_uid == 0 && st->st_gid == group && (st->st_mode & 07777) == SLOTS_TABLE_MODE;
-}

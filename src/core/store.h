@@ -68,10 +68,9 @@ void slots_store_unlock(struct slots_store *s);
 int slots_store_relock(struct slots_store *s, int rootfd, struct slots_error *e);
 
 /*
- * The table's policy: root:<service group> 0640 and no POSIX ACL, so the
- * service reads it and only root writes it.  Each way a table file differs:
+ * The table's policy: root:<service group> SLOTS_TABLE_MODE (table.h) and no POSIX ACL,
+ * so the service reads it and only root writes it.  Each way a table file differs:
  */
-#define SLOTS_TABLE_MODE 0640
 enum {
         SLOTS_POLICY_OWNER = 1 << 0,    /* not owned by root */
         SLOTS_POLICY_GROUP = 1 << 1,    /* its group is not the service group */
@@ -113,9 +112,6 @@ bool slots_table_verdict(int fd, const struct stat *st, const struct slots_table
 /* The verdict on the table s loaded (s->exists), through a fresh fd on the file at its name. */
 bool slots_store_verdict(const struct slots_store *s, const struct slots_table_policy *p,
                          struct slots_table_verdict *v);
-
-/* The owner, group and mode part of the verdict, from a stat alone (no ACL judged). */
-bool slots_store_policy_ok(const struct stat *st, gid_t group);
 
 /* The lock file's name for a table named `name`: "<name>.lock" in the same directory. */
 #define SLOTS_LOCK_SUFFIX ".lock"

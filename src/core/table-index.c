@@ -78,7 +78,7 @@ static char state_byte(enum slots_slot_state s)
 int slots_tindex_write(int dirfd, const char *table_name, const char *display, const struct stat *table_st,
                        const struct slots_table *t, unsigned pool, struct slots_error *e)
 {
-        const struct slots_file_mode def = { .uid = 0, .gid = table_st->st_gid, .mode = 0640 };
+        const struct slots_file_mode def = { .uid = 0, .gid = table_st->st_gid, .mode = SLOTS_TABLE_MODE };
         size_t len = HEAD_LEN + pool + TRAIL_LEN;
         char *buf = malloc(len + 1), *name = index_name(table_name), *shown = NULL;
         int r;

@@ -6,6 +6,9 @@
 
 #include "error.h"
 
+/* The mode of the table file (and of its index): the service group reads, only root writes. */
+#define SLOTS_TABLE_MODE 0640
+
 struct slots_table;
 
 enum slots_slot_state {

@@ -28,6 +28,7 @@ struct amap_member {
 
 struct amap_user {
         struct slots_pw pw;
+        char *passwd;                   /* the password field as listed */
         size_t seq;                     /* the order it was listed in */
 };
 
@@ -114,11 +115,12 @@ static int read_passwd(struct slots_accountmap *m)
                         break;
                 }
                 m->pw[m->n_pw].seq = m->n_pw;
+                m->pw[m->n_pw].passwd = strdup(pw.pw_passwd ? pw.pw_passwd : "");
                 p = &m->pw[m->n_pw++].pw;
                 *p = (struct slots_pw){ .uid = pw.pw_uid, .gid = pw.pw_gid, .name = strdup(pw.pw_name),
                                         .dir = strdup(pw.pw_dir ? pw.pw_dir : ""),
                                         .shell = strdup(pw.pw_shell ? pw.pw_shell : "") };
-                if (!p->name || !p->dir || !p->shell) {
+                if (!p->name || !p->dir || !p->shell || !m->pw[m->n_pw - 1].passwd) {
                         r = -ENOMEM;
                         break;
                 }
@@ -255,6 +257,8 @@ static void index_passwd(struct slots_accountmap *m)
         for (size_t i = 0; i < m->n_pw; i++) {
                 if (k && strcmp(m->pw[k - 1].pw.name, m->pw[i].pw.name) == 0) {
                         slots_pw_clear(&m->pw[i].pw);
+                        explicit_bzero(m->pw[i].passwd, strlen(m->pw[i].passwd));
+                        free(m->pw[i].passwd);
                         continue;
                 }
                 m->pw[k++] = m->pw[i];
@@ -376,8 +380,12 @@ void slots_accountmap_free(struct slots_accountmap *m)
 {
         if (!m)
                 return;
-        for (size_t i = 0; i < m->n_pw; i++)
+        for (size_t i = 0; i < m->n_pw; i++) {
                 slots_pw_clear(&m->pw[i].pw);
+                if (m->pw[i].passwd)
+                        explicit_bzero(m->pw[i].passwd, strlen(m->pw[i].passwd));
+                free(m->pw[i].passwd);
+        }
         free(m->pw);
         for (size_t i = 0; i < m->n_groups; i++)
                 free(m->groups[i].name);
@@ -549,6 +557,17 @@ int slots_amap_grouplist(const struct slots_accountmap *m, const char *name, gid
         *groups = g;
         *n = k;
         return 0;
+}
+
+int slots_amap_passwd_field(const struct slots_accountmap *m, const char *name, char **field)
+{
+        const struct slots_pw *p = find_pw(m, name);
+
+        if (!p)
+                return 0;
+        /* pw is the first member of its amap_user. */
+        *field = strdup(((const struct amap_user *) (const void *) p)->passwd);
+        return *field ? 1 : -ENOMEM;
 }
 
 int slots_amap_shadow(const struct slots_accountmap *m, const char *name, char **hash)

@@ -56,6 +56,13 @@ int slots_amap_gid(const struct slots_accountmap *m, gid_t gid, char **name);
 int slots_amap_grouplist(const struct slots_accountmap *m, const char *name, gid_t gid, gid_t **groups, int *n);
 
 /*
+ * The passwd entry's password field of name when the map lists it ("x" when the password is
+ * in shadow): 1 with *field malloc'ed (clear it with explicit_bzero before free); 0 when the
+ * caller must ask NSS by name; -ENOMEM.
+ */
+int slots_amap_passwd_field(const struct slots_accountmap *m, const char *name, char **field);
+
+/*
  * The shadow password field of name when the map lists it: 1 with *hash malloc'ed (clear it
  * with explicit_bzero before free); 0 when the caller must ask NSS by name (not listed, no
  * shadow map, m NULL); -ENOMEM.

@@ -348,6 +348,7 @@ static int index_line(struct slots_accounts *a, enum slots_acct_file f, size_t l
                 u->buf = buf;
                 u->line = li;
                 u->pub.name = fld[0];
+                u->pub.passwd = nf >= 2 ? fld[1] : "";
                 u->pub.line = (unsigned) li + 1;
                 u->pub.valid = nf == 7 && parse_id(fld[2], &uid) && parse_id(fld[3], &gid);
                 u->pub.uid = uid;

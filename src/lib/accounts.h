@@ -24,6 +24,7 @@ enum slots_acct_file {
 /* A passwd entry as the file holds it.  valid is false when uid or gid is not a number. */
 struct slots_acct_user {
         const char *name;
+        const char *passwd;             /* the password field ("x": the password is in shadow) */
         uid_t uid;
         gid_t gid;
         const char *dir;

@@ -102,9 +102,55 @@ void slots_subids_free(struct slots_subids *s)
         s->n = 0;
 }
 
+bool slots_identity_shadowed(const char *name, const char *passwd_field)
+{
+        return strcmp(passwd_field, "x") == 0 || strcmp(passwd_field, "*NP*") == 0 ||
+               (passwd_field[0] == '#' && passwd_field[1] == '#' && strcmp(passwd_field + 2, name) == 0);
+}
+
+const char *slots_identity_password(const struct slots_identity *id, enum slots_pw_source *src)
+{
+        if (id->passwd_field && !slots_identity_shadowed(id->name, id->passwd_field)) {
+                *src = SLOTS_PW_PASSWD;
+                return id->passwd_field;
+        }
+        if (!id->shadow_known) {
+                *src = SLOTS_PW_UNKNOWN;
+                return NULL;
+        }
+        *src = id->shadow_field ? SLOTS_PW_SHADOW : SLOTS_PW_NO_SHADOW;
+        return id->shadow_field;
+}
+
+/* The crypt alphabet of DES and bigcrypt output (pam_unix's strip_hpux_aging keeps only these). */
+static bool crypt_char(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '/';
+}
+
 bool slots_identity_password_usable(const char *hash, enum slots_hash_method method)
 {
-        return hash[0] == '\0' || (hash[0] != '!' && hash[0] != '*' && method != SLOTS_HASH_NO_METHOD);
+        size_t len = strlen(hash);
+
+        if (len == 0)
+                return true;
+        if (hash[0] == '!' || hash[0] == '*')
+                return false;
+        if (strncmp(hash, "$1$", 3) == 0)
+                return true;
+        if (hash[0] != '$' && len >= 13) {
+                /* An HP-UX aging suffix: what follows the 13th character from the first one outside the alphabet. */
+                for (size_t i = 13; i < len; i++)
+                        if (!crypt_char(hash[i])) {
+                                len = i;
+                                break;
+                        }
+                for (size_t i = 0; i < 13; i++)
+                        if (!crypt_char(hash[i]))
+                                return false;
+                return (len - 13) % 11 == 0;
+        }
+        return method != SLOTS_HASH_NO_METHOD;
 }
 
 static void add_ranges(struct strbuf *b, const char *opt, const struct slots_subids *s)
@@ -185,12 +231,14 @@ static void judge_groups(const struct slots_identity *id, struct strbuf *d, stru
 
 static void judge_password(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
 {
-        const char *h = id->hash;
+        enum slots_pw_source src;
+        const char *h = slots_identity_password(id, &src);
 
         if (!h || !slots_identity_password_usable(h, id->hash_method))
                 return;
         if (h[0] == '\0') {
-                strbuf_addf(d, "%s has an empty password field: it needs no password at all", id->name);
+                strbuf_addf(d, "%s has an empty password field in its %s entry: it needs no password at all",
+                            id->name, src == SLOTS_PW_PASSWD ? "passwd" : "shadow");
         } else {
                 /* Name the method, never the hash. */
                 size_t n = h[0] == '$' ? strcspn(h + 1, "$") : 0;
@@ -201,8 +249,11 @@ static void judge_password(const struct slots_identity *id, struct strbuf *d, st
                 else
                         strbuf_addf(d, "DES");
                 strbuf_addf(d, ") in its %s entry: it could log in with a password",
-                            id->hash_in_passwd ? "passwd" : "shadow");
+                            src == SLOTS_PW_PASSWD ? "passwd" : "shadow");
         }
+        /* pam_unix reads the passwd field unless it is x, whatever shadow holds. */
+        if (src == SLOTS_PW_PASSWD && id->shadow_field)
+                strbuf_addf(d, " (pam_unix reads the passwd field, not the shadow entry, unless it is x)");
         if (id->directory)
                 strbuf_addf(f, "lock the password of %s in the directory", id->name);
         else

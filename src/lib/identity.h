@@ -49,14 +49,27 @@ enum slots_hash_method {
         SLOTS_HASH_NO_METHOD,           /* invalid or disabled: no password matches it */
 };
 
+/*
+ * Where the password pam_unix checks comes from.  pam_unix reads the passwd entry's field;
+ * only when that says "in shadow" ("x", "##<name>", or NIS+'s "*NP*") does it read the
+ * shadow entry's, and with no shadow entry then, no password matches.
+ */
+enum slots_pw_source {
+        SLOTS_PW_UNKNOWN,               /* not known: the passwd field, or the shadow entry it points to */
+        SLOTS_PW_PASSWD,                /* the passwd field is the password */
+        SLOTS_PW_SHADOW,                /* the passwd field says shadow: the shadow entry's field */
+        SLOTS_PW_NO_SHADOW,             /* the passwd field says shadow, and there is no shadow entry */
+};
+
 /* What is known of a slot account. */
 struct slots_identity {
         const char *name;               /* slotNN; its own group has the same name */
         const char *shell;              /* its login shell; NULL: not known */
         const char *want_shell;         /* the configured shell */
-        const char *hash;               /* its password field (shadow's, else passwd's); NULL: not known */
-        bool hash_in_passwd;            /* there is no shadow entry: hash is the passwd field */
-        enum slots_hash_method hash_method;     /* libxcrypt's word on hash, where the caller asked */
+        const char *passwd_field;       /* the passwd entry's password field; NULL: not known */
+        const char *shadow_field;       /* the shadow entry's; NULL: none (shadow_known) or not known */
+        bool shadow_known;              /* the shadow entry was looked up: shadow_field NULL is "none" */
+        enum slots_hash_method hash_method;     /* libxcrypt's word on slots_identity_password() */
         const struct slots_identity_group *groups;
         size_t n_groups;
         const char *shared;             /* <prefix>shared */
@@ -83,10 +96,24 @@ struct slots_identity_verdict {
         size_t n;                       /* how many of p hold a problem */
 };
 
+/* The passwd field of account name says "the password is in shadow": "x", "##<name>" or "*NP*". */
+bool slots_identity_shadowed(const char *name, const char *passwd_field);
+
 /*
- * The password field is usable (a login with a password, or without one): it
- * is empty (no password asked), or it starts with neither '!' nor '*' and
- * libxcrypt, where asked, knows a method for it.
+ * The password field pam_unix checks for id (passwd_field, or shadow_field when the
+ * passwd field says shadow), where *src says it comes from; NULL when none is known
+ * or there is none (SLOTS_PW_UNKNOWN, SLOTS_PW_NO_SHADOW).  When the passwd field is
+ * not known, a known shadow entry is taken as the password.
+ */
+const char *slots_identity_password(const struct slots_identity *id, enum slots_pw_source *src);
+
+/*
+ * The password field hash is usable (a login with a password, or without one), as
+ * pam_unix's verify_pwd_hash() takes it: empty (no password asked, pam_unix's nullok);
+ * else, past an HP-UX aging suffix, it starts with neither '!' nor '*' and: a "$1$"
+ * hash (pam_unix's own MD5); a field of 13 + 11k characters of the crypt alphabet
+ * without '$' (pam_unix's own DES and bigcrypt); any other field that libxcrypt, where
+ * asked, knows a method for.
  */
 bool slots_identity_password_usable(const char *hash, enum slots_hash_method method);
 

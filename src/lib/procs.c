@@ -416,8 +416,8 @@ static int end_processes(const struct who *w, int timeout_ms, struct slots_procs
 
         memset(rep, 0, sizeof(*rep));
         if (w->uid == 0 || w->gid == 0)
-                return slots_error_set(e, -EINVAL, w->uid == 0 ? "uid 0" : "gid 0",
-                                       "refusing to end the processes of root");
+                return slots_error_refuse(e, -EINVAL, w->uid == 0 ? "uid 0" : "gid 0",
+                                          "refusing to end the processes of root");
         for (;;) {
                 /* Freeze: SIGSTOP in rounds until none of them can run code (or the time is up). */
                 for (;;) {

@@ -188,5 +188,20 @@ out=$(runuser -u slot01 -- ls "$TREE" 2>&1)
 st=$?
 check "slot01 can no longer list the tree" test "$st" != 0
 check "because of EACCES (Permission denied)" sh -c 'echo "$1" | grep -q "Permission denied"' _ "$out"
+# --- a folder on the way to a tree that a slot owns: refused as the resolver refuses it ---
+# The resolver makes the rest of a tree's path; _users, already there, is judged by the owner
+# chain every open of a path the service controls gets.  Owned by slot02, it could be swapped.
+chown slot02 "$DOCS/_users"
+admin assign bob slot02 >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "a folder on the way owned by a slot: assign exits 1" test "$st" = 1
+check "the error names the folder and its owner" \
+	grep -q "$DOCS/_users: user_tree: owned by uid $(uid_of slot02), not by root or the service" "$S/err"
+check "bob's tree was not made" test ! -e "$DOCS/_users/bob"
+chown svc "$DOCS/_users"
+check "with the folder the service's again, the same assign finishes" prints slot02 admin assign bob slot02
+check "bob's tree is there" test -d "$DOCS/_users/bob"
+check "release bob exits 0" quiet admin release bob
 umount "$TREE/mnt" "$TREE/bind"
 slots_done

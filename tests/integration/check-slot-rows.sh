@@ -46,12 +46,17 @@ else
 fi
 
 # --- password-locked ---
-case_ password-empty password-locked slot08 "slot08 has an empty password field: it needs no password at all" \
+case_ password-empty password-locked slot08 "slot08 has an empty password field in its shadow entry: it needs no password at all" \
 	"usermod -p '' slot08" FIX
 case_ password-des password-locked slot08 "slot08 has a usable password hash (DES) in its shadow entry" \
 	"usermod -p 'abJnggxhB/yWI' slot08" FIX
 check "password-des: the hash is not printed" sh -c "! grep -q 'abJnggxhB' '$OUT/password-des.out'"
-case_row no-shadow-entry 0 PASS password-locked slot08 "no usable hash in the passwd entry" \
+# pam_unix reads the passwd field unless it is x: a hash there is the password, whatever shadow says.
+case_ passwd-field-hash password-locked slot08 "slot08 has a usable password hash (DES) in its passwd entry" \
+	"sed -i 's/^slot08:x:/slot08:abJnggxhB\\/yWI:/' /etc/passwd" FIX
+check "passwd-field-hash: the hash is not printed" sh -c "! grep -q 'abJnggxhB' '$OUT/passwd-field-hash.out'"
+restore_accounts
+case_row no-shadow-entry 0 PASS password-locked slot08 "locked (the passwd field says shadow, and there is no shadow entry)" \
 	"sed -i '/^slot08:/d' /etc/shadow" restore_accounts
 case_row shadow-star 0 PASS password-locked slot08 "locked (shadow entry starts with *)" \
 	"usermod -p '*' slot08" restore_accounts

@@ -103,7 +103,7 @@ static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *s
         if (fstatat(dirfd, base, st, AT_SYMLINK_NOFOLLOW) < 0) {
                 strbuf_addf(d, "%s: %s", path, strerror(errno));
                 if (errno == ENOENT)
-                        strbuf_addf(f, "slots-provision creates it, empty, root:%s 0640", k->group_name);
+                        strbuf_addf(f, "slots-provision creates it, empty, root:%s %04o", k->group_name, SLOTS_TABLE_MODE);
                 else
                         strbuf_addf(f, "make %s readable by root", path);
                 return -1;
@@ -111,7 +111,8 @@ static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *s
         if (S_ISLNK(st->st_mode)) {
                 strbuf_addf(d, "%s is a symlink; the table is never read through one", path);
                 strbuf_addf(f, "replace the link with the file it points to (cp --remove-destination \"$(readlink -f "
-                        "%s)\" %s), then chown root:%s %s && chmod 0640 %s", path, path, k->group_name, path, path);
+                        "%s)\" %s), then chown root:%s %s && chmod %04o %s", path, path, k->group_name, path,
+                        SLOTS_TABLE_MODE, path);
                 return -1;
         }
         if (!S_ISREG(st->st_mode)) {
@@ -296,8 +297,8 @@ void check_table(struct ctx *k)
         if (d.len)
                 goto fail;
         slots_table_count(k->table, &assigned, &pending);
-        strbuf_addf(&d, "%s: root:%s 0640, %u assigned, %u pending, readable by %s", path, k->group_name,
-                    assigned, pending, k->cfg->service);
+        strbuf_addf(&d, "%s: root:%s %04o, %u assigned, %u pending, readable by %s", path, k->group_name,
+                    SLOTS_TABLE_MODE, assigned, pending, k->cfg->service);
         add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
         k->table_ok = true;
         goto out;

@@ -2,12 +2,8 @@
  * check's findings on one slot account's identity: identity.c's verdict on it, its password
  * field, and the processes that carry it.
  */
-#include <crypt.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
-#include <shadow.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,78 +12,27 @@
 #include "check-ident.h"
 #include "escape.h"
 #include "procs.h"
+#include "identity-look.h"
 
-int check_ident_password_field(const struct slots_accountmap *m, const char *name, char **hash, bool *in_passwd)
+int check_ident_pwfields(const struct slots_accountmap *m, const char *name, struct slots_pwfields *f)
 {
-        size_t size = 1024;
-        int listed = slots_amap_shadow(m, name, hash);
+        int r;
 
-        if (listed != 0) {
-                *in_passwd = false;
-                return listed < 0 ? listed : 0;
+        memset(f, 0, sizeof(*f));
+        r = slots_amap_passwd_field(m, name, &f->passwd);
+        if (r == 0)
+                return slots_pwfields_lookup(name, f);
+        if (r > 0)
+                r = slots_amap_shadow(m, name, &f->shadow);
+        if (r == 0)
+                r = slots_pwfield_shadow(name, &f->shadow);
+        if (r == -ENOMEM) {
+                slots_pwfields_clear(f);
+                return r;
         }
-
-        for (;;) {
-                struct spwd sp, *sres = NULL;
-                struct passwd pw, *pres = NULL;
-                char *buf = malloc(size);
-                int r;
-
-                if (!buf)
-                        return -ENOMEM;
-                r = getspnam_r(name, &sp, buf, size, &sres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (sres) {
-                        *hash = strdup(sres->sp_pwdp ? sres->sp_pwdp : "");
-                        *in_passwd = false;
-                        explicit_bzero(buf, size);
-                        free(buf);
-                        return *hash ? 0 : -ENOMEM;
-                }
-                if (r != 0 && r != ENOENT) {
-                        free(buf);
-                        return -r;
-                }
-                r = getpwnam_r(name, &pw, buf, size, &pres);
-                if (r == ERANGE && size < (1u << 20)) {
-                        free(buf);
-                        size *= 2;
-                        continue;
-                }
-                if (!pres) {
-                        free(buf);
-                        return r ? -r : -ENOENT;
-                }
-                *hash = strdup(pres->pw_passwd ? pres->pw_passwd : "");
-                *in_passwd = true;
-                explicit_bzero(buf, size);
-                free(buf);
-                return *hash ? 0 : -ENOMEM;
-        }
-}
-
-enum slots_hash_method check_ident_hash_method(const char *hash, bool *have_lib)
-{
-        static int (*fn)(const char *);
-        static bool tried;
-        int cs;
-
-        if (!tried) {
-                void *h = dlopen("libcrypt.so.1", RTLD_NOW | RTLD_LOCAL);
-
-                tried = true;
-                if (h)
-                        *(void **) &fn = dlsym(h, "crypt_checksalt");
-        }
-        *have_lib = fn != NULL;
-        if (!fn)
-                return SLOTS_HASH_UNASKED;
-        cs = fn(hash);
-        return cs == CRYPT_SALT_INVALID || cs == CRYPT_SALT_METHOD_DISABLED ? SLOTS_HASH_NO_METHOD : SLOTS_HASH_METHOD;
+        f->shadow_known = r >= 0;
+        f->shadow_err = r < 0 ? r : 0;
+        return 0;
 }
 
 /* The groups that name the account, as the verdict takes them: its primary group, then the others. */
@@ -198,9 +143,12 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
         struct slots_identity_group *groups = NULL;
         struct slots_identity_verdict v = { 0 };
         struct slots_error e;
-        char **names = NULL, *hash = NULL, *shared = NULL;
+        struct slots_pwfields pf = { 0 };
+        char **names = NULL, *shared = NULL;
         bool root = geteuid() == 0;
+        enum slots_pw_source src;
         size_t n = 0;
+        int r;
 
         if (asprintf(&shared, "%sshared", k->cfg->prefix) < 0) {
                 shared = NULL;
@@ -222,11 +170,18 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "subordinate ids not looked at: %s: %s", e.object, e.reason);
         }
-        if (root && !own_password_row && check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd) == 0) {
-                bool have_lib;
-
-                id.hash = hash;
-                id.hash_method = check_ident_hash_method(hash, &have_lib);
+        if (!own_password_row) {
+                r = check_ident_pwfields(k->accounts, s->name, &pf);
+                if (r == -ENOMEM) {
+                        k->err = r;
+                        goto out;
+                }
+                if (r == 0)
+                        slots_pwfields_into(&pf, &id, NULL);
+                if (r == 0 && !slots_identity_password(&id, &src) && src == SLOTS_PW_UNKNOWN) {
+                        strbuf_sep(note, "; ");
+                        strbuf_addf(note, "the shadow entry not looked at: needs root");
+                }
         }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
@@ -241,10 +196,7 @@ void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_passw
         }
 out:
         slots_identity_verdict_free(&v);
-        if (hash) {
-                explicit_bzero(hash, strlen(hash));
-                free(hash);
-        }
+        slots_pwfields_clear(&pf);
         for (size_t i = 0; names && i < n; i++)
                 free(names[i]);
         free(names);

@@ -8,21 +8,14 @@
 
 #include "check-int.h"
 #include "identity.h"
+#include "identity-look.h"
 #include "strbuf.h"
 
 /*
- * The password field of name: the shadow entry (from m when it lists name, else asked by
- * name), else the passwd field (*in_passwd).  *hash is malloc'ed; clear it with
- * explicit_bzero before free.  Returns 0 or -errno.
+ * The password fields of name as slots_pwfields_lookup() finds them, from m when it lists
+ * both entries (its shadow map is read as root only).  Clear f with slots_pwfields_clear().
  */
-int check_ident_password_field(const struct slots_accountmap *m, const char *name, char **hash, bool *in_passwd);
-
-/*
- * libxcrypt's word on hash (crypt_checksalt(), loaded on first use: only check
- * needs it).  *have_lib is false when the library or the function is missing
- * (the method is then not asked).
- */
-enum slots_hash_method check_ident_hash_method(const char *hash, bool *have_lib);
+int check_ident_pwfields(const struct slots_accountmap *m, const char *name, struct slots_pwfields *f);
 
 /*
  * Appends to d and f (detail and fix, "; " and " && " between) what identity.c

@@ -198,12 +198,30 @@ void check_folders(struct ctx *k, const struct slotinfo *s)
                          s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
 }
 
+/* The password-locked row when the verdict finds no usable password: why not, from where pam_unix reads it. */
+static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h, enum slots_pw_source src)
+{
+        const char *entry = src == SLOTS_PW_PASSWD ? "passwd" : "shadow";
+
+        if (src == SLOTS_PW_NO_SHADOW)
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
+                         "locked (the passwd field says shadow, and there is no shadow entry)");
+        else if (h[0] == '!' || h[0] == '*')
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
+                         entry, h[0]);
+        else
+                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
+                         entry);
+}
+
 void check_password(struct ctx *k, const struct slotinfo *s)
 {
         struct slots_identity id = { .name = s->name };
         struct slots_identity_verdict v;
         const struct slots_identity_problem *p = &v.p[SLOTS_IDENT_PASSWORD];
-        char *hash = NULL;
+        struct slots_pwfields pf;
+        enum slots_pw_source src;
+        const char *h;
         bool have_lib;
         int r;
 
@@ -211,34 +229,37 @@ void check_password(struct ctx *k, const struct slotinfo *s)
                 add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        r = check_ident_password_field(k->accounts, s->name, &hash, &id.hash_in_passwd);
+        r = check_ident_pwfields(k->accounts, s->name, &pf);
         if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
-                         "run the check as root; repair /etc/shadow or the name service",
-                         "cannot read the shadow entry of %s: %s", s->name, strerror(-r));
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, "repair /etc/passwd or the name service",
+                         "cannot read the passwd entry of %s: %s", s->name, strerror(-r));
+                slots_pwfields_clear(&pf);
                 return;
         }
-        id.hash = hash;
-        id.hash_method = check_ident_hash_method(hash, &have_lib);
+        slots_pwfields_into(&pf, &id, &have_lib);
+        h = slots_identity_password(&id, &src);
+        /* The passwd field says shadow, and the shadow entry could not be read. */
+        if (src == SLOTS_PW_UNKNOWN) {
+                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                         "run the check as root; repair /etc/shadow or the name service",
+                         "cannot read the shadow entry of %s: %s", s->name, strerror(-pf.shadow_err));
+                slots_pwfields_clear(&pf);
+                return;
+        }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
-        } else if (p->detail && hash[0] && !have_lib) {
+        } else if (p->detail && h[0] && !have_lib) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
                          "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
                          "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
-                         id.hash_in_passwd ? "passwd" : "shadow", s->name);
+                         src == SLOTS_PW_PASSWD ? "passwd" : "shadow", s->name);
         } else if (p->detail) {
                 add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, p->fix, "%s", p->detail);
-        } else if (hash[0] == '!' || hash[0] == '*') {
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
-                         id.hash_in_passwd ? "passwd" : "shadow", hash[0]);
         } else {
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
-                         id.hash_in_passwd ? "passwd" : "shadow");
+                password_pass(k, s, h ? h : "", src);
         }
         slots_identity_verdict_free(&v);
-        explicit_bzero(hash, strlen(hash));
-        free(hash);
+        slots_pwfields_clear(&pf);
 }
 
 /* ---- runner-reachable ---- */

@@ -14,9 +14,9 @@
 
 #include "accounts.h"
 #include "check-int.h"
+#include "dropin.h"
 #include "error.h"
 #include "fsutil.h"
-#include "provision.h"
 
 #define LIST_TIMEOUT_MS 20000
 
@@ -145,7 +145,7 @@ static void dropin_judge(const struct stat *st, const char *text, size_t len, co
  * The drop-in is opened through the resolver from /: no symlink anywhere, /etc and
  * /etc/sudoers.d and the file owned by root and writable by nobody else, a regular
  * file (a FIFO is refused before it is opened); then one link only, root:root 0440,
- * and its bytes equal to slots_provision_sudoers() of the config.  So every slot of
+ * and its bytes equal to slots_dropin_sudoers() of the config.  So every slot of
  * the pool is named in every rule exactly as slots-provision writes it.
  */
 void check_sudoers_dropin(struct ctx *k)
@@ -167,10 +167,10 @@ void check_sudoers_dropin(struct ctx *k)
 
         if (sudo_missing(k, "sudoers-dropin", NULL, ": slots-provision writes no drop-in"))
                 return;
-        slots_provision_sudoers_name(c, name, sizeof(name));
+        slots_dropin_sudoers_name(c, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", SLOTS_SUDOERS_DIR, name);
         slots_error_clear(&e);
-        want = slots_provision_sudoers(c, &wlen, &e);
+        want = slots_dropin_sudoers(c, &wlen, &e);
         if (!want) {
                 if (e.kind == SLOTS_ERR_INVALID)
                         add_rowf(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL,
@@ -472,7 +472,7 @@ void check_sudo_grants(struct ctx *k)
         describe_missing(&d, c, cmds, n_cmds, missing);
         if (d.len) {
                 strbuf_addf(&f, "slots-provision (it rewrites %s/%s), then look for a rule in another sudoers file "
-                            "that takes it back: %s", SLOTS_SUDOERS_DIR, slots_provision_sudoers_name(c, name,
+                            "that takes it back: %s", SLOTS_SUDOERS_DIR, slots_dropin_sudoers_name(c, name,
                             sizeof(name)), root ? listing_root : "sudo -l");
                 add_row(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, &d, &f);
                 goto out;

@@ -9,6 +9,7 @@
 #include "assign.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "identity-look.h"
 #include "ids.h"
 #include "nss.h"
 #include "release.h"
@@ -106,6 +107,85 @@ int slots_assign_service_apart(const struct slots_config *c, const char *slot, c
                 slots_error_fix(e, "remove it: gpasswd -d %s %s", c->service, slot);
         else
                 slots_error_fix(e, "give %s its own primary group: usermod -g GROUP %s", c->service, c->service);
+        return -EPERM;
+}
+
+int slots_assign_identity(const struct slots_config *c, const char *name, const struct slots_pw *pw,
+                          struct slots_error *e)
+{
+        struct slots_identity_facts f;
+        struct slots_identity_verdict v;
+        char reason[SLOTS_ERR_TEXT] = "", fix[SLOTS_ERR_TEXT] = "";
+        size_t rl = 0, fl = 0;
+        int r;
+
+        r = slots_identity_look(NULL, AT_FDCWD, c->prefix, c->shell, name, pw, &f, e);
+        if (r < 0)
+                return r;
+        r = slots_identity_judge(&f.id, &v);
+        slots_identity_facts_free(&f);
+        if (r < 0)
+                return slots_error_set(e, r, name, "out of memory");
+        for (int k = 0; k < SLOTS_IDENT_N; k++) {
+                if (!v.p[k].detail)
+                        continue;
+                rl += (size_t) snprintf(reason + rl, rl < sizeof(reason) ? sizeof(reason) - rl : 0, "%s%s",
+                                        rl ? "; " : "", v.p[k].detail);
+                fl += (size_t) snprintf(fix + fl, fl < sizeof(fix) ? sizeof(fix) - fl : 0, "%s%s", fl ? " && " : "",
+                                        v.p[k].fix);
+        }
+        r = v.n ? -EPERM : 0;
+        slots_identity_verdict_free(&v);
+        if (r == 0)
+                return 0;
+        /* error.c marks a text cut at its field's end. */
+        slots_error_refuse(e, r, name, "not a good slot: %s", reason);
+        slots_error_fix(e, "%s", fix);
+        return r;
+}
+
+/* The lowest free slot above n, or 0. */
+static unsigned next_free(const struct slots_table *t, unsigned pool, unsigned n)
+{
+        while (++n <= pool)
+                if (slots_table_get(t, n, NULL, NULL, NULL) == SLOTS_SLOT_FREE)
+                        return n;
+        return 0;
+}
+
+/*
+ * The slot's account by the one rule, before anything is locked or changed: refused for the
+ * slot asked for; for the lowest free choice each slot that fails is kept in rep->skipped
+ * and the next free one is tried.  A slot whose account is missing is left to give().
+ */
+static int good_slot(const struct slots_config *c, const struct slots_table *t, unsigned want,
+                     struct slots_assign_report *rep, struct slots_error *e)
+{
+        for (;;) {
+                char name[SLOTS_NAME_MAX];
+                struct slots_pw pw = { 0 };
+                int r;
+
+                slots_slot_name(rep->slot, name);
+                r = slots_nss_user(name, &pw);
+                if (r <= 0)
+                        return 0;
+                r = slots_assign_identity(c, name, &pw, e);
+                slots_pw_clear(&pw);
+                if (r != -EPERM || want)
+                        return r;
+                if (rep->n_skipped < SLOTS_ASSIGN_SKIPS_KEPT)
+                        rep->skipped[rep->n_skipped] = (struct slots_assign_skip){ .slot = rep->slot, .why = *e };
+                rep->n_skipped++;
+                slots_error_clear(e);
+                rep->slot = next_free(t, c->slots, rep->slot);
+                if (rep->slot == 0)
+                        break;
+        }
+        slots_error_refuse(e, -EPERM, c->table, "no free slot is a good slot: %u free slot%s failed the identity "
+                           "check (%s first)", rep->n_skipped, rep->n_skipped == 1 ? "" : "s",
+                           rep->skipped[0].why.object);
+        slots_error_fix(e, "%s", rep->skipped[0].why.fix);
         return -EPERM;
 }
 
@@ -244,6 +324,8 @@ static int assign_once(const struct slots_config *c, const struct slots_table_po
         rep->verdict = slots_assign_choose(s.table, c->slots, user, want, &rep->slot);
         if (rep->verdict != SLOTS_ASSIGN_GIVE && rep->verdict != SLOTS_ASSIGN_AGAIN)
                 r = slots_assign_refusal(rep->verdict, rep->slot, c, e);
+        else if (rep->verdict == SLOTS_ASSIGN_GIVE)
+                r = good_slot(c, s.table, want, rep, e);
         /* The slot's lock before any change: a lock file that cannot be trusted changes nothing. */
         if (r == 0) {
                 lockfd = slots_release_lock(s.dirfd, s.name, rep->slot, false, e);

@@ -47,9 +47,30 @@ int slots_assign_service_apart(const struct slots_config *c, const char *slot, c
                                struct slots_error *e);
 
 /*
+ * Whether slot account name (pw: its passwd entry) is a good slot for config c, by
+ * identity.c's one rule (as check and provision judge it): no group but its own and
+ * <prefix>shared, no subordinate uid or gid range, no usable password as pam_unix reads
+ * it, the configured shell.  Returns 0 when it is; -EPERM (kind refused) with every
+ * problem and its fix when it is not; -errno (kind failed) when a fact cannot be looked up.
+ */
+int slots_assign_identity(const struct slots_config *c, const char *name, const struct slots_pw *pw,
+                          struct slots_error *e);
+
+/* A free slot the lowest-free choice passed over: its account is no good slot. */
+struct slots_assign_skip {
+        unsigned slot;
+        struct slots_error why;         /* slots_assign_identity()'s refusal */
+};
+
+#define SLOTS_ASSIGN_SKIPS_KEPT 8
+
+/*
  * The whole assign of USER [SLOT], in this order:
  *   1  under the table lock: the verdict (refused unless GIVE or AGAIN); for a
- *      new assignment the slot's account and group are looked up, the service
+ *      new assignment the slot's account is judged by slots_assign_identity()
+ *      (refused when it is no good slot; without SLOT the next free slot is
+ *      tried, and each one passed over is reported in rep->skipped), its
+ *      account and group are looked up, the service
  *      must be apart from it, and its home, state and run must be as a release
  *      leaves them (otherwise the slot is marked "cleanup": "pending" and the
  *      refusal names the fix); then the assignment is saved;
@@ -72,6 +93,8 @@ struct slots_assign_report {
         struct slots_tree_stats tree;   /* in: note and note_data, if set; out: the counts */
         bool table_ok;                  /* the store's verdict on the table as it was saved */
         struct slots_table_verdict table;
+        unsigned n_skipped;             /* free slots passed over as no good slot (the first few kept) */
+        struct slots_assign_skip skipped[SLOTS_ASSIGN_SKIPS_KEPT];
 };
 
 /*

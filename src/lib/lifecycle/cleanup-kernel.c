@@ -196,7 +196,7 @@ int slots_cleanup_ipc(const struct slots_pw *slot, struct slots_error *e)
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to remove the IPC objects of uid or gid 0");
         slots_first_keep(&first, clean_ipc("shm", slot->uid, slot->gid, &sub), &sub);
         slots_first_keep(&first, clean_ipc("sem", slot->uid, slot->gid, &sub), &sub);
         slots_first_keep(&first, clean_ipc("msg", slot->uid, slot->gid, &sub), &sub);
@@ -240,7 +240,7 @@ int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e)
         int r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to clear the keys of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to clear the keys of uid or gid 0");
         r = slots_run_as(&id, keys_child, NULL, 5000);
         if (r == 0)
                 return 0;
@@ -342,7 +342,7 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
         int fd, r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
         fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return slots_error_set(e, -errno, "/proc/self/mountinfo", "cannot read: %s", strerror(errno));

@@ -84,7 +84,7 @@ static int own_remove(const struct own *w, const struct slots_walk_entry *en, st
                 char shown[SLOTS_ERR_TEXT];
 
                 slots_walk_shown(en->path, en->root_len, shown, sizeof(shown));
-                slots_error_set(e, -EBUSY, shown, "is a mount point, never entered");
+                slots_error_refuse(e, -EBUSY, shown, "is a mount point, never entered");
                 slots_error_fix(e, "unmount it (umount -l %s)", en->path);
                 return -EBUSY;
         }
@@ -162,9 +162,9 @@ static int own_hand(const struct own *w, const struct slots_walk_entry *en, stru
                         char shown[SLOTS_ERR_TEXT];
 
                         slots_walk_shown(en->path, en->root_len, shown, sizeof(shown));
-                        r = slots_error_set(e, -EMLINK, shown, "has %lu links; a file with more than one name "
-                                            "is never widened (its set-id bits are cleared)",
-                                            (unsigned long) st.st_nlink);
+                        r = slots_error_refuse(e, -EMLINK, shown, "has %lu links; a file with more than one name "
+                                               "is never widened (its set-id bits are cleared)",
+                                               (unsigned long) st.st_nlink);
                         slots_error_fix(e, "remove its other names (find / -xdev -samefile %s)", en->path);
                 }
                 goto out;
@@ -292,7 +292,7 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
         int r;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to remove the files of uid or gid 0");
         /*
          * A docs, app or slots root below /tmp (a demo, a test) is the service's, handled by its own
          * step.  One that cannot be looked at is no reason to walk into it: nothing is walked then.
@@ -321,7 +321,7 @@ int slots_cleanup_shared(int rootfd, const struct slots_config *c, const struct 
         struct slots_error sub;
 
         if (slot->uid == 0 || slot_gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to hand over the files of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to hand over the files of uid or gid 0");
         if (!c->docs_root)
                 return 0;
         for (size_t i = 0; i < c->n_shared_dirs; i++) {

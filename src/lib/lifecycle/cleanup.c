@@ -91,8 +91,8 @@ int cleanup_open_slot_end(int rootfd, const char *dir, uid_t slot_uid, uid_t tru
         }
         if (st.st_uid != slot_uid && st.st_uid != 0 && st.st_uid != trusted_uid) {
                 close(fd);
-                return slots_error_set(e, -EPERM, dir, "belongs to uid %u, neither the slot, root nor the service: "
-                                       "not walked", (unsigned) st.st_uid);
+                return slots_error_refuse(e, -EPERM, dir, "belongs to uid %u, neither the slot, root nor the service: "
+                                          "not walked", (unsigned) st.st_uid);
         }
         return fd;
 }
@@ -141,7 +141,7 @@ static int clean_top_entry(int fd, const char *name, const char *path, uid_t uid
         }
         if (sx.stx_dev_major != top->stx_dev_major || sx.stx_dev_minor != top->stx_dev_minor ||
             (sx.stx_attributes & sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
-                slots_error_set(e, -EBUSY, path, "is a mount point, never entered");
+                slots_error_refuse(e, -EBUSY, path, "is a mount point, never entered");
                 slots_error_fix(e, "unmount it");
                 return -EBUSY;
         }
@@ -286,7 +286,7 @@ int slots_cleanup_jobs(int rootfd, const struct slots_pw *slot, struct slots_err
         struct slots_error sub;
 
         if (slot->uid == 0 || slot->gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to clean up after uid or gid 0");
         slots_first_keep(&first, clean_crontab(rootfd, slot->name, &sub), &sub);
         for (size_t i = 0; i < sizeof(at_dirs) / sizeof(at_dirs[0]); i++)
                 slots_first_keep(&first, clean_top(rootfd, at_dirs[i], slot->uid, &sub), &sub);
@@ -422,7 +422,7 @@ int slots_cleanup_folders(int rootfd, const struct slots_config *c, const struct
         struct slots_error sub;
 
         if (slot->uid == 0 || slot_gid == 0)
-                return slots_error_set(e, -EINVAL, slot->name, "refusing to reset the folders of uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to reset the folders of uid or gid 0");
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
                 char *path;
                 struct stat st;

@@ -92,8 +92,8 @@ int slots_release_accounts(struct slots_release_job *j, const char *slot, struct
         slots_pw_clear(&svc);
         if (j->slot.uid == 0 || j->slot_gid == 0 || j->slot.gid == 0 || j->slot.uid == j->svc_uid ||
             j->slot_gid == j->svc_gid || j->slot.gid == j->svc_gid) {
-                slots_error_set(e, -EPERM, slot, "the slot account shares its uid or group with root or the "
-                                "service; cleaning it would hit their files and processes");
+                slots_error_refuse(e, -EPERM, slot, "the slot account shares its uid or group with root or the "
+                                   "service; cleaning it would hit their files and processes");
                 slots_error_fix(e, "give the slot its own uid and group (slots-provision reports the conflict)");
                 return -EPERM;
         }

@@ -11,6 +11,7 @@
 
 #include "fsutil.h"
 #include "ids.h"
+#include "resolve.h"
 #include "strbuf.h"
 #include "tree-int.h"
 #include "tree.h"
@@ -101,6 +102,38 @@ static int finish_made(struct trees *w, int fd, bool made, gid_t gid, mode_t mod
 }
 
 /*
+ * One folder of a tree's path below cur, opened without following; with create, made by
+ * the resolver (mode 0 until finish_made() sets it), and a folder already on the way judged
+ * by the owner chain (root or the service own it, nobody else may write it), as every other
+ * open of a path the service controls is.  Returns its fd or -errno; a refusal is in w->e.
+ */
+static int open_comp(struct trees *w, int cur, const char *comp, bool create, bool last, bool *made)
+{
+        const struct slots_chase way = { .flags = SLOTS_CHASE_TRUSTED, .what = "user_tree",
+                                         .trusted_uid = w->t.svc_uid, .trusted_gid = w->t.svc_gid };
+        struct slots_error sub;
+        char *shown;
+        int fd;
+
+        *made = false;
+        if (!create) {
+                fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                return fd >= 0 ? fd : slots_not_dir(cur, comp, errno);
+        }
+        if (asprintf(&shown, "%s/%s", strbuf_str(&w->path), comp) < 0)
+                return -ENOMEM;
+        slots_error_clear(&sub);
+        fd = slots_dir_make(cur, comp, 0, last ? NULL : &way, shown, made, &sub);
+        free(shown);
+        if (fd == -EPERM && sub.reason[0] && !w->failed) {
+                w->failed = true;
+                if (w->e)
+                        *w->e = sub;
+        }
+        return fd;
+}
+
+/*
  * Opens (or, with create, makes) each folder of rel below docs_fd without
  * following a symlink.  Made folders: service:service 0711 on the way, the
  * last one service:<last_gid> <last_mode>.  Returns the last folder's fd,
@@ -120,26 +153,11 @@ static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, 
 
                 next = strtok_r(NULL, "/", &save);
                 last = next == NULL;
-                fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0 && errno == ENOENT && create) {
-                        /* No access at all until owner and mode are set through the fd. */
-                        if (mkdirat(cur, comp, 0) == 0)
-                                made = true;
-                        else if (errno != EEXIST) {
-                                r = fail(w, comp, -errno, "cannot create the folder");
-                                break;
-                        }
-                        fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                }
+                fd = open_comp(w, cur, comp, create, last, &made);
                 if (fd < 0) {
                         bool first = !w->failed;
-                        struct stat ls;
 
-                        r = -errno;
-                        /* O_DIRECTORY | O_NOFOLLOW reports a symlink as ENOTDIR: tell them apart. */
-                        if (r == -ENOTDIR && fstatat(cur, comp, &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
-                            S_ISLNK(ls.st_mode))
-                                r = -ELOOP;
+                        r = fd;
                         /*
                          * At release a symlink or file where a folder should be is no tree:
                          * assign never prepared anything through it, and it is not followed.
@@ -149,8 +167,10 @@ static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, 
                                 break;
                         }
                         r = fail_as(w, comp, r,
-                                    r == -ELOOP ? "is a symbolic link" : r == -ENOTDIR ? "is not a folder"
-                                                                                        : "cannot open the folder",
+                                    r == -ELOOP     ? "is a symbolic link"
+                                    : r == -ENOTDIR ? "is not a folder"
+                                    : create        ? "cannot create the folder"
+                                                    : "cannot open the folder",
                                     r != -ELOOP && r != -ENOTDIR);
                         if (r == -ELOOP && first)
                                 slots_error_fix(w->e, "replace the symbolic link with a folder: symlinks "
@@ -225,7 +245,7 @@ int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *use
         if (!slots_user_valid(user))
                 return slots_error_set(e, -EINVAL, "user", "invalid user id");
         if (slot_uid == 0 || slot_uid == (uid_t) -1)
-                return slots_error_set(e, -EINVAL, "slot", "refusing to grant a tree to uid 0");
+                return slots_error_refuse(e, -EINVAL, "slot", "refusing to grant a tree to uid 0");
         r = path_set(&w, c->docs_root);
         if (r < 0)
                 return slots_error_set(e, r, c->docs_root, "out of memory");
@@ -399,7 +419,7 @@ int slots_tree_release(int rootfd, const struct slots_config *c, const char *use
         if (!c->docs_root)
                 return 0;
         if (slot_uid == 0 || slot_gid == 0)
-                return slots_error_set(e, -EINVAL, "slot", "refusing to release a tree from uid or gid 0");
+                return slots_error_refuse(e, -EINVAL, "slot", "refusing to release a tree from uid or gid 0");
         if (user && !slots_user_valid(user))
                 return slots_error_set(e, -EINVAL, "user", "invalid user id");
         r = path_set(&w, c->docs_root);

@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "accounts.h"
+#include "dropin.h"
 #include "ids.h"
-#include "provision.h"
 
 /*
  * allowed_cwd: the docs root, where the executor runs a user's commands, and the slots' state
  * folders (<slots_root>/state), where a slot runs on its own, as the test slot's probe does.
  */
-char *slots_provision_slotctl_json(const struct slots_config *c, size_t *len)
+char *slots_dropin_slotctl_json(const struct slots_config *c, size_t *len)
 {
         json_t *o = json_object(), *cwd = json_array(), *exec = json_array();
         char *text = NULL, *glob = NULL, *state = NULL;
@@ -64,7 +64,7 @@ out:
         return text;
 }
 
-const char *slots_provision_sudoers_name(const struct slots_config *c, char *buf, size_t size)
+const char *slots_dropin_sudoers_name(const struct slots_config *c, char *buf, size_t size)
 {
         /* sudo skips drop-ins whose name holds a '.' or ends in '~'; config names have neither. */
         snprintf(buf, size, "slots-%s", c->service);
@@ -176,7 +176,7 @@ static void service_alias(const struct slots_config *c, char *alias, size_t size
  * list) and, when PATH is listed, secure_path off: sudo refuses a PATH from the
  * caller whenever secure_path is set.
  */
-char *slots_provision_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e)
+char *slots_dropin_sudoers(const struct slots_config *c, size_t *len, struct slots_error *e)
 {
         static const char *const bins[] = { "/usr/bin", "/bin" };
         char alias[64], *out = NULL, *rel = NULL, *cur = NULL;
@@ -249,7 +249,7 @@ oom:
 
 /* ---- the drop-in's check: visudo on the very bytes that are installed ---- */
 
-int slots_sudoers_visudo(int fd, const char *display, struct slots_error *e)
+int slots_dropin_visudo(int fd, const char *display, struct slots_error *e)
 {
         const char *const argv[] = { SLOTS_VISUDO, "-c", "-f", "-", NULL };
         char out[1024];

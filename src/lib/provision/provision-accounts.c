@@ -9,6 +9,7 @@
 #include "accounts.h"
 #include "fsutil.h"
 #include "identity.h"
+#include "identity-look.h"
 #include "nss.h"
 #include "provision-int.h"
 #include "service.h"
@@ -553,6 +554,18 @@ static int identity_groups(struct ctx *x, const char *name, struct slots_identit
         return 0;
 }
 
+/* The password fields of a local account as pam_unix reads them: its passwd line's, its shadow line's (or none). */
+static int local_password(struct ctx *x, const char *name, struct slots_pwfields *f)
+{
+        const struct slots_acct_user *a = slots_accounts_user(x->db, name);
+        int r = slots_accounts_password(x->db, name, &f->shadow);
+
+        f->shadow_known = r == 0;
+        if (r == 0 && a && !(f->passwd = strdup(a->passwd)))
+                r = -ENOMEM;
+        return r;
+}
+
 /*
  * What of the slot's identity another account could borrow or use (identity.c's
  * verdict): subordinate ids (/etc/subuid, /etc/subgid of the tree), a group but
@@ -567,7 +580,7 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
         struct slots_identity id = { .name = name, .want_shell = x->c->shell, .shared = x->shared,
                                      .subuid = &su, .subgid = &sg, .directory = u->found && !u->local };
         uid_t uid = u->found ? u->uid : (uid_t) -1;
-        char *hash = NULL;
+        struct slots_pwfields pf = { 0 };
         int r;
 
         r = slots_subid_parse(x->subuid ? x->subuid : "", name, uid, &su);
@@ -578,8 +591,12 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
                 r = identity_groups(x, name, &groups, &id.n_groups);
                 id.groups = groups;
                 if (r == 0 && u->local)
-                        r = slots_accounts_password(x->db, name, &hash);
-                id.hash = hash;
+                        r = local_password(x, name, &pf);
+                else if (r == 0 && (r = slots_pwfields_lookup(name, &pf)) != -ENOMEM)
+                        r = 0;  /* a directory account: through NSS, as pam_unix reads it */
+                id.passwd_field = pf.passwd;
+                id.shadow_field = pf.shadow;
+                id.shadow_known = pf.shadow_known;
         }
         if (r == 0)
                 r = slots_identity_judge(&id, &v);
@@ -593,7 +610,7 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
         slots_subids_free(&su);
         slots_subids_free(&sg);
         free(groups);
-        free(hash);
+        slots_pwfields_clear(&pf);
         return r;
 }
 

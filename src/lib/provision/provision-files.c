@@ -82,7 +82,7 @@ static int index_step(struct ctx *x, int dfd, const char *base, const struct sta
 int prov_table_step(struct ctx *x)
 {
         bool acl = false;
-        const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = 0640 };
+        const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = SLOTS_TABLE_MODE };
         const char *path = x->c->table, *base;
         char b1[64], b2[64], b3[64], *text = NULL;
         struct slots_store s;
@@ -101,7 +101,7 @@ int prov_table_step(struct ctx *x)
                 return slots_error_set(x->e, dfd, path, "cannot open its folder: %s", strerror(-dfd));
         if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 slots_close(dfd);
-                prov_change(x, "create table %s (root:%s 0640, empty)", path, x->table_group);
+                prov_change(x, "create table %s (root:%s %04o, empty)", path, x->table_group, SLOTS_TABLE_MODE);
                 if (x->dry)
                         return 0;
                 r = slots_store_open(&s, x->rootfd, path, x->c->slots, x->table_gid, SLOTS_STORE_WRITE, x->e);
@@ -125,9 +125,10 @@ int prov_table_step(struct ctx *x)
         slots_close(dfd);
         if (r < 0)
                 return r;
-        prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s 0640 (content kept)", path,
+        prov_change(x, "repair table %s: %s:%s %04o%s -> root:%s %04o (content kept)", path,
                     prov_uid_str(x, st.st_uid, b1, sizeof(b1)), prov_gid_str(x, st.st_gid, b2, sizeof(b2)),
-                    st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)));
+                    st.st_mode & 07777, acl ? " with an ACL" : "", prov_gid_str(x, x->table_gid, b3, sizeof(b3)),
+                    SLOTS_TABLE_MODE);
         if (x->dry)
                 return 0;
         /* Under the table's lock, so slots-admin never sees a half-repaired file; the content is not touched. */
@@ -200,7 +201,7 @@ int prov_sudoers_check(struct ctx *x)
 
         if (!prov_sudo_installed(x))
                 return 0;
-        text = slots_provision_sudoers(x->c, &len, x->e);
+        text = slots_dropin_sudoers(x->c, &len, x->e);
         if (!text)
                 return -EBADMSG;
         if (access(SLOTS_VISUDO, X_OK) < 0) {
@@ -218,9 +219,9 @@ int prov_sudoers_check(struct ctx *x)
         }
         free(text);
         /* A refusal names the drop-in it is about. */
-        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        slots_dropin_sudoers_name(x->c, name, sizeof(name));
         slots_path_join_to(shown, sizeof(shown), SUDOERS_DIR, name);
-        r = slots_sudoers_visudo(fd, shown, x->e);
+        r = slots_dropin_visudo(fd, shown, x->e);
         slots_close(fd);
         return r;
 }
@@ -236,9 +237,9 @@ static int sudoers_step(struct ctx *x)
 
         if (!prov_sudo_installed(x))
                 return 0;
-        slots_provision_sudoers_name(x->c, name, sizeof(name));
+        slots_dropin_sudoers_name(x->c, name, sizeof(name));
         path = slots_path_join(SUDOERS_DIR, name);
-        text = slots_provision_sudoers(x->c, &len, x->e);
+        text = slots_dropin_sudoers(x->c, &len, x->e);
         if (!path || !text) {
                 r = text ? slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory") : -EBADMSG;
                 goto out;
@@ -268,7 +269,7 @@ static int sudoers_step(struct ctx *x)
         /* What visudo checks is the very file that is renamed into place. */
         fd = openat(dfd, staged.tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         r = fd < 0 ? slots_error_set(x->e, -errno, path, "cannot reopen the new drop-in: %s", strerror(errno)) :
-                     slots_sudoers_visudo(fd, path, x->e);
+                     slots_dropin_visudo(fd, path, x->e);
         if (r < 0) {
                 slots_replace_abort(&staged);
                 goto out;
@@ -295,7 +296,7 @@ static int slotctl_step(struct ctx *x)
                 return slots_error_set(x->e, -ENOMEM, path, "out of memory");
         if (strlen(dir) > 1)
                 dir[strlen(dir) - 1] = '\0';
-        text = slots_provision_slotctl_json(x->c, &len);
+        text = slots_dropin_slotctl_json(x->c, &len);
         if (!text) {
                 free(dir);
                 return slots_error_set(x->e, -ENOMEM, path, "out of memory");
@@ -359,7 +360,7 @@ int prov_files_step(struct ctx *x)
                                                        (gid_t) -1, NULL);
 
                         if (sdfd >= 0)
-                                (void) slots_replace_clean_stale(sdfd, slots_provision_sudoers_name(x->c, name,
+                                (void) slots_replace_clean_stale(sdfd, slots_dropin_sudoers_name(x->c, name,
                                                                                                   sizeof(name)));
                         slots_close(sdfd);
                 }

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "error.h"
 #include "ids.h"
+#include "dropin.h"
 #include "provision.h"
 #include "strbuf.h"
 

@@ -248,37 +248,31 @@ static int share_walk(struct ctx *x, int fd, const char *path)
 }
 
 /*
- * Opens the parent of the shared folder rel below docfd without following
- * anything; *comp is set to its last component (in rel).  -1 when reported.
+ * Opens the parent of the shared folder rel below docfd through the resolver, no symlink
+ * followed; *comp is set to its last component (in rel).  -1 when reported.
  */
 static int share_parent(struct ctx *x, int docfd, const char *path, char *rel, char **comp)
 {
-        int dfd = dup(docfd);
-        char *slash;
+        const struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                                         .open_flags = O_RDONLY | O_DIRECTORY };
+        char *slash = strrchr(rel, '/'), *way = NULL;
+        struct slots_error e;
+        int dfd;
 
-        if (dfd < 0) {
-                FAILED(x, path, NULL, "cannot open docs_root again: %s", strerror(errno));
-                return -1;
-        }
-        *comp = rel;
-        while ((slash = strchr(*comp, '/'))) {
-                int nfd;
-
+        *comp = slash ? slash + 1 : rel;
+        if (slash)
                 *slash = '\0';
-                nfd = openat(dfd, *comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (nfd < 0) {
-                        WARN(x, path, NULL, "a folder on the way (%s) %s: not shared", *comp,
-                             errno == ENOENT ? "does not exist" :
-                             errno == ELOOP || errno == ENOTDIR ? "is not a folder (or is a symlink)" :
-                                                                 strerror(errno));
-                        slots_close(dfd);
-                        return -1;
-                }
-                slots_close(dfd);
-                dfd = nfd;
-                *comp = slash + 1;
-        }
-        return dfd;
+        slots_error_clear(&e);
+        if (slash && asprintf(&way, "/%s", rel) < 0)
+                way = NULL;
+        dfd = slash && !way ? -ENOMEM : slots_chase(docfd, slash ? way : "/", &how, NULL, &e);
+        free(way);
+        if (dfd < 0)
+                WARN(x, path, NULL, "a folder on the way (%s) %s: not shared", slash ? rel : ".",
+                     dfd == -ENOENT ? "does not exist" :
+                     dfd == -ELOOP || dfd == -ENOTDIR ? "is not a folder (or is a symlink)" :
+                                                        strerror(-dfd));
+        return dfd < 0 ? -1 : dfd;
 }
 
 /*
@@ -289,17 +283,25 @@ static int share_parent(struct ctx *x, int docfd, const char *path, char *rel, c
 static void share_make(struct ctx *x, int dfd, const char *comp, const char *path, bool finish)
 {
         char b1[64], b2[64];
-        int fd = -1;
+        bool made = true;
+        int fd, err = 0;
 
         prov_change(x, "%s shared folder %s (%s:%s 2770)", finish ? "finish" : "create", path,
                     prov_uid_str(x, x->svc_uid, b1, sizeof(b1)), prov_gid_str(x, x->shared_gid, b2, sizeof(b2)));
         if (x->dry)
                 return;
-        if ((!finish && mkdirat(dfd, comp, 0) < 0) ||
-            (fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-            fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
+        /* Made with no access at all; a folder someone put there meanwhile is not ours to change. */
+        fd = finish ? openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    : slots_dir_make(dfd, comp, 0, NULL, NULL, &made, NULL);
+        if (fd < 0)
+                err = finish ? errno : -fd;
+        else if (!made)
+                err = EEXIST;
+        else if (fchown(fd, x->svc_uid, x->shared_gid) < 0 || fchmod(fd, 02770) < 0)
+                err = errno;
+        if (err)
                 FAILED(x, path, NULL, "cannot %s the shared folder: %s", finish ? "finish" : "create",
-                       strerror(errno));
+                       strerror(err));
         slots_close(fd);
 }
 

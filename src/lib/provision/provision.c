@@ -153,7 +153,7 @@ static int check_pass(struct ctx *x)
                 r = file_check(x, c->slotctl_config);
         if (r == 0 && prov_sudo_installed(x)) {
                 char name[128],
-                        *path = slots_path_join(SUDOERS_DIR, slots_provision_sudoers_name(c, name, sizeof(name)));
+                        *path = slots_path_join(SUDOERS_DIR, slots_dropin_sudoers_name(c, name, sizeof(name)));
 
                 r = path ? file_check(x, path) : slots_error_set(x->e, -ENOMEM, SUDOERS_DIR, "out of memory");
                 free(path);

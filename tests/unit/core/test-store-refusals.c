@@ -3,7 +3,7 @@
  * byte (invalid: it is not a slot table), a file one byte over SLOTS_TABLE_MAX (failed: too
  * big to read), a table folder that is not there for a reader and for a writer, a table the
  * reader may not open (as nobody: the fix names root and the table's group); each leaves the
- * file as it was.  And slots_store_policy_ok on each side of root:<group> 0640.
+ * file as it was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -154,38 +154,12 @@ static void test_reader_without_access(void **state)
         assert_string_equal(buf, "-13|cannot open: Permission denied|run as root or as a member of the table's group");
 }
 
-static void test_policy(void **state)
-{
-        static const struct {
-                uid_t uid;
-                gid_t gid;
-                mode_t mode;
-                bool ok;
-        } rows[] = {
-                { 0, 42, 0640, true }, { 1, 42, 0640, false }, { 0, 0, 0640, false }, { 0, 42, 0644, false },
-                { 0, 42, 0600, false }, { 0, 42, 0660, false }, { 0, 42, 02640, false },
-        };
-        int failures = 0;
-
-        (void) state;
-        for (size_t i = 0; i < N_ELEM(rows); i++) {
-                struct stat st = { .st_uid = rows[i].uid, .st_gid = rows[i].gid, .st_mode = S_IFREG | rows[i].mode };
-
-                if (slots_store_policy_ok(&st, 42) != rows[i].ok)
-                        ROW_FAIL("%u:%u %04o: %s", (unsigned) rows[i].uid, (unsigned) rows[i].gid,
-                                 (unsigned) rows[i].mode, rows[i].ok ? "refused" : "accepted");
-        }
-        if (failures)
-                fail_msg("%d failures", failures);
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 TEST(test_content_refused),
                 TEST(test_no_folder),
                 TEST(test_reader_without_access),
-                cmocka_unit_test(test_policy),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

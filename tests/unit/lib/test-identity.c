@@ -34,7 +34,7 @@ static const struct slots_subids one_g = { (struct slots_subid *) &r300k, 1 };
 /* Each row: the facts, and for each kind the detail and the fix expected (NULL: no problem). */
 static const struct {
         const char *what;
-        const char *shell, *hash;
+        const char *shell, *hash;       /* the shadow entry's field, beside "x" in passwd */
         const struct slots_identity_group *groups;
         size_t n_groups;
         const struct slots_subids *subuid, *subgid;
@@ -83,7 +83,7 @@ static const struct {
           { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($abcdefgh$) in its shadow entry: it "
                                        "could log in with a password", "usermod -L slot03" } } },
         { "an empty password field", NOLOGIN, "", G(OWN, SHARED), 2, &none, &none, false,
-          { [SLOTS_IDENT_PASSWORD] = { "slot03 has an empty password field: it needs no password at all",
+          { [SLOTS_IDENT_PASSWORD] = { "slot03 has an empty password field in its shadow entry: it needs no password at all",
                                        "usermod -L slot03" } } },
         { "a password in the directory", NOLOGIN, "$6$a$b", G(OWN, SHARED), 2, &none, &none, true,
           { [SLOTS_IDENT_PASSWORD] = { "slot03 has a usable password hash ($6$) in its shadow entry: it could "
@@ -101,7 +101,7 @@ static const struct {
                                      "usermod --del-subuids 100000-165535 slot03" },
             [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo: a slot belongs to no group but its own and "
                                      "vsshared", "gpasswd -d slot03 sudo" },
-            [SLOTS_IDENT_PASSWORD] = { "slot03 has an empty password field: it needs no password at all",
+            [SLOTS_IDENT_PASSWORD] = { "slot03 has an empty password field in its shadow entry: it needs no password at all",
                                        "usermod -L slot03" },
             [SLOTS_IDENT_SHELL] = { "slot03 has shell /bin/sh, configured /usr/sbin/nologin",
                                     "usermod -s /usr/sbin/nologin slot03" } } },
@@ -119,7 +119,9 @@ static void test_judge(void **state)
         (void) state;
         for (size_t i = 0; i < N_ELEM(rows); i++) {
                 const struct slots_identity id = {
-                        .name = "slot03", .shell = rows[i].shell, .want_shell = NOLOGIN, .hash = rows[i].hash,
+                        .name = "slot03", .shell = rows[i].shell, .want_shell = NOLOGIN,
+                        .passwd_field = rows[i].hash ? "x" : NULL, .shadow_field = rows[i].hash,
+                        .shadow_known = rows[i].hash != NULL,
                         .groups = rows[i].groups, .n_groups = rows[i].n_groups, .shared = "vsshared",
                         .subuid = rows[i].subuid, .subgid = rows[i].subgid, .directory = rows[i].directory,
                 };
@@ -159,7 +161,13 @@ static void test_password_usable(void **state)
                 { "*LK*", U, false }, { "!$6$a$b", M, false }, { "*", M, false },
                 { "", U, true }, { "", N, true }, { "$6$a$b", U, true }, { "$6$a$b", M, true },
                 { "x", U, true }, { "x", N, false }, { "NP", N, false }, { " !", U, true },
-                { "ab01234567890", M, true },
+                { "ab01234567890", M, true }, { "ab01234567890", N, true },
+                /* pam_unix's own DES and bigcrypt: 13 + 11k characters of the alphabet, libxcrypt not asked. */
+                { "ab01234567890cdefghijklm", N, true }, { "ab01234567890c", N, false },
+                { "ab-1234567890", U, false }, { "ab01234567890,B.22", N, true },
+                { "ab01234567890cdefghijklm,x", N, true }, { "ab01234567890c,x", N, false },
+                /* pam_unix's own MD5. */
+                { "$1$salt$hash", N, true }, { "$5$salt$hash", N, false },
         };
         int failures = 0;
 
@@ -172,25 +180,63 @@ static void test_password_usable(void **state)
                 fail_msg("%d rows failed", failures);
 }
 
-/* The password's source and libxcrypt's word: the passwd field is named, a field no method reads passes. */
+/* Which field pam_unix checks: the passwd field unless it says shadow, whatever shadow holds. */
 static void test_password_source(void **state)
 {
-        struct slots_identity id = { .name = "slot03", .hash = "abJnggxhB/yWI", .hash_in_passwd = true,
-                                     .hash_method = SLOTS_HASH_METHOD };
-        struct slots_identity_verdict v;
+        static const struct {
+                const char *what, *pw, *sp;
+                bool sp_known;
+                enum slots_hash_method method;
+                enum slots_pw_source src;
+                const char *detail;
+        } p[] = {
+                { "a hash in passwd beside ! in shadow", "abJnggxhB/yWI", "!", true, SLOTS_HASH_METHOD, SLOTS_PW_PASSWD,
+                  "slot03 has a usable password hash (DES) in its passwd entry: it could log in with a password "
+                  "(pam_unix reads the passwd field, not the shadow entry, unless it is x)" },
+                { "a $6$ hash in passwd, shadow not known", "$6$s$h", NULL, false, SLOTS_HASH_UNASKED, SLOTS_PW_PASSWD,
+                  "slot03 has a usable password hash ($6$) in its passwd entry: it could log in with a password" },
+                { "an empty passwd field beside !", "", "!", true, SLOTS_HASH_UNASKED, SLOTS_PW_PASSWD,
+                  "slot03 has an empty password field in its passwd entry: it needs no password at all (pam_unix "
+                  "reads the passwd field, not the shadow entry, unless it is x)" },
+                { "! in passwd beside a hash in shadow", "!", "$6$s$h", true, SLOTS_HASH_UNASKED, SLOTS_PW_PASSWD, NULL },
+                { "x and a locked shadow entry", "x", "!", true, SLOTS_HASH_UNASKED, SLOTS_PW_SHADOW, NULL },
+                { "x and no shadow entry", "x", NULL, true, SLOTS_HASH_UNASKED, SLOTS_PW_NO_SHADOW, NULL },
+                { "x, shadow not known", "x", NULL, false, SLOTS_HASH_UNASKED, SLOTS_PW_UNKNOWN, NULL },
+                { "##slot03 says shadow", "##slot03", "$6$s$h", true, SLOTS_HASH_METHOD, SLOTS_PW_SHADOW,
+                  "slot03 has a usable password hash ($6$) in its shadow entry: it could log in with a password" },
+                { "##other is a password field", "##other", "$6$s$h", true, SLOTS_HASH_NO_METHOD, SLOTS_PW_PASSWD, NULL },
+                { "*NP* says shadow", "*NP*", "", true, SLOTS_HASH_UNASKED, SLOTS_PW_SHADOW,
+                  "slot03 has an empty password field in its shadow entry: it needs no password at all" },
+                { "passwd not known: shadow", NULL, "$6$s$h", true, SLOTS_HASH_UNASKED, SLOTS_PW_SHADOW,
+                  "slot03 has a usable password hash ($6$) in its shadow entry: it could log in with a password" },
+                { "x, libxcrypt knows no method", "x", "abc", true, SLOTS_HASH_NO_METHOD, SLOTS_PW_SHADOW, NULL },
+        };
+        int failures = 0;
 
         (void) state;
-        assert_int_equal(slots_identity_judge(&id, &v), 0);
-        assert_string_equal(v.p[SLOTS_IDENT_PASSWORD].detail, "slot03 has a usable password hash (DES) in its passwd "
-                            "entry: it could log in with a password");
-        assert_null(strstr(v.p[SLOTS_IDENT_PASSWORD].detail, "abJ"));
-        slots_identity_verdict_free(&v);
-        id.hash = "x";
-        id.hash_method = SLOTS_HASH_NO_METHOD;
-        assert_int_equal(slots_identity_judge(&id, &v), 0);
-        assert_int_equal(v.n, 0);
-        assert_null(v.p[SLOTS_IDENT_PASSWORD].detail);
-        slots_identity_verdict_free(&v);
+        for (size_t i = 0; i < N_ELEM(p); i++) {
+                const struct slots_identity id = { .name = "slot03", .passwd_field = p[i].pw, .shadow_field = p[i].sp,
+                                                   .shadow_known = p[i].sp_known, .hash_method = p[i].method };
+                struct slots_identity_verdict v;
+                enum slots_pw_source src;
+
+                slots_identity_password(&id, &src);
+                if (src != p[i].src)
+                        ROW_FAIL("%s: source %d, expected %d", p[i].what, (int) src, (int) p[i].src);
+                if (slots_identity_judge(&id, &v) != 0) {
+                        ROW_FAIL("%s: no verdict", p[i].what);
+                        continue;
+                }
+                if (!same(v.p[SLOTS_IDENT_PASSWORD].detail, p[i].detail) || v.n != (p[i].detail != NULL))
+                        ROW_FAIL("%s: \"%s\"", p[i].what, v.p[SLOTS_IDENT_PASSWORD].detail ?
+                                 v.p[SLOTS_IDENT_PASSWORD].detail : "(none)");
+                if (v.p[SLOTS_IDENT_PASSWORD].detail && (strstr(v.p[SLOTS_IDENT_PASSWORD].detail, "abJ") ||
+                                                         strstr(v.p[SLOTS_IDENT_PASSWORD].detail, "$s$h")))
+                        ROW_FAIL("%s: the hash is printed", p[i].what);
+                slots_identity_verdict_free(&v);
+        }
+        if (failures)
+                fail_msg("%d of %zu rows failed", failures, N_ELEM(p));
 }
 
 /* subuid(5) text: the account's lines by name or by uid, in order; everything else skipped. */

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "provision.h"
+#include "dropin.h"
 #include "unit.h"
 #include "unit-text.h"
 
@@ -105,7 +105,7 @@ static void test_sudoers(void **state)
                 char *text;
 
                 slots_error_clear(&e);
-                text = slots_provision_sudoers(c, &len, &e);
+                text = slots_dropin_sudoers(c, &len, &e);
                 if (!text || strlen(text) != len || len == 0 || text[len - 1] != '\n') {
                         ROW_FAIL("%s: no drop-in: %s", sudoers[i].what, e.reason);
                 } else {
@@ -142,7 +142,7 @@ static void test_sudoers_unsafe(void **state)
                 char *text;
 
                 slots_error_clear(&e);
-                text = slots_provision_sudoers(c, &len, &e);
+                text = slots_dropin_sudoers(c, &len, &e);
                 if (text)
                         ROW_FAIL("%s: rendered:\n%s", unsafe[i], text);
                 else if (e.kind != SLOTS_ERR_INVALID || strcmp(e.object, "/etc/slots/slots.conf") != 0 ||
@@ -185,7 +185,7 @@ static void test_slotctl(void **state)
         for (size_t i = 0; i < N_ELEM(slotctl); i++) {
                 struct slots_config *c = unit_config(slotctl[i].conf);
                 size_t len = 0;
-                char *text = slots_provision_slotctl_json(c, &len);
+                char *text = slots_dropin_slotctl_json(c, &len);
 
                 if (!text || strlen(text) != len)
                         ROW_FAIL("%s: no text", slotctl[i].what);
@@ -205,8 +205,8 @@ static void test_sudoers_name(void **state)
         char buf[64], small[8];
 
         (void) state;
-        assert_string_equal(slots_provision_sudoers_name(c, buf, sizeof(buf)), "slots-web-app");
-        assert_string_equal(slots_provision_sudoers_name(c, small, sizeof(small)), "slots-w");
+        assert_string_equal(slots_dropin_sudoers_name(c, buf, sizeof(buf)), "slots-web-app");
+        assert_string_equal(slots_dropin_sudoers_name(c, small, sizeof(small)), "slots-w");
         slots_config_free(c);
 }
 

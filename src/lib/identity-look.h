@@ -1,0 +1,73 @@
+/* The facts of a slot account that identity.c judges, looked up: its password fields, groups, subordinate ids. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "accountmap.h"
+#include "error.h"
+#include "identity.h"
+#include "nss.h"
+
+/*
+ * The password field of name's passwd entry (pwfield_passwd) or of its shadow entry
+ * (pwfield_shadow, root only): 1 with *out malloc'ed (clear it with explicit_bzero before
+ * free), 0 when there is no such entry, -errno when the lookup failed (the shadow entry
+ * asked by anyone but root fails with -EACCES, never "no entry").
+ */
+int slots_pwfield_passwd(const char *name, char **out);
+int slots_pwfield_shadow(const char *name, char **out);
+
+/* Both fields of an account, as slots_pwfields_lookup() found them. */
+struct slots_pwfields {
+        char *passwd;                   /* the passwd entry's password field */
+        char *shadow;                   /* the shadow entry's; NULL: none, or not known */
+        bool shadow_known;              /* the shadow entry was looked up: shadow NULL is "none" */
+        int shadow_err;                 /* else why not: -errno (-EACCES: not root) */
+};
+
+/*
+ * Both fields of name through NSS into f (clear it with slots_pwfields_clear()): the
+ * passwd entry's, and the shadow entry's where it can be read.  Returns 0, -ENOENT when
+ * there is no passwd entry, or -errno when its lookup failed (-ENOMEM: f holds nothing).
+ */
+int slots_pwfields_lookup(const char *name, struct slots_pwfields *f);
+void slots_pwfields_clear(struct slots_pwfields *f);
+
+/*
+ * libxcrypt's word on hash (crypt_checksalt(), libcrypt.so.1 loaded with dlopen on first
+ * use, so that only a command that needs it pays for it).  *have_lib is false when the
+ * library or the function is missing (the method is then not asked).
+ */
+enum slots_hash_method slots_hash_method_of(const char *hash, bool *have_lib);
+
+/*
+ * Puts f into id (which borrows its strings) with libxcrypt's word on the field pam_unix
+ * checks (slots_identity_password()), asked only of a field that is neither empty nor
+ * locked.  *have_lib (may be NULL) is false when that word was needed and libcrypt could
+ * not be loaded.
+ */
+void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *id, bool *have_lib);
+
+/* What slots_identity_look() found, and the storage id points into. */
+struct slots_identity_facts {
+        struct slots_identity id;
+        struct slots_identity_group *groups;
+        char **group_names;
+        struct slots_subids subuid, subgid;
+        struct slots_pwfields pw;
+        char *shared;
+};
+
+/*
+ * Looks up what identity.c judges of slot account name (pw: its passwd entry) under
+ * config prefix and shell: the groups that name it (primary first, from m or NSS),
+ * its ranges in rootfd's /etc/subuid and /etc/subgid, and both password fields.  Every
+ * fact is known on success: a lookup that fails (the shadow entry unreadable when the
+ * passwd field says shadow, too) is an error naming it.  Returns 0 with *f filled (free
+ * with slots_identity_facts_free()), or -errno with e set (kind failed).
+ */
+int slots_identity_look(const struct slots_accountmap *m, int rootfd, const char *prefix, const char *shell,
+                        const char *name, const struct slots_pw *pw, struct slots_identity_facts *f,
+                        struct slots_error *e);
+void slots_identity_facts_free(struct slots_identity_facts *f);
