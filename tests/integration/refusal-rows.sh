@@ -1,6 +1,7 @@
 #!/bin/sh
 # The refusals of the commands that no other test provokes by their own words, each with what
-# must not change: assign of a free slot whose account is gone, a FIFO at the table's lock file (assign and release never open it: the
+# must not change: assign of a free slot whose account is gone, the table's folder root-owned
+# and sticky but group-writable (the owner chain lets it pass), a FIFO at the table's lock file (assign and release never open it: the
 # table's lock refuses it before the slot lock is tried), and for slots-provision --root on an
 # image of the example host, a FIFO at the account files lock, a masked slice unit (a symlink
 # to /dev/null) where the pool's unit belongs, and a FIFO at the table path (a conflict of the
@@ -45,6 +46,21 @@ check "assign of slot08 without its account: refused, with the fix" \
 	"$OUT/gone.err"
 check "assign of slot08 without its account: no slot printed" test ! -s "$OUT/gone.out"
 check "assign of slot08 without its account: the table is unchanged" cmp -s "$TABLE" "$OUT/table.before"
+
+# --- the table's folder root's and sticky, but writable by a group: the owner chain lets a
+# root-owned sticky folder pass, the store's own check of the folder refuses the writer ---
+TDIR=$(dirname "$TABLE")
+cp -p "$TABLE" "$OUT/table.before"
+was=$(stat -c '%g %a' "$TDIR")
+chgrp 7 "$TDIR" && chmod 1775 "$TDIR"
+"$SLOTS_ADMIN" assign sticky.group >"$OUT/sticky.out" 2>"$OUT/sticky.err"
+rc=$?
+chgrp "${was% *}" "$TDIR" && chmod "${was#* }" "$TDIR"
+sed 's/^/#   /' "$OUT/sticky.err"
+check "assign with the table's folder root:7 1775: exit 1 (exit $rc)" test "$rc" = 1
+check "assign with the table's folder root:7 1775: refused, the folder's group named" \
+	grep -q "its directory is writable by group 7 (mode 1775)" "$OUT/sticky.err"
+check "assign with the table's folder root:7 1775: the table is unchanged" cmp -s "$TABLE" "$OUT/table.before"
 
 # --- slots-provision --root on an image of the example host ---
 G=$top_srcdir/tests/provision/golden/example-host
