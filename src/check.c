@@ -82,9 +82,10 @@ static int print_json(const struct slots_check_report *rep)
         return 0;
 }
 
-int cmd_check(const char *config, bool json)
+int cmd_check(const char *config, bool json, int timeout_s)
 {
-        const struct slots_check_opts o = { .config = config };
+        const struct slots_check_opts o = { .config = config, .sudo_timeout_ms = timeout_s * 1000,
+                                            .probe_timeout_ms = timeout_s * 1000 };
         struct slots_check_report rep;
         int r;
 

@@ -43,6 +43,8 @@ static const char usage_text[] =
         "  --json                    machine-readable output (assign and release: changed, slot, user,\n"
         "                            error; status, check)\n"
         "  --slot SLOT               select by slot (release)\n"
+        "  --timeout SECONDS         check: the limit of each timed stage of its runs, 1 to 3600\n"
+        "                            (default 10; the chain's probe 20)\n"
         "  -h, --help                show this help and exit\n"
         "  -V, --version             show the version and exit\n"
         "\n"
@@ -53,6 +55,7 @@ struct opts {
         const char *config;
         const char *slot;
         bool json;
+        int timeout_s;          /* check's --timeout; 0: its defaults */
 };
 
 /* What a command works on: the config and the service group. */
@@ -427,6 +430,7 @@ int main(int argc, char **argv)
                 { "config", required_argument, NULL, 'c' },
                 { "json", no_argument, NULL, 'j' },
                 { "slot", required_argument, NULL, 's' },
+                { "timeout", required_argument, NULL, 't' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
@@ -449,6 +453,18 @@ int main(int argc, char **argv)
                 case 's':
                         o.slot = optarg;
                         break;
+                case 't': {
+                        char *end;
+                        long t;
+
+                        errno = 0;
+                        t = strtol(optarg, &end, 10);
+                        if (errno || end == optarg || *end || t < 1 || t > 3600)
+                                return usage_error("--timeout takes a number of seconds from 1 to 3600, not '%s'",
+                                                   optarg);
+                        o.timeout_s = (int) t;
+                        break;
+                }
                 case 'h':
                         fputs(usage_text, stdout);
                         return EXIT_DONE;
@@ -470,8 +486,10 @@ int main(int argc, char **argv)
                 return usage_error("--json goes with assign, release, status or check");
         if (o.slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
+        if (o.timeout_s && strcmp(cmd, "check") != 0)
+                return usage_error("--timeout goes with check");
         if (strcmp(cmd, "check") == 0)
-                return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json);
+                return argc ? usage_error("check takes no arguments") : cmd_check(o.config, o.json, o.timeout_s);
         if (strcmp(cmd, "assign") == 0)
                 run = cmd_assign;
         else if (strcmp(cmd, "release") == 0)

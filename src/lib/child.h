@@ -1,11 +1,13 @@
-/* A forked child of the library: started, waited for until its deadline, ended. */
+/* A forked child of the library: started, waited for (through a pidfd, never by a sleep) until its deadline, ended. */
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct slots_child {
         pid_t pid;
+        int pidfd;              /* pidfd_open(pid): readable once it ended; -1 when the kernel has none */
         long deadline;          /* CLOCK_MONOTONIC, in ms; 0: none */
         bool group;             /* it leads its own process group, which is killed with it */
 };
@@ -33,6 +35,23 @@ int slots_child_poll(struct slots_child *c, int *status);
 
 /* Waits for c until it ends or its deadline passes: the result slots_child_poll gives in *status, or -errno. */
 int slots_child_wait(struct slots_child *c);
+
+/*
+ * Sleeps until one of the n children (c[0], then every stride bytes: an array of structs
+ * that hold one) ends or the nearest deadline passes, or timeout_ms (< 0: none) does: for a
+ * caller that then looks at each with slots_child_poll.  Through their pidfds, never a sleep
+ * loop (on a kernel without pidfd_open, 2 ms at most).
+ */
+void slots_child_block(const struct slots_child *c, size_t n, size_t stride, int timeout_ms);
+
+/*
+ * pidfd_open(pid, 0): an fd that is readable once pid ended, for any process (not only a
+ * child), or -errno.  Close-on-exec, as every pidfd.
+ */
+int slots_pidfd_open(pid_t pid);
+
+/* pidfd_send_signal(pidfd, sig): 0 or -errno; never reaches a process that took the pid over. */
+int slots_pidfd_signal(int pidfd, int sig);
 
 /* The ms left before c's deadline, 0 once it passed, -1 without one: a timeout for poll(2). */
 int slots_child_left_ms(const struct slots_child *c);

@@ -112,8 +112,8 @@ const char *slots_identity_password(const struct slots_identity *id, enum slots_
  * pam_unix's verify_pwd_hash() takes it: empty (no password asked, pam_unix's nullok);
  * else, past an HP-UX aging suffix, it starts with neither '!' nor '*' and: a "$1$"
  * hash (pam_unix's own MD5); a field of 13 + 11k characters of the crypt alphabet
- * without '$' (pam_unix's own DES and bigcrypt); any other field that libxcrypt, where
- * asked, knows a method for.
+ * without '$' (DES or bigcrypt, which pam_unix tries whatever libxcrypt says of it);
+ * any other field that libxcrypt, where asked, knows a method for.
  */
 bool slots_identity_password_usable(const char *hash, enum slots_hash_method method);
 

@@ -5,7 +5,8 @@
 # usable password as pam_unix reads it, the passwd field first; a shell but the configured
 # one) is made on slot02, and `assign alice slot02` must refuse it: exit 1, the table
 # unchanged, the fix named; the printed fix then clears it.  Without a slot asked for, the
-# lowest free choice skips such a slot and says so (stderr and --json).  And check's
+# lowest free choice skips such a slot and says so (stderr and --json); a slot the user holds
+# that breaks the rule is refused too, the assignment standing.  And check's
 # password-locked row FAILs a hash in the passwd field beside `!` in shadow, which pam_unix
 # accepts: the attacker (slot03, through pamtester) logs in as slot04 with it.
 RELEASE_UID_MIN=48100
@@ -118,9 +119,18 @@ check_fails "after the fix the attacker no longer logs in as slot04" unix_ok slo
 admin_run check --json
 check "after the fix password-locked passes for slot04" json_ok \
 	'[.checks[] | select(.check == "password-locked" and .slot == "slot04")][0].status == "PASS"' "$S/out"
-# An assigned slot that turns bad: assign again changes nothing (the same assignment), check fails it.
+# An assigned slot that turns bad: check fails it, and the same assign again is refused (the
+# assignment stands) until the fix.
 gpasswd -a slot04 sudo >/dev/null
 admin_run check --json
 check "check: the account row of the assigned slot04 in sudo fails" json_ok \
 	'[.checks[] | select(.check == "account" and .slot == "slot04")][0].status == "FAIL"' "$S/out"
+cp "$TABLE" "$S/table.before"
+admin_run assign bob
+echo "# held: exit $st: $(cat "$S/err")"
+check "held: assign bob again exits 1" test "$st" = 1
+check "held: the table is unchanged (bob still holds slot04)" cmp -s "$TABLE" "$S/table.before"
+check "held: the fix is named" grep -qx "slots-admin: fix: gpasswd -d slot04 sudo" "$S/err"
+gpasswd -d slot04 sudo >/dev/null
+check "held: after the fix assign bob prints slot04" prints slot04 admin assign bob
 slots_done

@@ -1,6 +1,6 @@
 /*
  * check's rows about the executor's sudo chain run for real, per slot, as the service, in a
- * folder the slotctl config allows: sudo-preflight, chain, sudo-env, sudo-kill.
+ * folder the slotctl config allows: sudo-preflight, chain, sudo-env (sudo-kill: check-kill.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,12 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check-chain.h"
 #include "check-int.h"
 #include "child.h"
 #include "fsutil.h"
 #include "privdrop.h"
 
-#define SUDO_TIMEOUT_MS 5000
+#define SUDO_TIMEOUT_MS 10000
 
 /*
  * Whether sudo is there to run (a regular file with an execute bit; not yet
@@ -49,18 +50,13 @@ bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char
 
 /* ---- where a run starts, and as whom ---- */
 
-/*
- * Where a run starts: the child changes into fd (open here, before it drops: a folder of the
- * slot the service cannot enter) or, after the drop, as the service, into dir, else into
- * fallback (the docs root, for a probe that names {cwd} and changes there itself).
- */
-struct start {
-        int fd;                 /* -1: none */
-        const char *dir, *fallback;
-};
+int chain_stage_ms(const struct ctx *k, int dflt)
+{
+        return k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : dflt;
+}
 
 /* The child's side of a start: -errno through the channel when no folder could be entered. */
-static void enter_start(const struct start *st)
+void enter_start(const struct start *st)
 {
         if (st->dir && chdir(st->dir) < 0 && (!st->fallback || chdir(st->fallback) < 0))
                 slots_run_fail(errno);
@@ -71,8 +67,7 @@ static void enter_start(const struct start *st)
  * as the service.  A stage of the child that fails comes back as -errno (privdrop.h), never as
  * an exit status, so whatever sudo, slotctl or the launcher exits with is theirs.
  */
-static int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg,
-                       int timeout_ms)
+int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
         if (geteuid() == 0)
                 return slots_run_in(&k->svc, st->fd, fn, arg, timeout_ms);
@@ -105,7 +100,7 @@ static char *state_dir(const struct ctx *k, const struct slotinfo *s)
  * the docs root, which the slotctl config allows, else the slot's state folder, which it allows
  * too (entered before the drop; as the service, which cannot, where check runs).
  */
-static void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
+void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
 {
         char *dir;
 
@@ -116,7 +111,7 @@ static void default_start(const struct ctx *k, const struct slotinfo *s, struct 
         free(dir);
 }
 
-static void end_start(struct start *st)
+void end_start(struct start *st)
 {
         if (st->fd >= 0)
                 close(st->fd);
@@ -128,7 +123,7 @@ static void end_start(struct start *st)
  * new pseudo-terminal (never the admin's: a command of the slot could type into that one).
  * The master stays open, without close-on-exec, so the terminal lives as long as what runs on it.
  */
-static void own_session(bool tty)
+void own_session(bool tty)
 {
         int m, s;
 
@@ -142,7 +137,7 @@ static void own_session(bool tty)
 }
 
 /* The two ways the executor may run: "without a terminal" or "with a terminal". */
-static const char *tty_said(bool tty)
+const char *tty_said(bool tty)
 {
         return tty ? "with a controlling terminal" : "without a terminal";
 }
@@ -243,7 +238,7 @@ static int sudo_once(struct ctx *k, struct sudo_job *j, int timeout, long *ms, c
 /* The preflight, without a terminal and then with one of its own, as the executor may run it. */
 void check_sudo(struct ctx *k, const struct slotinfo *s)
 {
-        int timeout = k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : SUDO_TIMEOUT_MS;
+        int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
         struct sudo_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
         char out[512];
@@ -475,7 +470,7 @@ static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launch
         }
         j.out = po[1];
         j.err = pr[1];
-        r = run_started(k, st, chain_child, &j, CHAIN_TIMEOUT_MS);
+        r = run_started(k, st, chain_child, &j, chain_stage_ms(k, CHAIN_TIMEOUT_MS));
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;
@@ -494,7 +489,7 @@ out:
 }
 
 /* The launcher the platform runs: through current when it exists, else the release check found. */
-static char *chain_launcher(const struct ctx *k)
+char *chain_launcher(const struct ctx *k)
 {
         struct stat st;
         char *p = NULL;
@@ -508,7 +503,7 @@ static char *chain_launcher(const struct ctx *k)
         return strdup(k->launchers[0].path);
 }
 
-static bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
+bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
 {
         if (!k->cfg->app_root || !k->cfg->launcher) {
                 add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
@@ -552,7 +547,7 @@ static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char
                 k->err = -ENOMEM;
         else if (r == -ETIMEDOUT)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "find what sudo or the launcher waits for, as the service",
-                         "in %s: the probe did not finish within %d ms", shown, CHAIN_TIMEOUT_MS);
+                         "in %s: the probe did not finish within %d ms", shown, chain_stage_ms(k, CHAIN_TIMEOUT_MS));
         else if (r == -ENOEXEC)
                 add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
                          k->cfg->service, sudo);
@@ -699,192 +694,3 @@ out:
         free(own);
         free(launcher);
 }
-
-/* sudo-kill: the service starts a run in its own process group, as the platform does, and ends it. */
-struct kill_job {
-        const char *run[16];            /* sudo -n -u SLOT -- [slotctl] launcher /bin/sleep 30 */
-        const struct start *start;
-        const char *sudo, *slot;
-        uid_t slot_uid;
-        bool tty;                       /* on a terminal of its own */
-};
-
-enum { KILL_OK, KILL_NOT_STARTED = 10, KILL_REFUSED, KILL_SURVIVED, KILL_FORK };
-
-/* True when a process of uid is in process group pgid (read from /proc). */
-static bool group_has(pid_t pgid, uid_t uid)
-{
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        bool found = false;
-
-        if (!d)
-                return false;
-        while (!found && (de = readdir(d))) {
-                char path[300], buf[512], *p;
-                struct stat st;
-                long pg;
-                int fd;
-                ssize_t n;
-
-                if (de->d_name[0] < '1' || de->d_name[0] > '9')
-                        continue;
-                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-                fd = open(path, O_RDONLY | O_CLOEXEC);
-                if (fd < 0)
-                        continue;
-                n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-                close(fd);
-                if (n <= 0 || st.st_uid != uid)
-                        continue;
-                buf[n] = '\0';
-                /* pid (comm) state ppid pgrp: comm may hold anything, so start after its last ')' */
-                p = strrchr(buf, ')');
-                if (p && sscanf(p + 1, " %*c %*d %ld", &pg) == 1 && pg == (long) pgid)
-                        found = true;
-        }
-        closedir(d);
-        return found;
-}
-
-/*
- * Starts the slot's command through sudo, ends its process group with
- * "sudo -u SLOT kill", and tells whether all of it went.  Each stage has
- * STAGE_MS: the run to show a process of the slot, the kill to exit, the
- * run's group to end after it (slots-admin(8): "within 5 seconds").
- */
-#define STAGE_MS 5000
-static int kill_child(void *arg)
-{
-        const struct kill_job *j = arg;
-        struct slots_child run, k;
-        char pg[32];
-        int r, null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-        if (null < 0)
-                return KILL_FORK;
-        own_session(j->tty);
-        enter_start(j->start);
-        r = slots_child_start(&run, STAGE_MS, SLOTS_CHILD_GROUP);
-        if (r < 0)
-                return KILL_FORK;
-        if (r == 0) {
-                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-                        _exit(124);
-                execve(j->run[0], (char *const *) j->run,
-                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
-                _exit(124);
-        }
-        while (!group_has(run.pid, j->slot_uid)) {
-                int status;
-
-                r = slots_child_poll(&run, &status);
-                if (r < 0)
-                        slots_child_kill(&run);
-                if (r != 0)
-                        return KILL_NOT_STARTED;        /* it ended, or its deadline passed (then killed) */
-                (void) poll(NULL, 0, 10);
-        }
-        snprintf(pg, sizeof(pg), "-%ld", (long) run.pid);
-        r = slots_child_start(&k, STAGE_MS, 0);
-        if (r == 0) {
-                const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "kill", "-s", "TERM", "--",
-                                       pg, NULL };
-                if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-                        _exit(124);
-                execve(j->sudo, (char *const *) argv,
-                       (char *const *) (const char *const[]){ "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL });
-                _exit(124);
-        }
-        if (r < 0 || slots_child_wait(&k) != 0) {
-                slots_child_kill(&run);
-                return KILL_REFUSED;
-        }
-        slots_child_deadline(&run, STAGE_MS);
-        r = slots_child_wait(&run);
-        if (r == -ETIMEDOUT)
-                return KILL_SURVIVED;           /* killed at its deadline, group and all */
-        /* Ended, by the TERM or on its own: nothing of the slot may stay in its group. */
-        if ((r >= 0 || r == -ECHILD) && !group_has(run.pid, j->slot_uid))
-                return KILL_OK;
-        slots_child_kill(&run);
-        return KILL_SURVIVED;
-}
-
-/* The kill's row from kill_child's result r, for the run with tty or without. */
-static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r)
-{
-        char fix[512];
-
-        snprintf(fix, sizeof(fix), "slots-provision (its drop-in lets %s run \"kill -s SIGNAL -- -PGID\" as %s, "
-                 "with !use_pty so that a run stays in the process group the executor ends), then visudo -c",
-                 k->cfg->service, s->name);
-        if (r == KILL_OK)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
-                         "as %s, sudo -n -u %s kill -s TERM -- -PGID ended a run's process group, with and without "
-                         "a terminal", k->cfg->service, s->name);
-        else if (r == KILL_NOT_STARTED && tty)
-                /* It ran without one: on a terminal, sudo's use_pty moved the command to a session of its own. */
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s with a controlling terminal, the run's command is not in the process group the "
-                         "executor ends (sudo's use_pty runs it in a session of its own), so the kill cannot end it",
-                         k->cfg->service);
-        else if (r == KILL_NOT_STARTED)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "%s, the launcher did not keep \"/bin/sleep 30\" running as %s to be ended", tty_said(tty),
-                         s->name);
-        else if (r == KILL_REFUSED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s %s, sudo -n -u %s kill -s TERM -- -PGID is refused or does not finish within 5 s%s",
-                         k->cfg->service, tty_said(tty), s->name,
-                         tty ? " (with sudo's use_pty a run leaves the group for a session of its own)" : "");
-        else if (r == KILL_SURVIVED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "find what keeps the slot's processes alive",
-                         "%s, the run's process group of %s outlived the kill by 5 s", tty_said(tty), s->name);
-        else if (r < 0 && tty && r != -EPERM && r != -ECHILD && r != -ETIMEDOUT)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "passes without a terminal; no terminal of its own for the case with one (%s)",
-                         strerror(-r));
-        else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
-                         r < 0 ? probe_failure(r) : "fork failed");
-}
-
-void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
-{
-        struct start st;
-        struct kill_job j = { .sudo = k->o->sudo ? k->o->sudo : SUDO_DEFAULT, .slot = s->name, .start = &st };
-        char *launcher;
-        size_t a = 0;
-        int r;
-
-        if (!chain_ready(k, s, "sudo-kill"))
-                return;
-        launcher = chain_launcher(k);
-        if (!launcher) {
-                k->err = -ENOMEM;
-                return;
-        }
-        j.slot_uid = s->pw.uid;
-        j.run[a++] = j.sudo;
-        j.run[a++] = "-n";
-        j.run[a++] = "-u";
-        j.run[a++] = s->name;
-        j.run[a++] = "--";
-        if (k->cfg->slotctl)
-                j.run[a++] = k->cfg->slotctl;
-        j.run[a++] = launcher;
-        j.run[a++] = "/bin/sleep";
-        j.run[a++] = "30";
-        j.run[a] = NULL;
-        default_start(k, s, &st);
-        r = run_started(k, &st, kill_child, &j, 20000);
-        if (r == KILL_OK) {
-                j.tty = true;
-                r = run_started(k, &st, kill_child, &j, 20000);
-        }
-        end_start(&st);
-        kill_row(k, s, j.tty, r);
-        free(launcher);
-}
-

@@ -31,7 +31,7 @@ struct slots_check_report {
 struct slots_check_opts {
         const char *config;             /* NULL: SLOTS_CONFIG or the default */
         const char *sudo;               /* NULL: /usr/bin/sudo */
-        int sudo_timeout_ms;            /* <= 0: 5000 */
+        int sudo_timeout_ms;            /* each stage of a run of sudo; <= 0: 10000 (the chain's probe 20000) */
         int probe_timeout_ms;           /* <= 0: 10000 (a hung NFS mount must not hang the check) */
 };
 

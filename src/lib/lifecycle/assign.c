@@ -155,8 +155,8 @@ static unsigned next_free(const struct slots_table *t, unsigned pool, unsigned n
 
 /*
  * The slot's account by the one rule, before anything is locked or changed: refused for the
- * slot asked for; for the lowest free choice each slot that fails is kept in rep->skipped
- * and the next free one is tried.  A slot whose account is missing is left to give().
+ * slot asked for or already held (want); for the lowest free choice each slot that fails is
+ * kept in rep->skipped and the next free one is tried.  A missing account is left to give().
  */
 static int good_slot(const struct slots_config *c, const struct slots_table *t, unsigned want,
                      struct slots_assign_report *rep, struct slots_error *e)
@@ -324,8 +324,8 @@ static int assign_once(const struct slots_config *c, const struct slots_table_po
         rep->verdict = slots_assign_choose(s.table, c->slots, user, want, &rep->slot);
         if (rep->verdict != SLOTS_ASSIGN_GIVE && rep->verdict != SLOTS_ASSIGN_AGAIN)
                 r = slots_assign_refusal(rep->verdict, rep->slot, c, e);
-        else if (rep->verdict == SLOTS_ASSIGN_GIVE)
-                r = good_slot(c, s.table, want, rep, e);
+        else
+                r = good_slot(c, s.table, rep->verdict == SLOTS_ASSIGN_AGAIN ? rep->slot : want, rep, e);
         /* The slot's lock before any change: a lock file that cannot be trusted changes nothing. */
         if (r == 0) {
                 lockfd = slots_release_lock(s.dirfd, s.name, rep->slot, false, e);

@@ -66,10 +66,11 @@ struct slots_assign_skip {
 
 /*
  * The whole assign of USER [SLOT], in this order:
- *   1  under the table lock: the verdict (refused unless GIVE or AGAIN); for a
- *      new assignment the slot's account is judged by slots_assign_identity()
- *      (refused when it is no good slot; without SLOT the next free slot is
- *      tried, and each one passed over is reported in rep->skipped), its
+ *   1  under the table lock: the verdict (refused unless GIVE or AGAIN); the
+ *      slot's account is judged by slots_assign_identity() (refused when it is
+ *      no good slot, the slot the user holds too; for a new assignment without
+ *      SLOT the next free slot is tried, and each one passed over is reported
+ *      in rep->skipped); for a new assignment its
  *      account and group are looked up, the service
  *      must be apart from it, and its home, state and run must be as a release
  *      leaves them (otherwise the slot is marked "cleanup": "pending" and the

@@ -1,4 +1,8 @@
-/* The pure parts of check's sudo rows: where the drop-in first differs, and who sudo's listing grants what. */
+/*
+ * The pure parts of check's sudo rows: where the drop-in first differs, who sudo's listing grants
+ * what, and the kill probe's reading of /proc (a stat line whose command holds anything, the
+ * processes a run started at any depth).
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "check-chain.h"
 #include "check-int.h"
 #include "unit.h"
 
@@ -142,11 +147,94 @@ static void test_list_grants(void **state)
         assert_int_equal(failures, 0);
 }
 
+/* kproc_parse: a command name holds anything, ')' and newlines too; the fields after its last ')'. */
+static void test_kproc_parse(void **state)
+{
+        static const struct {
+                const char *what, *line;
+                bool ok;
+                pid_t pid, ppid, pgrp, sid;
+                char st;
+                unsigned long long start;
+                const char *comm;
+        } rows[] = {
+                { "plain", "42 (sleep) S 41 40 39 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 123456 0 0", true, 42, 41, 40,
+                  39, 'S', 123456, "sleep" },
+                { "a ') ' in the name", "42 (a) Z 1 1 1 (b) R 41 40 39 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0", true, 42,
+                  41, 40, 39, 'R', 77, "a) Z 1 1 1 (b" },
+                { "a newline in the name", "7 (x\ny) D 6 5 4 0 0 0 0 0 0 0 0 0 0 0 20 0 1 0 9 0", true, 7, 6, 5, 4,
+                  'D', 9, "x\ny" },
+                { "a zombie", "9 (sh) Z 8 8 8 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0", true, 9, 8, 8, 8, 'Z', 5, "sh" },
+                { "no ')'", "9 (sh Z 8 8 8", false, 0, 0, 0, 0, 0, 0, NULL },
+                { "cut short", "9 (sh) S 8 8", false, 0, 0, 0, 0, 0, 0, NULL },
+                { "no pid", "(sh) S 8 8 8 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0", false, 0, 0, 0, 0, 0, 0, NULL },
+                { "empty", "", false, 0, 0, 0, 0, 0, 0, NULL },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct kproc p;
+                bool ok = kproc_parse(rows[i].line, 7100, &p);
+
+                if (ok != rows[i].ok)
+                        ROW_FAIL("%s: %d, want %d", rows[i].what, ok, rows[i].ok);
+                else if (ok && (p.pid != rows[i].pid || p.ppid != rows[i].ppid || p.pgrp != rows[i].pgrp ||
+                                p.sid != rows[i].sid || p.state != rows[i].st || p.start != rows[i].start ||
+                                p.uid != 7100 || strcmp(p.comm, rows[i].comm) != 0))
+                        ROW_FAIL("%s: pid %d ppid %d pgrp %d sid %d state %c start %llu comm \"%s\"", rows[i].what,
+                                 (int) p.pid, (int) p.ppid, (int) p.pgrp, (int) p.sid, p.state, p.start, p.comm);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/* kproc_descendants: what self started at any depth (orphans come back to it), no zombie, no loop. */
+static void test_kproc_descendants(void **state)
+{
+        /* pid, ppid, state */
+        static const struct {
+                const char *what;
+                int procs[8][3];
+                size_t n;
+                const char *want;       /* the pids found, in order */
+        } rows[] = {
+                { "children and grandchildren", { { 1, 0, 'S' }, { 10, 1, 'S' }, { 11, 10, 'S' }, { 12, 11, 'S' },
+                                                  { 13, 12, 'R' }, { 20, 1, 'S' } }, 6, "11 12 13" },
+                { "self not among them", { { 10, 1, 'S' } }, 1, "" },
+                { "a zombie is not live", { { 10, 1, 'S' }, { 11, 10, 'Z' }, { 12, 11, 'S' } }, 3, "12" },
+                { "the parent gone: not ours", { { 10, 1, 'S' }, { 12, 99, 'S' } }, 2, "" },
+                { "a loop of parents ends", { { 10, 1, 'S' }, { 30, 31, 'S' }, { 31, 30, 'S' }, { 11, 10, 'S' } }, 4,
+                  "11" },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct kproc all[8], out[8];
+                char got[64] = "";
+                size_t n;
+
+                for (size_t j = 0; j < rows[i].n; j++)
+                        all[j] = (struct kproc){ .pid = rows[i].procs[j][0], .ppid = rows[i].procs[j][1],
+                                                 .state = (char) rows[i].procs[j][2] };
+                n = kproc_descendants(all, rows[i].n, 10, out);
+                for (size_t j = 0; j < n; j++)
+                        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", j ? " " : "", (int) out[j].pid);
+                if (strcmp(got, rows[i].want) != 0)
+                        ROW_FAIL("%s: \"%s\", want \"%s\"", rows[i].what, got, rows[i].want);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_first_diff),
                 cmocka_unit_test(test_list_grants),
+                cmocka_unit_test(test_kproc_parse),
+                cmocka_unit_test(test_kproc_descendants),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

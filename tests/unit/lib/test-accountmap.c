@@ -32,6 +32,7 @@ struct fpw {
         uid_t uid;
         gid_t gid;
         bool big;               /* getpwent_r answers ERANGE below 4 KiB of buffer */
+        const char *passwd;     /* the password field; NULL: "x" */
 };
 
 struct fgr {
@@ -80,7 +81,8 @@ static size_t count_gr(const struct fgr *a)
 
 static void fill_pw(const struct fpw *f, struct passwd *pw)
 {
-        *pw = (struct passwd){ .pw_name = (char *) f->name, .pw_passwd = (char *) "x", .pw_uid = f->uid,
+        *pw = (struct passwd){ .pw_name = (char *) f->name, .pw_passwd = (char *) (f->passwd ? f->passwd : "x"),
+                               .pw_uid = f->uid,
                                .pw_gid = f->gid, .pw_gecos = (char *) "", .pw_dir = (char *) "/home",
                                .pw_shell = (char *) "/usr/sbin/nologin" };
 }
@@ -249,7 +251,8 @@ int __wrap_getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngrou
         {                                                                                          \
                 .nsswitch = ns,                                                                    \
                 .pw = { { "root", 0, 0 }, { "slot01", 2001, 2001 }, { "slot02", 2002, 2002 },      \
-                        { "slot01", 3001, 3001 }, { "long", 4000, 4000, true } },                  \
+                        { "slot01", 3001, 3001 }, { "long", 4000, 4000, true },                    \
+                        { "inpasswd", 4001, 4001, false, "$6$s$h" } },                             \
                 .gr = { { "root", 0, { NULL } }, { "slot01", 2001, { NULL } }, { "slot02", 2002, { NULL } }, \
                         { "slotshared", 1999, { "slot01", "slot02", NULL } },                      \
                         { "extra", 1500, { "slot02", NULL } }, { "again", 1999, { "slot02", NULL } }, \
@@ -272,7 +275,7 @@ static const struct db dbs[D_N] = {
         [D_GR_FAILS] = POOL(FILES, NONE, 4),        /* lists root .. slotshared, then EIO */
 };
 
-enum q_kind { Q_USER, Q_UID, Q_GROUP, Q_GID, Q_GROUPS, Q_SHADOW };
+enum q_kind { Q_USER, Q_UID, Q_GROUP, Q_GID, Q_GROUPS, Q_SHADOW, Q_PASSWD };
 
 static const struct row {
         enum db_id db;
@@ -281,7 +284,7 @@ static const struct row {
         gid_t gid;              /* Q_GID: the gid asked; Q_GROUPS: the primary gid */
         int r;                  /* the answer: 1, 0, -errno (Q_GROUPS: 0) */
         unsigned long id;       /* Q_USER, Q_UID: uid; Q_GROUP: gid */
-        const char *text;       /* Q_GID: the name; Q_SHADOW: the hash; Q_GROUPS: the gids, "2002 1999" */
+        const char *text;       /* Q_GID: the name; Q_SHADOW, Q_PASSWD: the field; Q_GROUPS: the gids, "2002 1999" */
         int calls;              /* lookups by name and getgrouplist calls the query made */
 } rows[] = {
         /* files: every answer from the map, no NSS call */
@@ -310,6 +313,11 @@ static const struct row {
         { D_FILES, Q_SHADOW, "slot01", 0, 1, 0, "!", 0 },
         { D_FILES, Q_SHADOW, "slot02", 0, 1, 0, "$y$j9T$hash", 0 },
         { D_FILES, Q_SHADOW, "slot09", 0, 0, 0, NULL, 0 },      /* not listed: the caller asks by name */
+        /* the passwd entry's password field, the first entry's */
+        { D_FILES, Q_PASSWD, "slot01", 0, 1, 0, "x", 0 },
+        { D_FILES, Q_PASSWD, "inpasswd", 0, 1, 0, "$6$s$h", 0 },
+        { D_FILES, Q_PASSWD, "slot09", 0, 0, 0, NULL, 0 },      /* not listed: the caller asks by name */
+        { D_SSS_FIRST, Q_PASSWD, "slot01", 0, 0, 0, NULL, 0 },
         /* a directory after files: names from the map, groups from getgrouplist (dirgroup) */
         { D_LDAP_LAST, Q_USER, "slot02", 0, 1, 2002, NULL, 0 },
         { D_LDAP_LAST, Q_GROUPS, "slot01", 2001, 0, 0, "2001 1999 1600", 1 },
@@ -376,6 +384,9 @@ static bool ask(const struct slots_accountmap *m, const struct row *w, char *msg
                 break;
         case Q_SHADOW:
                 r = slots_amap_shadow(m, w->name, &text);
+                break;
+        case Q_PASSWD:
+                r = slots_amap_passwd_field(m, w->name, &text);
                 break;
         }
         if (text)

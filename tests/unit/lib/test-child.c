@@ -2,7 +2,8 @@
  * child.c as a table of what the child does and what the parent sees: its status clamped to
  * 0..125, a signal as -ECHILD, a child past its deadline killed and -ETIMEDOUT (its process
  * group too with SLOTS_CHILD_GROUP), no deadline as no limit; and slots_child_poll,
- * slots_child_left_ms as a pool and a pipe reader use them.
+ * slots_child_left_ms as a pool and a pipe reader use them; slots_child_block sleeps until an
+ * event (a child's end, the nearest deadline), never in short rounds; a pidfd of any process.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +208,86 @@ static void deadline_reset(void **state)
         assert_int_equal(slots_child_wait(&c), 5);
 }
 
+/*
+ * slots_child_block as a table: children that end after ms each (0: never, within the test),
+ * the block's own timeout; it returns when the first ends or a deadline passes, not before
+ * (a sleep loop would come back within a few ms) and not long after.
+ */
+static void block_table(void **state)
+{
+        static const struct {
+                const char *what;
+                int ms[3];              /* how long each child sleeps (0: no such child) */
+                int deadline_ms[3];     /* each one's deadline (0: none) */
+                int timeout_ms;         /* the block's own (-1: none) */
+                long min_ms, max_ms;    /* when the block returns */
+        } rows[] = {
+                { "one child, its end", { 300 }, { 0 }, -1, 250, 2000 },
+                { "one child, its deadline first", { 30000 }, { 300 }, -1, 250, 2000 },
+                { "one child, the block's timeout first", { 30000 }, { 0 }, 300, 250, 2000 },
+                { "three children, the first end", { 30000, 300, 30000 }, { 0, 0, 0 }, -1, 250, 2000 },
+                { "three children, the nearest deadline", { 30000, 30000, 30000 }, { 5000, 300, 0 }, 10000, 250,
+                  2000 },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_child c[3];
+                size_t n = 0;
+                long t0, took;
+
+                for (; n < 3 && rows[i].ms[n]; n++) {
+                        int r = slots_child_start(&c[n], rows[i].deadline_ms[n], 0);
+
+                        assert_true(r >= 0);
+                        if (r == 0)
+                                slots_child_return(act(&(struct act){ SLEEP, 0, rows[i].ms[n] }));
+                        assert_true(c[n].pidfd >= 0);
+                }
+                t0 = now_ms();
+                slots_child_block(c, n, sizeof(c[0]), rows[i].timeout_ms);
+                took = now_ms() - t0;
+                if (took < rows[i].min_ms || took > rows[i].max_ms)
+                        ROW_FAIL("%s: returned after %ld ms, want %ld..%ld", rows[i].what, took, rows[i].min_ms,
+                                 rows[i].max_ms);
+                for (size_t j = 0; j < n; j++)
+                        slots_child_kill(&c[j]);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
+/* A pidfd of a process that is not our child: signalled through it, readable once it ended. */
+static void pidfd_any(void **state)
+{
+        struct slots_child c;
+        pid_t *grandchild = mmap(NULL, sizeof(pid_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        struct pollfd p;
+        int fd, r;
+
+        (void) state;
+        assert_true(grandchild != MAP_FAILED);
+        *grandchild = 0;
+        r = slots_child_start(&c, 10000, 0);
+        assert_true(r >= 0);
+        if (r == 0)
+                slots_child_return(leave_grandchild(grandchild));
+        for (int i = 0; i < 500 && !*grandchild; i++)
+                (void) usleep(10 * 1000);
+        assert_true(*grandchild > 0);
+        fd = slots_pidfd_open(*grandchild);
+        assert_true(fd >= 0);
+        p = (struct pollfd){ .fd = fd, .events = POLLIN };
+        assert_int_equal(poll(&p, 1, 0), 0);
+        assert_int_equal(slots_pidfd_signal(fd, SIGKILL), 0);
+        assert_int_equal(poll(&p, 1, 5000), 1);
+        close(fd);
+        assert_int_equal(slots_pidfd_open(-1), -EINVAL);
+        slots_child_kill(&c);
+        munmap(grandchild, sizeof(pid_t));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -213,6 +295,8 @@ int main(void)
                 cmocka_unit_test(group_killed),
                 cmocka_unit_test(poll_and_left),
                 cmocka_unit_test(deadline_reset),
+                cmocka_unit_test(block_table),
+                cmocka_unit_test(pidfd_any),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,63 @@
+/* What check-chain.c shares with check-kill.c: where a run of the chain starts, and as whom. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "check-row.h"
+
+/*
+ * Where a run starts: the child changes into fd (open here, before it drops: a folder of the
+ * slot the service cannot enter) or, after the drop, as the service, into dir, else into
+ * fallback (the docs root, for a probe that names {cwd} and changes there itself).
+ */
+struct start {
+        int fd;                 /* -1: none */
+        const char *dir, *fallback;
+};
+
+
+/* The child's side of a start: -errno through the channel when no folder could be entered. */
+void enter_start(const struct start *st);
+
+/* Runs fn as the service (dropped from root, or as it is), started at st: its status or -errno (privdrop.h). */
+int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms);
+
+/* Where a run that names no folder of its own starts: the docs root, else the slot's state folder. */
+void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st);
+void end_start(struct start *st);
+
+/* In the child: a session of its own, on a new pseudo-terminal of its own with tty. */
+void own_session(bool tty);
+
+/* "without a terminal" or "with a controlling terminal". */
+const char *tty_said(bool tty);
+
+/* The launcher the platform runs (allocated; NULL: out of memory). */
+char *chain_launcher(const struct ctx *k);
+
+/* Whether the chain's rows can run for s; when not, adds check's SKIP row and returns false. */
+bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check);
+
+/* The deadline of each stage of a run of sudo: --timeout, else dflt. */
+int chain_stage_ms(const struct ctx *k, int dflt);
+
+/* ---- check-kill.c: the processes of a run, as /proc shows them ---- */
+
+struct kproc {
+        pid_t pid, ppid, pgrp, sid;
+        uid_t uid;
+        char state;
+        unsigned long long start;       /* since boot, in clock ticks: the pid's own, not a reuse */
+        char comm[32];
+};
+
+/* Reads a /proc/PID/stat line (its owner uid) into p: false when it is not one. */
+bool kproc_parse(const char *buf, uid_t uid, struct kproc *p);
+
+/*
+ * The live processes of all (n_all of them) that descend from self, at any depth, into out
+ * (room for n_all): their number.  Zombies are not live; a loop of parents ends the walk.
+ */
+size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out);
