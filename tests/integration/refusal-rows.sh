@@ -131,4 +131,15 @@ image "$P/r3"
 mkdir -p "$R/etc/slots"
 mkfifo -m 0640 "$R/etc/slots/slots.json"
 provision_refused "a FIFO at the table path" "conflict: /etc/slots/slots.json: is not a regular file"
+
+# assign and release (a dry run too) are root's: refused to anyone else before anything is read.
+for cmd in "assign someone" "release $USER_A" "assign --dry-run someone"; do
+	# shellcheck disable=SC2086
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$SLOTS_ADMIN" $cmd >"$OUT/root.out" 2>"$OUT/root.err"
+	rc=$?
+	sed 's/^/#   /' "$OUT/root.err"
+	check "$cmd as nobody: exit 1 (exit $rc)" test "$rc" = 1
+	check "$cmd as nobody: refused, root named as the fix" \
+		grep -q "permission denied: only root changes the slot table" "$OUT/root.err"
+done
 slots_done
