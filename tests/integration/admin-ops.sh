@@ -161,6 +161,9 @@ PY
 		not_ok "dry run $n, $what ($args): exit $drc, real $rrc; $r; table or folder changed: $([ "$before" = "$after" ] && echo no || echo yes)"
 	fi
 done <"$OUT/dry.table"
+n=$(grep -c . "$OUT/dry.table")
+check "a dry release of a slot outside the pool says why, as the real one does" \
+	grep -q "the slot is outside the pool of" "$OUT/dry$n.err"
 rm -f "$TABLE.lock"
 "$SLOTS_ADMIN" assign --dry-run dry.three >"$OUT/dry-text.out" 2>"$OUT/dry-text.err"
 check "assign --dry-run in text: would assign slot02, exit 0" test "$?:$(cat "$OUT/dry-text.out")" = "0:would assign slot02 to user dry.three"
