@@ -70,13 +70,13 @@ struct opts {
 };
 
 /* What a command works on: the config and the service group. */
-struct ctx {
+struct admin_run {
         struct slots_config *cfg;
         gid_t group;
         char *group_name;
 };
 
-static void ctx_done(struct ctx *x)
+static void ctx_done(struct admin_run *x)
 {
         free(x->group_name);
         slots_config_free(x->cfg);
@@ -100,7 +100,7 @@ static int usage_error(const char *fmt, ...)
  * Loads config and service group.  A command that acts as root (config_flags
  * SLOTS_CONFIG_ROOT_OWNED) refuses a config someone else can change; a reader warns.
  */
-static int ctx_load(struct ctx *x, const struct opts *o, const char *what, unsigned config_flags)
+static int ctx_load(struct admin_run *x, const struct opts *o, const char *what, unsigned config_flags)
 {
         struct slots_error e;
         int r;
@@ -151,7 +151,7 @@ static void tree_notes_done(unsigned long shown)
 }
 
 /* The store's table policy with the service group of x, ids named. */
-static struct slots_table_policy table_policy(const struct ctx *x)
+static struct slots_table_policy table_policy(const struct admin_run *x)
 {
         return (struct slots_table_policy){ .group = x->group, .group_name = x->group_name,
                                             .user_name = slots_uid_name, .group_name_of = slots_gid_name };
@@ -163,7 +163,7 @@ static struct slots_table_policy table_policy(const struct ctx *x)
  * left root:root by a script: the service refuses every user's command although
  * assign succeeded), or that someone but root may write it: say so, with the fix.
  */
-static void warn_table_policy(const struct ctx *x, const struct slots_table_verdict *v)
+static void warn_table_policy(const struct admin_run *x, const struct slots_table_verdict *v)
 {
         char owner[64], group[64];
 
@@ -299,7 +299,7 @@ static json_t *skipped_json(const struct slots_assign_report *rep)
 }
 
 /* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
-static int assign_report(const struct ctx *x, const struct opts *o, const char *user, const char *asked, int r,
+static int assign_report(const struct admin_run *x, const struct opts *o, const char *user, const char *asked, int r,
                          const struct slots_assign_report *rep, struct slots_error *e)
 {
         char what[SLOTS_NAME_MAX + 96], name[SLOTS_NAME_MAX] = "", fix[SLOTS_ERR_TEXT + 256] = "";
@@ -336,7 +336,7 @@ static int assign_report(const struct ctx *x, const struct opts *o, const char *
 }
 
 /* --dry-run: the table read as status reads it (no lock taken, no file created); exit status, e set. */
-static int dry_open(const struct ctx *x, struct slots_store *st, const char *what, struct slots_error *e)
+static int dry_open(const struct admin_run *x, struct slots_store *st, const char *what, struct slots_error *e)
 {
         int r;
 
@@ -372,7 +372,8 @@ static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, c
  * it is), its refusal with the same words; nothing written.  The account and folder checks
  * of a real new assignment are not made.
  */
-static int dry_assign(const struct ctx *x, const struct opts *o, const char *user, const char *asked, unsigned want)
+static int dry_assign(const struct admin_run *x, const struct opts *o, const char *user, const char *asked,
+                      unsigned want)
 {
         struct slots_store st = { 0 };
         enum slots_assign_verdict v;
@@ -405,7 +406,7 @@ static int dry_assign(const struct ctx *x, const struct opts *o, const char *use
 }
 
 /* release --dry-run: what the table says would be released; nothing written, no process touched. */
-static int dry_release(const struct ctx *x, const struct opts *o, const char *user, unsigned n)
+static int dry_release(const struct admin_run *x, const struct opts *o, const char *user, unsigned n)
 {
         struct slots_store st = { 0 };
         const char *holder = NULL, *since, *released;
@@ -455,7 +456,7 @@ static int cmd_assign(const struct opts *o, int argc, char **argv)
         const char *user;
         char what[64];
         struct slots_error e;
-        struct ctx x = { 0 };
+        struct admin_run x = { 0 };
         unsigned n = 0;
         int r;
 
@@ -548,7 +549,7 @@ static int cmd_release(const struct opts *o, int argc, char **argv)
         struct slots_release_report rep = { .tree = { .note = tree_note, .note_data = &notes } };
         const char *user = NULL;
         struct slots_error e;
-        struct ctx x = { 0 };
+        struct admin_run x = { 0 };
         char what[256];
         unsigned n = 0;
         int r;

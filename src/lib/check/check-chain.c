@@ -33,7 +33,7 @@
  * SKIP when it is missing, more (may be NULL) said after why, or a FAIL when
  * it could not be looked at; the caller then stops.
  */
-bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more)
+bool sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more)
 {
         const char *sudo = sudo_path(k);
         struct stat st;
@@ -51,12 +51,12 @@ bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char
 
 /* ---- where a run starts, and as whom ---- */
 
-int chain_stage_ms(const struct ctx *k, int dflt)
+int chain_stage_ms(const struct check_run *k, int dflt)
 {
         return k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : dflt;
 }
 
-void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w)
+void run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w)
 {
         *w = (struct run_slot){ .sudo = sudo_path(k), .slot = s->name,
                                 .slot_uid = s->pw.uid, .stage_ms = chain_stage_ms(k, dflt) };
@@ -74,7 +74,7 @@ void enter_start(const struct start *st)
  * as the service.  A stage of the child that fails comes back as -errno (privdrop.h), never as
  * an exit status, so whatever sudo, slotctl or the launcher exits with is theirs.
  */
-int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms)
+int run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
         if (geteuid() == 0)
                 return slots_run_in(&k->svc, st->fd, fn, arg, timeout_ms);
@@ -95,7 +95,7 @@ static int open_start(const char *path)
 }
 
 /* The slot's own state folder (allocated), where the test slot's probe runs; NULL when out of memory. */
-static char *state_dir(const struct ctx *k, const struct slotinfo *s)
+static char *state_dir(const struct check_run *k, const struct slotinfo *s)
 {
         char *dir = NULL;
 
@@ -107,7 +107,7 @@ static char *state_dir(const struct ctx *k, const struct slotinfo *s)
  * the docs root, which the slotctl config allows, else the slot's state folder, which it allows
  * too (entered before the drop; as the service, which cannot, where check runs).
  */
-void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st)
+void default_start(const struct check_run *k, const struct slotinfo *s, struct start *st)
 {
         char *dir;
 
@@ -176,7 +176,8 @@ static int sudo_child(void *arg)
 }
 
 /* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
-static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout, const char *out)
+static void sudo_row(struct check_run *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout,
+                     const char *out)
 {
         const char *sudo = sudo_path(k);
         char fix[512];
@@ -219,7 +220,7 @@ static void sudo_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, l
 }
 
 /* One preflight run, with or without a terminal: sudo's result, *ms, its first line in out. */
-static int sudo_once(struct ctx *k, struct sudo_job *j, int timeout, long *ms, char *out, size_t size)
+static int sudo_once(struct check_run *k, struct sudo_job *j, int timeout, long *ms, char *out, size_t size)
 {
         struct timespec t0, t1;
         int pipefd[2], r;
@@ -243,7 +244,7 @@ static int sudo_once(struct ctx *k, struct sudo_job *j, int timeout, long *ms, c
 }
 
 /* The preflight, without a terminal and then with one of its own, as the executor may run it. */
-void check_sudo(struct ctx *k, const struct slotinfo *s)
+void check_sudo(struct check_run *k, const struct slotinfo *s)
 {
         int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
@@ -399,7 +400,7 @@ static void chain_read(int fd, char *buf, size_t size, bool first_line)
  * sudo_env (a prefix "X*" as XSLOTS_CHECK); list gets every one of them for --preserve-env
  * (PATH last).
  */
-static void chain_env(const struct ctx *k, bool with_env, struct chain_job *j, struct strbuf *list)
+static void chain_env(const struct check_run *k, bool with_env, struct chain_job *j, struct strbuf *list)
 {
         bool path = false;
 
@@ -451,7 +452,7 @@ static char *probe_arg(const char *t, const char *launcher, const char *cwd)
 }
 
 /* Whether the probe names {cwd}: then it changes into the folder itself and may start elsewhere. */
-static bool probe_names_cwd(const struct ctx *k)
+static bool probe_names_cwd(const struct check_run *k)
 {
         for (size_t i = 0; i < k->cfg->n_probe; i++)
                 if (strstr(k->cfg->probe[i], "{cwd}"))
@@ -460,7 +461,7 @@ static bool probe_names_cwd(const struct ctx *k)
 }
 
 /* sudo -n -u SLOT [-g GROUP] [--preserve-env=LIST] -- [SLOTCTL] PROBE, and its environment. */
-static void chain_build(const struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+static void chain_build(const struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
                         bool with_env, struct chain_job *j)
 {
         struct strbuf list = { 0 };
@@ -491,7 +492,7 @@ static void chain_build(const struct ctx *k, const struct slotinfo *s, const cha
  * Runs j's helper, started at st: sudo's result (or -errno, privdrop.h), and as root what the
  * helper could not end ended.
  */
-static int chain_helped(struct ctx *k, const struct start *st, struct chain_job *j)
+static int chain_helped(struct check_run *k, const struct start *st, struct chain_job *j)
 {
         struct chain_report rep;
         int pipefd[2], r;
@@ -517,7 +518,7 @@ static int chain_helped(struct ctx *k, const struct start *st, struct chain_job 
  * (the program's own, 0..255) or -errno (privdrop.h; -ENOENT, -EACCES...: no folder of st could
  * be entered); out gets stdout, err the first stderr line.
  */
-static int chain_run(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+static int chain_run(struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
                      const struct start *st, bool with_env, char *out, size_t outsize, char *err, size_t errsize)
 {
         struct chain_job j = { .start = st };
@@ -556,7 +557,7 @@ out:
 }
 
 /* The launcher the platform runs: through current when it exists, else the release check found. */
-char *chain_launcher(const struct ctx *k)
+char *chain_launcher(const struct check_run *k)
 {
         struct stat st;
         char *p = NULL;
@@ -570,7 +571,7 @@ char *chain_launcher(const struct ctx *k)
         return strdup(k->launchers[0].path);
 }
 
-bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check)
+bool chain_ready(struct check_run *k, const struct slotinfo *s, const char *check)
 {
         if (!k->cfg->app_root || !k->cfg->launcher) {
                 add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
@@ -604,7 +605,7 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
 
 
 /* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
-static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char *check, int r, const char *shown)
+static bool chain_failed_run(struct check_run *k, const struct slotinfo *s, const char *check, int r, const char *shown)
 {
         const char *sudo = sudo_path(k);
 
@@ -634,7 +635,7 @@ static bool chain_failed_run(struct ctx *k, const struct slotinfo *s, const char
  * is entered before the drop.  A probe that names {cwd} starts in the docs root when cwd
  * cannot be entered.
  */
-static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+static void chain_one(struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
                       const char *shown, bool own)
 {
         struct start st = { .fd = -1, .dir = cwd, .fallback = probe_names_cwd(k) ? k->cfg->docs_root : NULL };
@@ -688,7 +689,7 @@ static void chain_one(struct ctx *k, const struct slotinfo *s, const char *launc
 }
 
 /* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
-void check_chain(struct ctx *k, const struct slotinfo *s)
+void check_chain(struct check_run *k, const struct slotinfo *s)
 {
         char *launcher, *dir = NULL;
 
@@ -726,7 +727,7 @@ void check_chain(struct ctx *k, const struct slotinfo *s)
  * sudo accepts the executor's --preserve-env list for the launcher, and the command it runs,
  * /bin/cat /proc/self/status (as sudo-kill's runs /bin/sleep), exits 0 with no_new_privs.
  */
-void check_sudo_env(struct ctx *k, const struct slotinfo *s)
+void check_sudo_env(struct check_run *k, const struct slotinfo *s)
 {
         char a0[] = "{launcher}", a1[] = "/bin/cat", a2[] = "/proc/self/status";
         char *cat[] = { a0, a1, a2 }, **probe = k->cfg->probe;

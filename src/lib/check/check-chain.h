@@ -23,10 +23,10 @@ struct start {
 void enter_start(const struct start *st);
 
 /* Runs fn as the service (dropped from root, or as it is), started at st: its status or -errno (privdrop.h). */
-int run_started(const struct ctx *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms);
+int run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms);
 
 /* Where a run that names no folder of its own starts: the docs root, else the slot's state folder. */
-void default_start(const struct ctx *k, const struct slotinfo *s, struct start *st);
+void default_start(const struct check_run *k, const struct slotinfo *s, struct start *st);
 void end_start(struct start *st);
 
 /* In the child: a session of its own, on a new pseudo-terminal of its own with tty. */
@@ -36,13 +36,13 @@ void own_session(bool tty);
 const char *tty_said(bool tty);
 
 /* The launcher the platform runs (allocated; NULL: out of memory). */
-char *chain_launcher(const struct ctx *k);
+char *chain_launcher(const struct check_run *k);
 
 /* Whether the chain's rows can run for s; when not, adds check's SKIP row and returns false. */
-bool chain_ready(struct ctx *k, const struct slotinfo *s, const char *check);
+bool chain_ready(struct check_run *k, const struct slotinfo *s, const char *check);
 
 /* The deadline of each stage of a run of sudo: --timeout, else dflt. */
-int chain_stage_ms(const struct ctx *k, int dflt);
+int chain_stage_ms(const struct check_run *k, int dflt);
 
 /* s's run_slot, each stage dflt ms unless --timeout. */
-void run_slot_of(const struct ctx *k, const struct slotinfo *s, int dflt, struct run_slot *w);
+void run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w);

@@ -26,7 +26,7 @@ static int status_nnp(const char *status)
         return -1;
 }
 
-bool sudo_env_verdict(struct ctx *k, const struct slotinfo *s, int r, const char *out, const char *err,
+bool sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
                       const char *cwd)
 {
         int nnp = status_nnp(out);

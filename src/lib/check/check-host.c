@@ -25,7 +25,7 @@
 
 /* ---- config ---- */
 
-bool check_config(struct ctx *k)
+bool check_config(struct check_run *k)
 {
         const char *path = k->o->config ? k->o->config : slots_config_default_path();
         struct strbuf d = { 0 }, f = { 0 };
@@ -67,7 +67,7 @@ out:
 
 /* ---- the service account and group ---- */
 
-void resolve_service(struct ctx *k)
+void resolve_service(struct check_run *k)
 {
         struct slots_service s;
 
@@ -97,7 +97,7 @@ void resolve_service(struct ctx *k)
 /* ---- table ---- */
 
 /* The table's kind of file: a regular file, never a link; -1 with the detail and fix filled. */
-static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *st, struct strbuf *d,
+static int table_file(struct check_run *k, int dirfd, const char *base, struct stat *st, struct strbuf *d,
                       struct strbuf *f)
 {
         const char *path = k->cfg->table;
@@ -126,7 +126,7 @@ static int table_file(struct ctx *k, int dirfd, const char *base, struct stat *s
 }
 
 /* The store's verdict on owner, group, mode and ACL (a missing service group: its fix comes first). */
-static void table_policy(struct ctx *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
+static void table_policy(struct check_run *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
 {
         const char *path = k->cfg->table;
         const struct slots_table_policy p = {
@@ -165,7 +165,7 @@ static void table_policy(struct ctx *k, int dirfd, const char *base, struct strb
 }
 
 /* The content: readable as root, within the size, and parsed into k->table; -1 when it cannot be read. */
-static int table_content(struct ctx *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
+static int table_content(struct check_run *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
 {
         const char *path = k->cfg->table;
         enum slots_table_problem problem = SLOTS_TABLE_SYNTAX;
@@ -210,7 +210,7 @@ static int table_content(struct ctx *k, int dirfd, const char *base, struct strb
 }
 
 /* Readable by the service account: as that account, from / down to the file; -1 when out of memory. */
-static int table_reach(struct ctx *k, struct strbuf *d, struct strbuf *f)
+static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
 {
         const char *path = k->cfg->table;
         struct probe_plan plan = { 0 };
@@ -272,7 +272,7 @@ out:
         return r;
 }
 
-void check_table(struct ctx *k)
+void check_table(struct check_run *k)
 {
         const char *path = k->cfg->table, *base;
         struct strbuf d = { 0 }, f = { 0 };
@@ -320,7 +320,7 @@ out:
 
 /* ---- pending-cleanup ---- */
 
-void check_pending(struct ctx *k)
+void check_pending(struct check_run *k)
 {
         unsigned n_pending = 0;
 
@@ -394,7 +394,7 @@ static bool json_any(json_t *v, bool (*fn)(const char *entry, const char *arg), 
 }
 
 /* What the slotctl config must say for this config (docs root, state folders, launcher), into d and f. */
-static void slotctl_content(struct ctx *k, json_t *root, const char *path, struct strbuf *d, struct strbuf *f)
+static void slotctl_content(struct check_run *k, json_t *root, const char *path, struct strbuf *d, struct strbuf *f)
 {
         const struct slots_config *c = k->cfg;
         char pattern[4096];
@@ -456,7 +456,7 @@ static void slotctl_content(struct ctx *k, json_t *root, const char *path, struc
         }
 }
 
-void check_slotctl(struct ctx *k)
+void check_slotctl(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         const char *path = c->slotctl_config, *base;
@@ -527,7 +527,7 @@ out:
 /* ---- service-apart: the service account is never a slot ---- */
 
 /* The service's groups (from NSS) must hold no slot's group of the pool and not <prefix>shared. */
-void check_service_apart(struct ctx *k)
+void check_service_apart(struct check_run *k)
 {
         char shared[64];
 
@@ -576,7 +576,7 @@ void check_service_apart(struct ctx *k)
  * way, writable by nobody else.  A root that does not exist is left to the
  * rows that need it.
  */
-void check_roots(struct ctx *k)
+void check_roots(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         struct strbuf d = { 0 }, f = { 0 }, ok = { 0 }, absent = { 0 };
@@ -732,7 +732,7 @@ static void links_of(int docs, const char *rel, const char *shown, struct links 
  * was not read may hold one).  The fix never keeps a slot's owner or set-id
  * bits: the copy is root's new file, handed to the service, without them.
  */
-static void links_fail(struct ctx *k, const struct links *l, struct strbuf *d, struct strbuf *f)
+static void links_fail(struct check_run *k, const struct links *l, struct strbuf *d, struct strbuf *f)
 {
         const struct slots_config *c = k->cfg;
 
@@ -758,7 +758,7 @@ static void links_fail(struct ctx *k, const struct links *l, struct strbuf *d, s
  * than one link is never changed by assign or release (its other name may be a
  * shared or a private file), so it is a FAIL the admin must look at.
  */
-void check_hard_links(struct ctx *k)
+void check_hard_links(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         struct links l = { 0 };

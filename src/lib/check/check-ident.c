@@ -40,8 +40,8 @@ int check_ident_pwfields(const struct slots_accountmap *m, const char *name, str
 }
 
 /* The groups that name the account, as the verdict takes them: its primary group, then the others. */
-static int ident_groups(const struct ctx *k, const struct slotinfo *s, struct slots_identity_group **out, size_t *n,
-                        char ***names)
+static int ident_groups(const struct check_run *k, const struct slotinfo *s, struct slots_identity_group **out,
+                        size_t *n, char ***names)
 {
         size_t max = 1 + (s->have_id ? (size_t) s->id.n_groups : 0);
         struct slots_identity_group *g = calloc(max, sizeof(*g));
@@ -87,7 +87,7 @@ static void add_verdict(const struct slots_identity_verdict *v, struct strbuf *d
 }
 
 /* The gid of the group named like the slot, else its primary gid. */
-static gid_t slot_gid(const struct ctx *k, const struct slotinfo *s)
+static gid_t slot_gid(const struct check_run *k, const struct slotinfo *s)
 {
         gid_t gid;
 
@@ -97,7 +97,7 @@ static gid_t slot_gid(const struct ctx *k, const struct slotinfo *s)
 }
 
 /* Processes that carry the slot's identity: any of a free slot's, another account's through its group. */
-static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f,
+static void ident_processes(struct check_run *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f,
                             struct strbuf *note)
 {
         bool free_slot = s->user == NULL;
@@ -141,7 +141,7 @@ static void ident_processes(struct ctx *k, const struct slotinfo *s, struct strb
                             "remove them)", s->name);
 }
 
-void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
+void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note)
 {
         struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell,
@@ -229,7 +229,7 @@ static int cmp_name(const void *a, const void *b)
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-static int read_names(const struct ctx *k, const char *path, struct local_names *ln)
+static int read_names(const struct check_run *k, const char *path, struct local_names *ln)
 {
         const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
         int fd = slots_open_in(k->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
@@ -273,7 +273,7 @@ static int read_names(const struct ctx *k, const char *path, struct local_names 
         return 0;
 }
 
-int check_ident_local(const struct ctx *k, bool group, const char *name)
+int check_ident_local(const struct check_run *k, bool group, const char *name)
 {
         /* One check run reads the files once; a later run (a test's) reads them again if they changed. */
         static struct local_names files[2];
@@ -285,7 +285,7 @@ int check_ident_local(const struct ctx *k, bool group, const char *name)
         return ln->n && bsearch(&name, ln->names, ln->n, sizeof(*ln->names), cmp_name) ? 1 : 0;
 }
 
-void check_ident_missing(struct ctx *k, const struct slotinfo *s)
+void check_ident_missing(struct check_run *k, const struct slotinfo *s)
 {
         struct strbuf f = { 0 };
 
@@ -316,7 +316,7 @@ static int listed_in(const char *group, const char *name)
         return r;
 }
 
-void check_ident_place(struct ctx *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
+void check_ident_place(struct check_run *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
                        bool *directory, struct strbuf *d, struct strbuf *f)
 {
         int in_passwd = check_ident_local(k, false, s->name), in_group = check_ident_local(k, true, s->name);

@@ -27,17 +27,17 @@ int check_ident_pwfields(const struct slots_accountmap *m, const char *name, str
  * assigned one).  note gets what could not be looked at, for a PASS row.
  * Sets k->err on a failed allocation.
  */
-void check_ident_account(struct ctx *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
+void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note);
 
 /*
  * Whether the tree's /etc/passwd (group: /etc/group) has a line for name: 1, 0, or -errno when
  * it cannot be read.  The names are read once a run and kept until the file changes.
  */
-int check_ident_local(const struct ctx *k, bool group, const char *name);
+int check_ident_local(const struct check_run *k, bool group, const char *name);
 
 /* The account row of a slot NSS has no account for: the fix fits "accounts" (provision, or --ldif). */
-void check_ident_missing(struct ctx *k, const struct slotinfo *s);
+void check_ident_missing(struct check_run *k, const struct slotinfo *s);
 
 /*
  * What the account row says of s's place: with "accounts": "directory", a local copy of the
@@ -45,7 +45,7 @@ void check_ident_missing(struct ctx *k, const struct slotinfo *s);
  * lookup failed) -- a group database that did not answer is said to be that, never a missing
  * membership -- with the fix where the account is kept.  *directory: s is no local account.
  */
-void check_ident_place(struct ctx *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
+void check_ident_place(struct check_run *k, const struct slotinfo *s, const char *shared, int r, gid_t shared_gid,
                        bool *directory, struct strbuf *d, struct strbuf *f);
 
 /* The fix for s's home: usermod -d for a local account, the LDIF change for a directory's. */

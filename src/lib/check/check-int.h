@@ -7,21 +7,21 @@
 #include "check-row.h"
 
 /* Host-wide rows (check-host.c), in the order the run calls them. */
-bool check_config(struct ctx *k);
-void resolve_service(struct ctx *k);
-void check_table(struct ctx *k);
-void check_roots(struct ctx *k);
-void check_service_apart(struct ctx *k);
-void find_releases(struct ctx *k);
-void check_slotctl(struct ctx *k);
-void check_pending(struct ctx *k);
-void check_hard_links(struct ctx *k);   /* after collect_slots: walks the users' trees */
-void check_app_private(struct ctx *k);  /* check-shared.c: walks the shared folders */
-void check_setid(struct ctx *k);        /* check-setid.c: walks every folder slots write */
+bool check_config(struct check_run *k);
+void resolve_service(struct check_run *k);
+void check_table(struct check_run *k);
+void check_roots(struct check_run *k);
+void check_service_apart(struct check_run *k);
+void find_releases(struct check_run *k);
+void check_slotctl(struct check_run *k);
+void check_pending(struct check_run *k);
+void check_hard_links(struct check_run *k);  /* after collect_slots: walks the users' trees */
+void check_app_private(struct check_run *k); /* check-shared.c: walks the shared folders */
+void check_setid(struct check_run *k);       /* check-setid.c: walks every folder slots write */
 
 /* Host-wide rows about sudo (check-sudoers.c): the drop-in, and what sudo grants each slot of the pool. */
-void check_sudoers_dropin(struct ctx *k);
-void check_sudo_grants(struct ctx *k);
+void check_sudoers_dropin(struct check_run *k);
+void check_sudo_grants(struct check_run *k);
 
 /* Where two texts first differ: the line (1-based), the byte in it, that line in each. */
 struct text_diff {
@@ -47,27 +47,27 @@ size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed
  * Whether sudo is there to run (check-chain.c); when it is not, adds check's row (slot may be
  * NULL), a SKIP saying why (more, may be NULL, after it) or a FAIL, and the caller stops.
  */
-bool sudo_missing(struct ctx *k, const char *check, const char *slot, const char *more);
+bool sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more);
 
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
-void check_account(struct ctx *k, const struct slotinfo *s);
-void check_folders(struct ctx *k, const struct slotinfo *s);
-void check_password(struct ctx *k, const struct slotinfo *s);
-void check_runner(struct ctx *k, const struct slotinfo *s);
-void check_private(struct ctx *k, const struct slotinfo *s);
-void check_tree(struct ctx *k, const struct slotinfo *s);
-void check_sudo(struct ctx *k, const struct slotinfo *s);
-void check_sudo_env(struct ctx *k, const struct slotinfo *s);
+void check_account(struct check_run *k, const struct slotinfo *s);
+void check_folders(struct check_run *k, const struct slotinfo *s);
+void check_password(struct check_run *k, const struct slotinfo *s);
+void check_runner(struct check_run *k, const struct slotinfo *s);
+void check_private(struct check_run *k, const struct slotinfo *s);
+void check_tree(struct check_run *k, const struct slotinfo *s);
+void check_sudo(struct check_run *k, const struct slotinfo *s);
+void check_sudo_env(struct check_run *k, const struct slotinfo *s);
 /*
  * The sudo-env row from its run (check-env.c): r the run's status or -errno, out its stdout
  * (/proc/self/status of the command), err its first stderr line, cwd where it ran.  false,
  * and no row, when r < 0 and sudo refused nothing: chain_failed_run's case.
  */
-bool sudo_env_verdict(struct ctx *k, const struct slotinfo *s, int r, const char *out, const char *err,
+bool sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
                       const char *cwd);
-void check_sudo_kill(struct ctx *k, const struct slotinfo *s);
-void check_chain(struct ctx *k, const struct slotinfo *s);
-void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c */
+void check_sudo_kill(struct check_run *k, const struct slotinfo *s);
+void check_chain(struct check_run *k, const struct slotinfo *s);
+void check_slice(struct check_run *k, const struct slotinfo *s); /* check-slice.c */
 
 /*
  * Which of n assigned slots (in slot order) get the sudo rows: every one when n <= max,
@@ -77,7 +77,7 @@ void check_slice(struct ctx *k, const struct slotinfo *s);     /* check-slice.c 
 size_t check_sample(size_t n, size_t max, bool *pick);
 
 /* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
-int plan_tree_probes(struct ctx *k, struct slotinfo *s);
+int plan_tree_probes(struct check_run *k, struct slotinfo *s);
 
 /* The accounts of the pool's other slots: FAIL rows for the broken, one PASS row for the rest. */
-void check_other_accounts(struct ctx *k);
+void check_other_accounts(struct check_run *k);

@@ -216,7 +216,7 @@ static int kill_child(void *arg)
 /* ---- check's side: the runs, what is left, the row ---- */
 
 /* One run, with a terminal or without: run_started's result (the report's outcome when 0), rep filled. */
-static int kill_once(const struct ctx *k, const struct start *st, struct kill_job *j, struct kill_report *rep)
+static int kill_once(const struct check_run *k, const struct start *st, struct kill_job *j, struct kill_report *rep)
 {
         int pipefd[2], r;
         ssize_t n;
@@ -261,7 +261,7 @@ static void status_said(char *buf, size_t size, int status, int stage_ms)
 }
 
 /* The row of a run that saw the command and found it, or something the run started, still there. */
-static void kill_row_proc(struct ctx *k, const struct slotinfo *s, bool tty, int r, const struct kill_report *rep,
+static void kill_row_proc(struct check_run *k, const struct slotinfo *s, bool tty, int r, const struct kill_report *rep,
                           const char *group_fix, const char *ended)
 {
         char who[160];
@@ -292,7 +292,7 @@ static void kill_row_proc(struct ctx *k, const struct slotinfo *s, bool tty, int
 }
 
 /* The kill's row from kill_once's result r, for the run with tty or without. */
-static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, const struct kill_report *rep)
+static void kill_row(struct check_run *k, const struct slotinfo *s, bool tty, int r, const struct kill_report *rep)
 {
         int stage_ms = chain_stage_ms(k, KILL_STAGE_MS);
         const char *svc = k->cfg->service, *via = k->cfg->slotctl ? "sudo -> slotctl -> launcher" :
@@ -342,7 +342,7 @@ static void kill_row(struct ctx *k, const struct slotinfo *s, bool tty, int r, c
                          r < 0 ? probe_failure(r) : r == KILL_SETUP ? strerror(-rep->status) : "no report");
 }
 
-void check_sudo_kill(struct ctx *k, const struct slotinfo *s)
+void check_sudo_kill(struct check_run *k, const struct slotinfo *s)
 {
         struct start st;
         struct kill_job j = { .start = &st };

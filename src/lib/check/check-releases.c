@@ -14,7 +14,7 @@
  * The release current points at (release/ NAME or an absolute path into rel): 1 with it
  * the one launcher, 0 when current names none (the note says why), -ENOMEM.
  */
-static int current_release(struct ctx *k, const char *rel, const char *cur)
+static int current_release(struct check_run *k, const char *rel, const char *cur)
 {
         char target[4096];
         const char *name;
@@ -51,7 +51,7 @@ static int current_release(struct ctx *k, const char *rel, const char *cur)
 }
 
 /* Every folder of rel not starting with '.', each a launcher; -ENOMEM, else 0. */
-static int every_release(struct ctx *k, const char *rel, const char *cur)
+static int every_release(struct check_run *k, const char *rel, const char *cur)
 {
         struct dirent **list = NULL;
         int count = scandir(rel, &list, NULL, alphasort), r = 0;
@@ -97,7 +97,7 @@ static int every_release(struct ctx *k, const char *rel, const char *cur)
  * symlink to a folder of <app_root>/releases; else every folder there (any of
  * them may be the one a deploy switches to next).
  */
-void find_releases(struct ctx *k)
+void find_releases(struct check_run *k)
 {
         char *rel = slots_path_join(k->cfg->app_root, "releases"), *cur = slots_path_join(k->cfg->app_root, "current");
         int r = -ENOMEM;

@@ -16,7 +16,7 @@
 
 /* ---- the rows and what they share ---- */
 
-void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
+void add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
              const struct strbuf *detail, const struct strbuf *fix)
 {
         if ((detail && detail->oom) || (fix && fix->oom)) {
@@ -28,8 +28,8 @@ void add_row(struct ctx *k, enum slots_check_status st, const char *check, const
                 k->err = -ENOMEM;
 }
 
-void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
-              const char *fix, const char *fmt, ...)
+void add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
+              const char *fmt, ...)
 {
         struct strbuf d = { 0 }, f = { 0 };
         va_list ap;
@@ -44,7 +44,7 @@ void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, cons
         strbuf_free(&f);
 }
 
-void slot_lookup(struct ctx *k, struct slotinfo *s)
+void slot_lookup(struct check_run *k, struct slotinfo *s)
 {
         int n;
 
@@ -55,7 +55,7 @@ void slot_lookup(struct ctx *k, struct slotinfo *s)
         s->have_id = true;
 }
 
-struct slots_perm_names names_for(const struct ctx *k)
+struct slots_perm_names names_for(const struct check_run *k)
 {
         return (struct slots_perm_names){
                 .user = slots_perm_user_name,
@@ -64,26 +64,26 @@ struct slots_perm_names names_for(const struct ctx *k)
         };
 }
 
-int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms)
+int svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
         return run_as_id(&k->svc, fn, arg, timeout_ms);
 }
 
-int probe_timeout(const struct ctx *k)
+int probe_timeout(const struct check_run *k)
 {
         return k->o->probe_timeout_ms > 0 ? k->o->probe_timeout_ms : PROBE_TIMEOUT_MS;
 }
 
-const char *sudo_path(const struct ctx *k)
+const char *sudo_path(const struct check_run *k)
 {
         return k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
 }
 
 /* ---- reachability: the walk explains, the probe decides ---- */
 
-void reach_explain(struct ctx *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
-                   const struct slots_ident *id, const char *who, unsigned want_end,
-                   const char *end_shown, const struct slots_perm_model *end_after, struct reach *out)
+void reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
+                   const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
+                   const struct slots_perm_model *end_after, struct reach *out)
 {
         struct slots_perm_names nm = names_for(k);
         bool model_denies = false;
@@ -149,8 +149,7 @@ void reach_free(struct reach *r)
         strbuf_free(&r->note);
 }
 
-
-int docs_for_walk(struct ctx *k, const char *check)
+int docs_for_walk(struct check_run *k, const char *check)
 {
         const struct slots_config *c = k->cfg;
         struct slots_error e;

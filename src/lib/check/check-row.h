@@ -47,7 +47,7 @@ struct launcher {
         size_t first;           /* its first plan item */
 };
 
-struct ctx {
+struct check_run {
         const struct slots_check_opts *o;
         struct slots_check_report *rep;
         int err;                /* -ENOMEM once an allocation failed */
@@ -85,35 +85,34 @@ struct ctx {
         struct slots_accountmap *accounts;      /* passwd, group (and as root shadow), read once per run */
 };
 
-
 /* A row from strbufs (k->err set once an allocation failed), or from a format. */
-void add_row(struct ctx *k, enum slots_check_status st, const char *check, const char *slot,
+void add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
              const struct strbuf *detail, const struct strbuf *fix);
-void add_rowf(struct ctx *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
+void add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*
  * Slot s's account (s->n and s->name set): found, pw, and its groups as the drop takes them
  * (id, groups, have_id), from the run's account map (NSS for a name the map does not list).
  */
-void slot_lookup(struct ctx *k, struct slotinfo *s);
+void slot_lookup(struct check_run *k, struct slotinfo *s);
 
 /* How fix lines name accounts; a file the slot must not own goes to the service. */
-struct slots_perm_names names_for(const struct ctx *k);
+struct slots_perm_names names_for(const struct check_run *k);
 
 /* Runs fn as the service account (see run_as_id). */
-int svc_run(const struct ctx *k, int (*fn)(void *arg), void *arg, int timeout_ms);
-int probe_timeout(const struct ctx *k);
+int svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms);
+int probe_timeout(const struct check_run *k);
 
 /* The sudo every sudo row runs, resolved here only: the options' (a test's), else /usr/bin/sudo. */
-const char *sudo_path(const struct ctx *k);
+const char *sudo_path(const struct check_run *k);
 
 /*
  * The docs root opened for a row that walks it (no symlink on the way, owned by
  * root or the service all the way): its fd, or -1 after a SKIP row for check
  * saying why it cannot be walked (the roots row says what is wrong with it).
  */
-int docs_for_walk(struct ctx *k, const char *check);
+int docs_for_walk(struct check_run *k, const char *check);
 
 /* Reachability: the walk explains, the probe decides. */
 /*
@@ -126,8 +125,7 @@ struct reach {
         struct strbuf why, fix, note;
 };
 
-
-void reach_explain(struct ctx *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
+void reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
                    const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
                    const struct slots_perm_model *end_after, struct reach *out);
 void reach_free(struct reach *r);

@@ -47,7 +47,7 @@ static void setid_seen(void *data, const char *path, uid_t uid, gid_t gid, mode_
 }
 
 /* The pool's slot uids and gids from the run's account map; 0 or -ENOMEM. */
-static int pool_ids(struct ctx *k, struct slots_setid_sweep *s, unsigned **uid_slot, unsigned **gid_slot)
+static int pool_ids(struct check_run *k, struct slots_setid_sweep *s, unsigned **uid_slot, unsigned **gid_slot)
 {
         unsigned pool = k->cfg->slots;
         uid_t *uids = calloc(pool ? pool : 1, sizeof(*uids));
@@ -78,7 +78,7 @@ static int pool_ids(struct ctx *k, struct slots_setid_sweep *s, unsigned **uid_s
         return 0;
 }
 
-static void setid_rows(struct ctx *k, const struct setid_found *f, int r, const struct slots_error *e)
+static void setid_rows(struct check_run *k, const struct setid_found *f, int r, const struct slots_error *e)
 {
         struct strbuf d = { 0 }, fix = { 0 };
 
@@ -106,7 +106,7 @@ static void setid_rows(struct ctx *k, const struct setid_found *f, int r, const 
         strbuf_free(&fix);
 }
 
-void check_setid(struct ctx *k)
+void check_setid(struct check_run *k)
 {
         struct slots_setid_sweep s = { .svc_uid = k->have_svc ? k->svc.uid : (uid_t) -1,
                                        .svc_gid = k->have_group ? k->group : (gid_t) -1, .seen = setid_seen };

@@ -13,7 +13,7 @@
  * platform's app-private names in it, the verdict slots-provision warns with, is a
  * FAIL; a folder the walk cannot read to its end is a FAIL too, never a PASS.
  */
-void check_app_private(struct ctx *k)
+void check_app_private(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         struct slots_app_private a = { 0 };

@@ -81,7 +81,7 @@ static int read_line(const char *dir, const char *name, char *buf, size_t size)
 }
 
 /* The unit file against its rendering: 0 the same, else a FAIL row added. */
-static int unit_file(struct ctx *k, const struct slotinfo *s, const char *unit, const struct slots_slice_props *p)
+static int unit_file(struct check_run *k, const struct slotinfo *s, const char *unit, const struct slots_slice_props *p)
 {
         char what[160], path[sizeof(UNIT_DIR) + SLOTS_UNIT_NAME_MAX], fix[sizeof(path) + 64];
         const struct slots_read how = { .path = path, .what = "the slice unit", .max = 1 << 16 };
@@ -118,7 +118,7 @@ static int unit_file(struct ctx *k, const struct slotinfo *s, const char *unit, 
 }
 
 /* The live cgroup against the properties: 0, 1 when the slice is not active, else a FAIL row added. */
-static int live(struct ctx *k, const struct slotinfo *s, const char *unit, const char *dir,
+static int live(struct check_run *k, const struct slotinfo *s, const char *unit, const char *dir,
                 const struct slots_slice_props *p)
 {
         char have[128], want_buf[48], val[24];
@@ -145,7 +145,7 @@ static int live(struct ctx *k, const struct slotinfo *s, const char *unit, const
         return 0;
 }
 
-void check_slice(struct ctx *k, const struct slotinfo *s)
+void check_slice(struct check_run *k, const struct slotinfo *s)
 {
         char unit[SLOTS_UNIT_NAME_MAX], dir[4096], fix[128];
         struct slots_slice_props p;

@@ -23,7 +23,7 @@
 
 /* ---- account and password-locked ---- */
 
-static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
+static void uid_range(struct check_run *k, uid_t *min, uid_t *max, bool *ok)
 {
         struct slots_error e;
 
@@ -38,7 +38,8 @@ static void uid_range(struct ctx *k, uid_t *min, uid_t *max, bool *ok)
 }
 
 /* Slot s's uid: uid_base + n when uid_base is set, else inside uid_min-uid_max (*range_ok: that range is known). */
-static void account_uid(struct ctx *k, const struct slotinfo *s, bool *range_ok, struct strbuf *d, struct strbuf *f)
+static void account_uid(struct check_run *k, const struct slotinfo *s, bool *range_ok, struct strbuf *d,
+                        struct strbuf *f)
 {
         const struct slots_config *c = k->cfg;
         uid_t min = 0, max = 0;
@@ -97,7 +98,7 @@ static void account_home(const struct slotinfo *s, const char *dir, struct strbu
         slots_close(fd);
 }
 
-void check_account(struct ctx *k, const struct slotinfo *s)
+void check_account(struct check_run *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
         struct strbuf d = { 0 }, f = { 0 }, note = { 0 };
@@ -162,7 +163,7 @@ out:
  * The slot's home, state and run folders: exactly slotNN:slotNN 0700, and for a
  * free slot also empty, without ACL or xattr (what release leaves, assign checks).
  */
-void check_folders(struct ctx *k, const struct slotinfo *s)
+void check_folders(struct check_run *k, const struct slotinfo *s)
 {
         struct slots_error e;
         gid_t gid;
@@ -188,7 +189,7 @@ void check_folders(struct ctx *k, const struct slotinfo *s)
 }
 
 /* The password-locked row when the verdict finds no usable password: why not, from where pam_unix reads it. */
-static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h, enum slots_pw_source src)
+static void password_pass(struct check_run *k, const struct slotinfo *s, const char *h, enum slots_pw_source src)
 {
         const char *entry = src == SLOTS_PW_PASSWD ? "passwd" : "shadow";
 
@@ -203,7 +204,7 @@ static void password_pass(struct ctx *k, const struct slotinfo *s, const char *h
                          entry);
 }
 
-void check_password(struct ctx *k, const struct slotinfo *s)
+void check_password(struct check_run *k, const struct slotinfo *s)
 {
         /* A directory's account is locked in the directory: the verdict's fix says so. */
         struct slots_identity id = { .name = s->name, .directory = check_ident_local(k, false, s->name) == 0 };
@@ -260,7 +261,7 @@ void check_password(struct ctx *k, const struct slotinfo *s)
  * refuses the slot (d and f get why and the fix), 0 when every step allows it, -1 when the
  * walk stopped before the end with no refusal on the way (undecided; d says where).
  */
-static int runner_by_model(struct ctx *k, const struct slotinfo *s, const struct launcher *l, struct strbuf *d,
+static int runner_by_model(struct check_run *k, const struct slotinfo *s, const struct launcher *l, struct strbuf *d,
                            struct strbuf *f)
 {
         struct slots_perm_names nm = names_for(k);
@@ -303,7 +304,7 @@ static int runner_by_model(struct ctx *k, const struct slotinfo *s, const struct
 }
 
 /* runner-reachable as the service: one row from the models of every launcher's path. */
-static void check_runner_svc(struct ctx *k, const struct slotinfo *s)
+static void check_runner_svc(struct check_run *k, const struct slotinfo *s)
 {
         struct strbuf d = { 0 }, f = { 0 }, pass = { 0 };
         int worst = 0;
@@ -336,7 +337,7 @@ static void check_runner_svc(struct ctx *k, const struct slotinfo *s)
         strbuf_free(&pass);
 }
 
-void check_runner(struct ctx *k, const struct slotinfo *s)
+void check_runner(struct check_run *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
         struct strbuf d = { 0 }, f = { 0 }, pass = { 0 };
@@ -421,7 +422,7 @@ static void sb_got(struct strbuf *b, unsigned got)
         strbuf_free(&t);
 }
 
-void check_private(struct ctx *k, const struct slotinfo *s)
+void check_private(struct check_run *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
         struct slots_perm_names nm = names_for(k);
@@ -516,7 +517,7 @@ static int tree_slot_add(struct slotinfo *s, size_t j)
  * probe decides).  The other trees are refused by their modes and ACLs, so a
  * pool of n users costs n probes, not n * n.  In slot order.
  */
-int plan_tree_probes(struct ctx *k, struct slotinfo *s)
+int plan_tree_probes(struct check_run *k, struct slotinfo *s)
 {
         size_t self = (size_t) (s - k->slots), sample = SIZE_MAX;
 
@@ -567,7 +568,7 @@ static unsigned acl_group_obj(const struct slots_acl *acl)
  * too), never on a group another account could borrow; its owning group and
  * others get nothing.
  */
-static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, int fd, const struct stat *st,
+static void tree_grant_problems(const struct check_run *k, const struct slotinfo *s, int fd, const struct stat *st,
                                 struct strbuf *d, struct strbuf *f)
 {
         const char *shown = s->tree_shown;
@@ -606,7 +607,7 @@ static void tree_grant_problems(const struct ctx *k, const struct slotinfo *s, i
 }
 
 /* The assigned user's tree of slot s: a folder (no symlink) that grants the slot as assign does. */
-static void own_tree(struct ctx *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f)
+static void own_tree(struct check_run *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f)
 {
         const char *shown = s->tree_shown;
         struct stat st;
@@ -634,7 +635,7 @@ static void own_tree(struct ctx *k, const struct slotinfo *s, struct strbuf *d, 
         slots_close(fd);
 }
 
-void check_tree(struct ctx *k, const struct slotinfo *s)
+void check_tree(struct check_run *k, const struct slotinfo *s)
 {
         struct slots_perm_names nm = names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
@@ -718,7 +719,7 @@ void check_tree(struct ctx *k, const struct slotinfo *s)
  * missing or changed one is a FAIL row, as for the slots checked above (the next assign
  * would hand it out); the ones as planned make one PASS row, not one each.
  */
-void check_other_accounts(struct ctx *k)
+void check_other_accounts(struct check_run *k)
 {
         unsigned fine = 0;
         size_t next = 0;        /* k->slots is in slot order: the next one checked above */

@@ -89,7 +89,7 @@ static void describe_diff(struct strbuf *b, const struct text_diff *d, const cha
 }
 
 /* The row for a drop-in the resolver would not open (fd: its -errno, e: its words). */
-static void dropin_unopened(struct ctx *k, const char *path, int fd, const struct slots_error *e)
+static void dropin_unopened(struct check_run *k, const char *path, int fd, const struct slots_error *e)
 {
         struct strbuf d = { 0 }, f = { 0 };
 
@@ -148,7 +148,7 @@ static void dropin_judge(const struct stat *st, const char *text, size_t len, co
  * and its bytes equal to slots_dropin_sudoers() of the config.  So every slot of
  * the pool is named in every rule exactly as slots-provision writes it.
  */
-void check_sudoers_dropin(struct ctx *k)
+void check_sudoers_dropin(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         const struct slots_chase how = {
@@ -333,7 +333,7 @@ size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed
  * Whether sudo's listing (its exit status r, its output out of size bytes) can be read for
  * grants; when it cannot, the sudo-grants row says why.
  */
-static bool listing_usable(struct ctx *k, int r, char *out, size_t size, const char *sudo, const char *shown,
+static bool listing_usable(struct check_run *k, int r, char *out, size_t size, const char *sudo, const char *shown,
                            bool root)
 {
         const struct slots_config *c = k->cfg;
@@ -410,7 +410,7 @@ static void describe_missing(struct strbuf *d, const struct slots_config *c, con
  * sudo's rule that the last match wins.  sudo prints each privilege on one
  * line when its output is not a terminal.
  */
-void check_sudo_grants(struct ctx *k)
+void check_sudo_grants(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
         const char *sudo = sudo_path(k);

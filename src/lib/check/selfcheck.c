@@ -18,7 +18,7 @@
 
 /* ---- the slots to look at: every assigned slot and the test slot ---- */
 
-static int add_slot(struct ctx *k, unsigned n, const char *user)
+static int add_slot(struct check_run *k, unsigned n, const char *user)
 {
         struct slotinfo *s = &k->slots[k->n_slots++];
 
@@ -43,7 +43,7 @@ static int add_slot(struct ctx *k, unsigned n, const char *user)
         return 0;
 }
 
-static int collect_slots(struct ctx *k)
+static int collect_slots(struct check_run *k)
 {
         unsigned pool = k->cfg->slots;
         int r;
@@ -104,7 +104,7 @@ static bool own_limits(const struct slots_config *c, unsigned n)
  * with those), and check_sample() of the assigned slots.  Above SUDO_SAMPLE
  * assigned slots, a SKIP row names the sample.
  */
-static int pick_sudo_slots(struct ctx *k)
+static int pick_sudo_slots(struct check_run *k)
 {
         size_t n_assigned = 0, a = 0, n_own = 0;
         struct strbuf d = { 0 };
@@ -155,7 +155,7 @@ static int pick_sudo_slots(struct ctx *k)
 }
 
 /* One plan for all slots: the folders to each launcher, the private paths (the trees: plan_tree_probes). */
-static int build_plan(struct ctx *k)
+static int build_plan(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
 
@@ -190,7 +190,7 @@ static int build_plan(struct ctx *k)
 /* One pool task: slot i's plan, as the slot; the result lands after every slot's results. */
 static int slot_probe_task(void *arg, size_t i)
 {
-        struct ctx *k = arg;
+        struct check_run *k = arg;
         struct slotinfo *s = &k->slots[i];
         int *probe_r = (int *) (k->res_mem + k->res_size / sizeof(*k->res_mem));
 
@@ -200,7 +200,7 @@ static int slot_probe_task(void *arg, size_t i)
 }
 
 /* Each slot's probes through the fork server; false when it could not be used (nothing ran then). */
-static bool probes_by_server(struct ctx *k, struct probe_server *srv)
+static bool probes_by_server(struct check_run *k, struct probe_server *srv)
 {
         struct probe_task *t;
         bool ran;
@@ -232,7 +232,7 @@ static bool probes_by_server(struct ctx *k, struct probe_server *srv)
  * was built), else in a pool of children of the run (probe_pool_width() at
  * once, each with its deadline).
  */
-static void run_slot_probes(struct ctx *k, struct probe_server *srv)
+static void run_slot_probes(struct check_run *k, struct probe_server *srv)
 {
         size_t total = 0, off = 0;
         int *status = NULL, *probe_r;
@@ -287,7 +287,7 @@ nomem:
 
 /* ---- the run ---- */
 
-static void ctx_free(struct ctx *k)
+static void ctx_free(struct check_run *k)
 {
         for (size_t i = 0; i < k->n_slots; i++) {
                 struct slotinfo *s = &k->slots[i];
@@ -338,7 +338,7 @@ enum {
 
 static const struct slot_check {
         const char *row;
-        void (*fn)(struct ctx *k, const struct slotinfo *s);
+        void (*fn)(struct check_run *k, const struct slotinfo *s);
         unsigned needs;
         const char *root_why;
 } per_slot[] = {
@@ -379,7 +379,7 @@ struct sudo_rows {
         char data[];
 };
 
-static struct sudo_rows *sudo_rows_of(const struct ctx *k, size_t i)
+static struct sudo_rows *sudo_rows_of(const struct check_run *k, size_t i)
 {
         return (struct sudo_rows *) (k->sudo_mem + i * SUDO_ROWS_MAX);
 }
@@ -402,7 +402,7 @@ static void rows_put(struct sudo_rows *b, const void *p, size_t n)
 /* Pool task j: the sudo rows of the j-th sampled slot. */
 static int sudo_task(void *arg, size_t j)
 {
-        struct ctx *k = arg;
+        struct check_run *k = arg;
         struct sudo_rows *b = sudo_rows_of(k, j);
         size_t i = k->sudo_slots[j];
         struct slots_check_report rep = { 0 };
@@ -442,7 +442,7 @@ static int sudo_task(void *arg, size_t j)
 }
 
 /* The sampled slots' NEEDS_SUDO rows, made ahead in the pool.  Without shared memory the run makes them itself. */
-static void run_sudo_rows(struct ctx *k, bool root)
+static void run_sudo_rows(struct check_run *k, bool root)
 {
         int *status;
         bool any = false;
@@ -464,7 +464,7 @@ static void run_sudo_rows(struct ctx *k, bool root)
 }
 
 /* Adds slot i's rows of check c from the pool; false when the run must make them itself. */
-static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
+static bool sudo_rows_add(struct check_run *k, size_t c, size_t i)
 {
         const struct sudo_rows *b;
         size_t off = 0;
@@ -500,7 +500,7 @@ static bool sudo_rows_add(struct ctx *k, size_t c, size_t i)
 }
 
 /* A check that cannot run for any slot: its rows say why (true), or it runs (false). */
-static bool slot_check_skipped(struct ctx *k, const struct slot_check *c, bool root)
+static bool slot_check_skipped(struct check_run *k, const struct slot_check *c, bool root)
 {
         if ((c->needs & NEEDS_ROOT) && !root) {
                 for (size_t i = 0; i < k->n_slots; i++)
@@ -527,7 +527,7 @@ static bool slot_check_skipped(struct ctx *k, const struct slot_check *c, bool r
 
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
-        struct ctx k = { .o = o, .rep = rep, .rootfd = -1 };
+        struct check_run k = { .o = o, .rep = rep, .rootfd = -1 };
         struct probe_server srv = { .fd = -1 };
         bool root = geteuid() == 0, probes = false;
 

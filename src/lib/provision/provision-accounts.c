@@ -19,7 +19,7 @@
  * Who holds id as a gid (group) or a uid (not group): the account files first, then NSS on
  * the host.  1 with the name in who, 0 when nobody does, -errno when a lookup failed.
  */
-static int id_holder(struct ctx *x, unsigned id, bool group, char *who, size_t size)
+static int id_holder(struct prov_run *x, unsigned id, bool group, char *who, size_t size)
 {
         const char *name = NULL;
         int k = 0;
@@ -58,7 +58,7 @@ static int id_holder(struct ctx *x, unsigned id, bool group, char *who, size_t s
 }
 
 /* A source that hides a down directory from every lookup (slots_nss_masked_source) is worth a warning. */
-void prov_nsswitch_warn(struct ctx *x)
+void prov_nsswitch_warn(struct prov_run *x)
 {
         static const char *const dbs[] = { "passwd", "group" };
         char *text = NULL, src[32], next[32];
@@ -83,7 +83,7 @@ void prov_nsswitch_warn(struct ctx *x)
 }
 
 /* 1 when id is neither a uid nor a gid anywhere, 0 when taken, -errno when a lookup failed. */
-static int id_free(struct ctx *x, uid_t id)
+static int id_free(struct prov_run *x, uid_t id)
 {
         struct slots_pw pw;
         struct slots_gr gr;
@@ -114,7 +114,7 @@ static int id_free(struct ctx *x, uid_t id)
 }
 
 /* The next free id going down from the top of the range, as shadow allocates system ids. */
-static int next_id(struct ctx *x, uid_t *out)
+static int next_id(struct prov_run *x, uid_t *out)
 {
         while (!x->cursor_done) {
                 uid_t id = x->cursor;
@@ -153,7 +153,7 @@ static void acct_clear(struct acct *a)
         memset(a, 0, sizeof(*a));
 }
 
-static int find_user(struct ctx *x, const char *name, struct acct *a)
+static int find_user(struct prov_run *x, const char *name, struct acct *a)
 {
         const struct slots_acct_user *u = slots_accounts_user(x->db, name);
         int r;
@@ -183,7 +183,7 @@ static int find_user(struct ctx *x, const char *name, struct acct *a)
         return 0;
 }
 
-static int find_group(struct ctx *x, const char *name, struct acct *a)
+static int find_group(struct prov_run *x, const char *name, struct acct *a)
 {
         const struct slots_acct_group *g = slots_accounts_group(x->db, name);
         int r;
@@ -207,7 +207,7 @@ static int find_group(struct ctx *x, const char *name, struct acct *a)
         return 0;
 }
 
-static char *slot_home(struct ctx *x, const char *slot)
+static char *slot_home(struct prov_run *x, const char *slot)
 {
         char *s;
 
@@ -216,7 +216,7 @@ static char *slot_home(struct ctx *x, const char *slot)
         return s;
 }
 
-static int plan_shared(struct ctx *x)
+static int plan_shared(struct prov_run *x)
 {
         struct acct g;
         int r;
@@ -297,7 +297,7 @@ static int plan_shared(struct ctx *x)
  * want is the uid uid_base fixes (0 without).  Conflicts are PROBLEMs; -errno
  * when a lookup failed.
  */
-static int check_user(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+static int check_user(struct prov_run *x, const char *name, const struct acct *u, const struct acct *g,
                       const char *home, uid_t want)
 {
         const struct slots_config *c = x->c;
@@ -379,7 +379,7 @@ static int check_user(struct ctx *x, const char *name, const struct acct *u, con
  * A slot whose group exists but whose account does not: the account will take
  * the group's gid as its uid, so that gid must fit the plan and be free as a uid.
  */
-static int check_group(struct ctx *x, const char *name, const struct acct *g, uid_t want)
+static int check_group(struct prov_run *x, const char *name, const struct acct *g, uid_t want)
 {
         const struct slots_config *c = x->c;
         char who[256];
@@ -421,7 +421,7 @@ static int check_group(struct ctx *x, const char *name, const struct acct *g, ui
  * A slot with neither account nor group: its id is uid_base's (free as a uid and
  * as a gid, or another host's slot would differ) or the next free one of the range.
  */
-static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
+static int choose_id(struct prov_run *x, const char *name, uid_t want, uid_t *id)
 {
         char who[256];
         int r;
@@ -455,7 +455,7 @@ static int choose_id(struct ctx *x, const char *name, uid_t want, uid_t *id)
 }
 
 /* Nothing conflicts: adds what is missing of the slot's group, its account and its shared membership. */
-static int plan_missing(struct ctx *x, const char *name, const struct acct *u, const struct acct *g,
+static int plan_missing(struct prov_run *x, const char *name, const struct acct *u, const struct acct *g,
                         const char *home, uid_t id)
 {
         int r = 0;
@@ -516,7 +516,7 @@ static int plan_missing(struct ctx *x, const char *name, const struct acct *u, c
 }
 
 /* The tree's path (/etc/subuid, /etc/subgid), read once a run into *text; a missing file holds no range. */
-static int read_subids(struct ctx *x, const char *path, char **text)
+static int read_subids(struct prov_run *x, const char *path, char **text)
 {
         const struct slots_read how = { .path = path, .max = (size_t) 16 << 20, .content_fails = true };
         size_t len = 0;
@@ -533,7 +533,7 @@ static int read_subids(struct ctx *x, const char *path, char **text)
 }
 
 /* The password fields of a local account as pam_unix reads them: its passwd line's, its shadow line's (or none). */
-static int local_password(struct ctx *x, const char *name, struct slots_pwfields *f)
+static int local_password(struct prov_run *x, const char *name, struct slots_pwfields *f)
 {
         const struct slots_acct_user *a = slots_accounts_user(x->db, name);
         int r = slots_accounts_password(x->db, name, &f->shadow);
@@ -551,7 +551,7 @@ static int local_password(struct ctx *x, const char *name, struct slots_pwfields
  * PROBLEM with the verdict's fix, which names a directory entry's change itself
  * (its ldapmodify line); -errno when the files cannot be read.
  */
-static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
+static int plan_identity(struct prov_run *x, const char *name, const struct acct *u)
 {
         struct slots_subids su = { 0 }, sg = { 0 };
         struct slots_identity_group *groups = NULL;
@@ -599,7 +599,7 @@ static int plan_identity(struct ctx *x, const char *name, const struct acct *u)
  * it will get.  When nothing conflicts (in this slot or one before it), plans
  * what is missing.  Conflicts are PROBLEMs.
  */
-static int plan_slot(struct ctx *x, struct pslot *s)
+static int plan_slot(struct prov_run *x, struct pslot *s)
 {
         const struct slots_config *c = x->c;
         struct acct u, g;
@@ -693,7 +693,7 @@ static int image_gid(void *data, gid_t gid, struct slots_gr *out)
         return g ? image_gr(g, out) : 0;
 }
 
-static int plan_service(struct ctx *x)
+static int plan_service(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
         const struct slots_service_source image = { image_user, image_group, image_gid, x->db };
@@ -739,7 +739,7 @@ static int plan_service(struct ctx *x)
 }
 
 /* Is the service account listed in group (local files, else NSS)?  1, 0 or -errno. */
-static int service_in_group(struct ctx *x, const char *group)
+static int service_in_group(struct prov_run *x, const char *group)
 {
         struct slots_gr gr;
         int k;
@@ -760,7 +760,7 @@ static int service_in_group(struct ctx *x, const char *group)
  * The service is never a slot: a service account in a slot's group or the shared
  * group could reach every slot's files (and a slot the service's).  Invalid config.
  */
-static int plan_service_apart(struct ctx *x)
+static int plan_service_apart(struct prov_run *x)
 {
         char name[SLOTS_NAME_MAX];
         int r;
@@ -783,7 +783,7 @@ static int plan_service_apart(struct ctx *x)
 }
 
 /* run_as_group: the group slots may run with (sudo -g), the service account its member. */
-static int plan_run_as_group(struct ctx *x)
+static int plan_run_as_group(struct prov_run *x)
 {
         const char *name = x->c->run_as_group;
         struct acct g;
@@ -843,7 +843,7 @@ static int plan_run_as_group(struct ctx *x)
                                                "malformed; repair it with vigr") : r;
 }
 
-int prov_plan_accounts(struct ctx *x)
+int prov_plan_accounts(struct prov_run *x)
 {
         int r;
 

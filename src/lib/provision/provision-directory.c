@@ -15,7 +15,7 @@
 #include "privdrop.h"
 #include "provision-int.h"
 
-int prov_nss_failed(struct ctx *x, int r, const char *what)
+int prov_nss_failed(struct prov_run *x, int r, const char *what)
 {
         slots_error_set(x->e, r, what, "the lookup through NSS failed: %s", strerror(-r));
         slots_error_fix(x->e, "make the name service answer (check nsswitch.conf, sssd, the LDAP server), "
@@ -24,7 +24,7 @@ int prov_nss_failed(struct ctx *x, int r, const char *what)
 }
 
 /* A group lookup that failed: the group database, not the membership, is what is wrong. */
-int prov_nss_group_failed(struct ctx *x, int r, const char *what)
+int prov_nss_group_failed(struct prov_run *x, int r, const char *what)
 {
         slots_error_set(x->e, r, what, "the group database did not answer: sssd? (the lookup through NSS "
                         "failed: %s)", strerror(-r));
@@ -33,7 +33,7 @@ int prov_nss_group_failed(struct ctx *x, int r, const char *what)
         return r;
 }
 
-const char *prov_ldif_fix(struct ctx *x, bool group, const char *name, const struct slots_dirfix_change *ch,
+const char *prov_ldif_fix(struct prov_run *x, bool group, const char *name, const struct slots_dirfix_change *ch,
                           size_t n, const char *fmt, ...)
 {
         va_list ap;
@@ -52,7 +52,7 @@ const char *prov_ldif_fix(struct ctx *x, bool group, const char *name, const str
         return strbuf_str(&x->fix);
 }
 
-const char *prov_ldif_set(struct ctx *x, bool group, const char *name, const char *attr, const char *attr2,
+const char *prov_ldif_set(struct prov_run *x, bool group, const char *name, const char *attr, const char *attr2,
                           unsigned num, const char *value)
 {
         char n[16];
@@ -67,7 +67,7 @@ const char *prov_ldif_set(struct ctx *x, bool group, const char *name, const cha
 }
 
 /* The fix for entries the directory lacks: load them from --ldif, or let sssd reach the directory. */
-static const char *load_fix(struct ctx *x)
+static const char *load_fix(struct prov_run *x)
 {
         strbuf_reset(&x->fix);
         slots_dirfix_load(&x->fix);
@@ -81,7 +81,7 @@ static const char *load_fix(struct ctx *x)
         return strbuf_str(&x->fix);
 }
 
-int prov_dir_entry(struct ctx *x, const char *name, enum prov_where user, enum prov_where group)
+int prov_dir_entry(struct prov_run *x, const char *name, enum prov_where user, enum prov_where group)
 {
         const char *file = user == PROV_LOCAL ? "/etc/passwd" : "/etc/group";
 
@@ -110,7 +110,7 @@ int prov_dir_entry(struct ctx *x, const char *name, enum prov_where user, enum p
  * the name service serves, those getgrouplist() finds (a directory's), each once.  Its
  * primary group (gid) is check_user's, not judged twice.  names holds what *out points to.
  */
-int prov_identity_groups(struct ctx *x, const char *name, bool served, gid_t gid,
+int prov_identity_groups(struct prov_run *x, const char *name, bool served, gid_t gid,
                          struct slots_identity_group **out, size_t *n, char ***names)
 {
         size_t ng = slots_accounts_n_groups(x->db);
@@ -175,7 +175,7 @@ void prov_identity_names_free(char **names)
         free(names);
 }
 
-void prov_service_apart_fix(struct ctx *x, const char *group, bool local)
+void prov_service_apart_fix(struct prov_run *x, const char *group, bool local)
 {
         struct strbuf f = { 0 };
 

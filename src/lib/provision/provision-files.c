@@ -15,7 +15,7 @@
 #include "store.h"
 #include "table-index.h"
 
-int prov_table_check(struct ctx *x)
+int prov_table_check(struct prov_run *x)
 {
         struct slots_store s;
         int r;
@@ -37,7 +37,7 @@ int prov_table_check(struct ctx *x)
 }
 
 /* 1 when the table at dfd/base (st) is as the store's policy says, 0 when it needs the repair, -errno. */
-static int table_ok(struct ctx *x, int dfd, const char *base, struct stat *st, bool *acl)
+static int table_ok(struct prov_run *x, int dfd, const char *base, struct stat *st, bool *acl)
 {
         const struct slots_table_policy p = { .path = x->c->table, .group = x->table_gid,
                                               .group_name = x->table_group };
@@ -62,7 +62,7 @@ static int table_ok(struct ctx *x, int dfd, const char *base, struct stat *st, b
  * under the table's lock, which also removes a killed writer's temps.  Not a
  * change of the host's state, so no line of its own; never in a dry run.
  */
-static int index_step(struct ctx *x, int dfd, const char *base, const struct stat *st)
+static int index_step(struct prov_run *x, int dfd, const char *base, const struct stat *st)
 {
         enum slots_slot_state state;
         struct slots_store s;
@@ -79,7 +79,7 @@ static int index_step(struct ctx *x, int dfd, const char *base, const struct sta
         return r;
 }
 
-int prov_table_step(struct ctx *x)
+int prov_table_step(struct prov_run *x)
 {
         bool acl = false;
         const struct slots_file_mode def = { .uid = 0, .gid = x->table_gid, .mode = SLOTS_TABLE_MODE };
@@ -163,7 +163,7 @@ out:
 
 
 /* Does the tree have sudo?  The drop-in is only written where visudo and /etc/sudoers.d are. */
-bool prov_sudo_installed(struct ctx *x)
+bool prov_sudo_installed(struct prov_run *x)
 {
         int fd = slots_open_in(x->rootfd, SLOTS_VISUDO, O_PATH);
 
@@ -192,7 +192,7 @@ static int same_file(int dirfd, const char *name, const char *data, size_t len, 
         return r;
 }
 
-int prov_sudoers_check(struct ctx *x)
+int prov_sudoers_check(struct prov_run *x)
 {
         char name[128], shown[sizeof(SUDOERS_DIR) + 128];
         char *text;
@@ -226,7 +226,7 @@ int prov_sudoers_check(struct ctx *x)
         return r;
 }
 
-static int sudoers_step(struct ctx *x)
+static int sudoers_step(struct prov_run *x)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0440 };
         struct slots_staged staged;
@@ -283,7 +283,7 @@ out:
         return r;
 }
 
-static int slotctl_step(struct ctx *x)
+static int slotctl_step(struct prov_run *x)
 {
         const struct slots_file_mode def = { .uid = 0, .gid = 0, .mode = 0644 };
         const char *path = x->c->slotctl_config, *base = strrchr(path, '/') + 1;
@@ -328,7 +328,7 @@ out:
  * like the table under its own: so two runs never interleave, and the temps of
  * a run killed before its rename are removed by the next one.
  */
-int prov_files_step(struct ctx *x)
+int prov_files_step(struct prov_run *x)
 {
         const char *path = x->c->slotctl_config, *base = strrchr(path, '/') + 1;
         char *dir = NULL, *lockname = NULL;

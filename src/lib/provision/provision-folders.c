@@ -13,7 +13,7 @@
 #include "provision-int.h"
 
 /* A dry pass reports a missing folder once, however many files go into it. */
-static bool dry_seen(struct ctx *x, const char *path)
+static bool dry_seen(struct prov_run *x, const char *path)
 {
         char **n;
 
@@ -37,7 +37,7 @@ static bool dry_seen(struct ctx *x, const char *path)
  * service_may_own, the service) all the way and writable by nobody else.  A
  * refusal is reported here; -ENOENT is left to the caller.
  */
-int prov_open_root(struct ctx *x, const char *path, const char *what, bool service_may_own)
+int prov_open_root(struct prov_run *x, const char *path, const char *what, bool service_may_own)
 {
         struct slots_error e;
         int fd;
@@ -55,7 +55,7 @@ int prov_open_root(struct ctx *x, const char *path, const char *what, bool servi
  * killed in between leaves a root:root 0000 folder on the way, which only
  * that can have made.  Finish each one on path.
  */
-static void finish_dirs(struct ctx *x, const char *path)
+static void finish_dirs(struct prov_run *x, const char *path)
 {
         char *p = strdup(path);
 
@@ -96,7 +96,7 @@ static void finish_dirs(struct ctx *x, const char *path)
  * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
  * does not exist yet.  Existing components are the admin's and stay as they are.
  */
-int prov_open_dirs(struct ctx *x, const char *path)
+int prov_open_dirs(struct prov_run *x, const char *path)
 {
         char *p = strdup(path), *cut;
         size_t have;
@@ -182,8 +182,8 @@ done:
  * fd, or with want_fd false 0 (a folder that is right then costs one look by
  * name, for the 3n slot folders); -ENOENT (dry: to be created) or -errno.
  */
-static int folder(struct ctx *x, int dirfd, const char *path, const char *name, uid_t uid, gid_t gid,
-                  mode_t mode, bool want_fd)
+static int folder(struct prov_run *x, int dirfd, const char *path, const char *name, uid_t uid, gid_t gid, mode_t mode,
+                  bool want_fd)
 {
         char b1[64], b2[64], b3[64], b4[64];
         struct slots_dir_found f;
@@ -230,7 +230,7 @@ static int folder(struct ctx *x, int dirfd, const char *path, const char *name, 
         return r;
 }
 
-int prov_slot_folders(struct ctx *x)
+int prov_slot_folders(struct prov_run *x)
 {
         static const char *const kinds[] = { "home", "state", "run" };
         const char *root = x->c->slots_root;
@@ -292,7 +292,7 @@ int prov_slot_folders(struct ctx *x)
  * Whether st is one of the private paths itself, whatever the name it was
  * reached by (a hard link, a bind mount, a rename): compared by device and inode.
  */
-static bool private_inode(struct ctx *x, const struct stat *st)
+static bool private_inode(struct prov_run *x, const struct stat *st)
 {
         for (size_t i = 0; i < x->c->n_private_paths; i++) {
                 struct slots_chase how = { .open_flags = O_PATH };
@@ -308,7 +308,7 @@ static bool private_inode(struct ctx *x, const struct stat *st)
 }
 
 /* Changes the permission bits of an object root or the service owns; others are reported. */
-static bool traverse_fix(struct ctx *x, int fd, const char *path, mode_t set, mode_t add)
+static bool traverse_fix(struct prov_run *x, int fd, const char *path, mode_t set, mode_t add)
 {
         char b[64];
         struct stat st;
@@ -419,7 +419,7 @@ static void free_names(char **names, size_t n)
 }
 
 /* Warns about each folder on the way to app_root that others cannot traverse: the slots could not reach it. */
-static void check_reachable(struct ctx *x, const char *path)
+static void check_reachable(struct prov_run *x, const char *path)
 {
         char *p = strdup(path);
 
@@ -447,7 +447,7 @@ static void check_reachable(struct ctx *x, const char *path)
         free(p);
 }
 
-static int open_child(struct ctx *x, int dirfd, const char *path, const char *name, bool want_dir,
+static int open_child(struct prov_run *x, int dirfd, const char *path, const char *name, bool want_dir,
                       bool warn_missing)
 {
         struct stat st;
@@ -477,7 +477,7 @@ static int open_child(struct ctx *x, int dirfd, const char *path, const char *na
         return fd;
 }
 
-int prov_releases(struct ctx *x)
+int prov_releases(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
         char *rel = NULL, **names = NULL;

@@ -7,8 +7,7 @@
 
 #include "provision-int.h"
 
-static void emit(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
-                 const char *text)
+static void emit(struct prov_run *x, enum slots_prov_kind kind, const char *object, const char *fix, const char *text)
 {
         const struct slots_prov_msg m = { .kind = kind, .slot = x->slot, .object = object ? object : "",
                                           .text = text, .fix = fix ? fix : "" };
@@ -21,9 +20,9 @@ static void emit(struct ctx *x, enum slots_prov_kind kind, const char *object, c
  * Formats a message into b (emptied first).  An allocation failure is remembered
  * in x->oom and ends the run with an error: a message is never cut short.
  */
-static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+static const char *vformat(struct prov_run *x, struct strbuf *b, const char *fmt, va_list ap)
         __attribute__((format(printf, 3, 0)));
-static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_list ap)
+static const char *vformat(struct prov_run *x, struct strbuf *b, const char *fmt, va_list ap)
 {
         strbuf_reset(b);
         strbuf_vaddf(b, fmt, ap);
@@ -34,7 +33,7 @@ static const char *vformat(struct ctx *x, struct strbuf *b, const char *fmt, va_
         return strbuf_str(b);
 }
 
-void prov_change(struct ctx *x, const char *fmt, ...)
+void prov_change(struct prov_run *x, const char *fmt, ...)
 {
         va_list ap;
 
@@ -47,8 +46,7 @@ void prov_change(struct ctx *x, const char *fmt, ...)
         emit(x, SLOTS_PROV_CHANGE, NULL, NULL, strbuf_str(&x->text));
 }
 
-void prov_note(struct ctx *x, enum slots_prov_kind kind, const char *object, const char *fix,
-                 const char *fmt, ...)
+void prov_note(struct prov_run *x, enum slots_prov_kind kind, const char *object, const char *fix, const char *fmt, ...)
 {
         va_list ap;
 
@@ -62,7 +60,7 @@ void prov_note(struct ctx *x, enum slots_prov_kind kind, const char *object, con
         emit(x, kind, object, fix, strbuf_str(&x->text));
 }
 
-void prov_failed(struct ctx *x, const char *object, const char *fix, const char *fmt, ...)
+void prov_failed(struct prov_run *x, const char *object, const char *fix, const char *fmt, ...)
 {
         va_list ap;
 
@@ -81,7 +79,7 @@ void prov_failed(struct ctx *x, const char *object, const char *fix, const char 
 }
 
 /* The fix of the next message, kept in x until the next fix is made (one per message). */
-const char *prov_fmt_fix(struct ctx *x, const char *fmt, ...)
+const char *prov_fmt_fix(struct prov_run *x, const char *fmt, ...)
 {
         va_list ap;
 
@@ -95,7 +93,7 @@ const char *prov_fmt_fix(struct ctx *x, const char *fmt, ...)
  * The fix for an account or group that NSS serves from a directory (LDAP, extrausers):
  * it is changed where it is kept, never locally with usermod or groupmod.
  */
-const char *prov_dir_fix(struct ctx *x, const char *fmt, ...)
+const char *prov_dir_fix(struct prov_run *x, const char *fmt, ...)
 {
         va_list ap;
 
@@ -111,7 +109,7 @@ const char *prov_dir_fix(struct ctx *x, const char *fmt, ...)
         return strbuf_str(&x->fix);
 }
 
-int prov_acct_line(struct ctx *x, const char *fmt, ...)
+int prov_acct_line(struct prov_run *x, const char *fmt, ...)
 {
         struct prov_line *n;
         va_list ap;
@@ -134,7 +132,7 @@ int prov_acct_line(struct ctx *x, const char *fmt, ...)
 }
 
 /* The account changes planned in the check, each reported with the slot it was planned for. */
-void prov_report_accounts(struct ctx *x)
+void prov_report_accounts(struct prov_run *x)
 {
         for (size_t i = 0; i < x->n_acct_lines; i++) {
                 x->slot = x->acct_lines[i].slot;
@@ -157,7 +155,7 @@ static int cmp_slot_uid(const void *a, const void *b)
  * slot folders is a binary search, not a scan of the pool.  Without memory
  * the scan stays.
  */
-void prov_index_slots(struct ctx *x)
+void prov_index_slots(struct prov_run *x)
 {
         x->by_uid = malloc(x->c->slots * sizeof(*x->by_uid));
         if (!x->by_uid)
@@ -168,7 +166,7 @@ void prov_index_slots(struct ctx *x)
 }
 
 /* The slot whose uid (and gid) is id: the first of the pool, or NULL. */
-static const struct pslot *slot_by_uid(struct ctx *x, uid_t id)
+static const struct pslot *slot_by_uid(struct prov_run *x, uid_t id)
 {
         size_t lo = 0, hi = x->c->slots;
 
@@ -191,13 +189,13 @@ static const struct pslot *slot_by_uid(struct ctx *x, uid_t id)
         return lo < x->c->slots && x->by_uid[lo]->uid == id ? x->by_uid[lo] : NULL;
 }
 
-bool prov_slot_gid(struct ctx *x, gid_t gid)
+bool prov_slot_gid(struct prov_run *x, gid_t gid)
 {
         return slot_by_uid(x, (uid_t) gid) != NULL;
 }
 
 /* Names for owners in messages: the accounts this run knows, numbers for the rest. */
-const char *prov_uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
+const char *prov_uid_str(struct prov_run *x, uid_t uid, char *buf, size_t size)
 {
         const struct pslot *s;
 
@@ -214,7 +212,7 @@ const char *prov_uid_str(struct ctx *x, uid_t uid, char *buf, size_t size)
         return buf;
 }
 
-const char *prov_gid_str(struct ctx *x, gid_t gid, char *buf, size_t size)
+const char *prov_gid_str(struct prov_run *x, gid_t gid, char *buf, size_t size)
 {
         const struct pslot *s;
 

@@ -37,7 +37,7 @@ static mode_t share_mode(const struct stat *st, bool top, bool chgrp, bool priva
 }
 
 /* Group <prefix>shared and the mode of share_mode(); the owner and the bits of others stay. */
-static void share_one(struct ctx *x, int fd, const char *path, const struct stat *st, bool top)
+static void share_one(struct prov_run *x, int fd, const char *path, const struct stat *st, bool top)
 {
         char b1[64], b2[64];
         bool chgrp = st->st_gid != x->shared_gid;
@@ -149,7 +149,7 @@ void slots_app_private_free(struct slots_app_private *a)
 }
 
 /* An app-private name below a shared folder is left as it is, with a warning naming the fix. */
-static bool share_app_private(struct ctx *x, const char *path)
+static bool share_app_private(struct prov_run *x, const char *path)
 {
         const char *hit = slots_shared_app_private(x->c, path), *rel = path;
         size_t dl = strlen(x->c->docs_root);
@@ -167,7 +167,7 @@ static bool share_app_private(struct ctx *x, const char *path)
 }
 
 /* A file below a shared folder: opened without following, checked to be the one looked at, shared. */
-static int share_file(struct ctx *x, const struct slots_walk_entry *en)
+static int share_file(struct prov_run *x, const struct slots_walk_entry *en)
 {
         struct stat st;
         int fd;
@@ -206,7 +206,7 @@ static int share_file(struct ctx *x, const struct slots_walk_entry *en)
 static int share_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en,
                        struct slots_error *e)
 {
-        struct ctx *x = data;
+        struct prov_run *x = data;
         struct stat st;
 
         (void) e;
@@ -231,7 +231,7 @@ static int share_visit(void *data, enum slots_walk_event ev, const struct slots_
  * cannot read is a failed step, reported: the run ends with exit 1, never as if
  * the whole folder had been shared.
  */
-static int share_walk(struct ctx *x, int fd, const char *path)
+static int share_walk(struct prov_run *x, int fd, const char *path)
 {
         const struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = path, .visit = share_visit, .data = x };
         struct slots_error e;
@@ -251,7 +251,7 @@ static int share_walk(struct ctx *x, int fd, const char *path)
  * Opens the parent of the shared folder rel below docfd through the resolver, no symlink
  * followed; *comp is set to its last component (in rel).  -1 when reported.
  */
-static int share_parent(struct ctx *x, int docfd, const char *path, char *rel, char **comp)
+static int share_parent(struct prov_run *x, int docfd, const char *path, char *rel, char **comp)
 {
         const struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
                                          .open_flags = O_RDONLY | O_DIRECTORY };
@@ -280,7 +280,7 @@ static int share_parent(struct ctx *x, int docfd, const char *path, char *rel, c
  * mkdir and its chmod) as the service's 2770 in the shared group.  Only adding
  * g+rwX to a half-made one would leave the service's own folder closed to it.
  */
-static void share_make(struct ctx *x, int dfd, const char *comp, const char *path, bool finish)
+static void share_make(struct prov_run *x, int dfd, const char *comp, const char *path, bool finish)
 {
         char b1[64], b2[64];
         bool made = true;
@@ -306,7 +306,7 @@ static void share_make(struct ctx *x, int dfd, const char *comp, const char *pat
 }
 
 /* One entry of shared_dirs: made when missing, else walked.  -errno only when memory ran out. */
-static int share_dir(struct ctx *x, int docfd, const char *entry)
+static int share_dir(struct prov_run *x, int docfd, const char *entry)
 {
         char *path = slots_path_join(x->c->docs_root, entry), *rel = strdup(entry), *comp;
         int dfd = -1, fd = -1, r = 0;
@@ -348,7 +348,7 @@ out:
         return r;
 }
 
-int prov_shared_dirs(struct ctx *x)
+int prov_shared_dirs(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
         int docfd, r = 0;

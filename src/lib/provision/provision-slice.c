@@ -282,7 +282,7 @@ int slots_provision_slices(const struct slots_config *c, const struct slots_prov
         return r;
 }
 
-int prov_slice_step(struct ctx *x)
+int prov_slice_step(struct prov_run *x)
 {
         const struct slots_prov_slice_opts o = { .rootfd = x->rootfd, .host = x->o->host, .dry_run = x->dry,
                                                  .report = x->o->report, .arg = x->o->arg };

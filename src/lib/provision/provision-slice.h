@@ -30,5 +30,5 @@ int slots_provision_slices(const struct slots_config *c, const struct slots_prov
                            struct slots_error *e);
 
 /* The step of the provision run (provision.c): slots_provision_slices() with the run's tree, mode and report. */
-struct ctx;
-int prov_slice_step(struct ctx *x);
+struct prov_run;
+int prov_slice_step(struct prov_run *x);

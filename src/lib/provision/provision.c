@@ -35,7 +35,7 @@
 #include "provision-slice.h"
 
 /* A file this run replaces must be a regular file or missing: anything else is found before any change. */
-static int file_check(struct ctx *x, const char *path)
+static int file_check(struct prov_run *x, const char *path)
 {
         const char *base;
         struct stat st;
@@ -73,7 +73,7 @@ static int prov_config_rules(const struct slots_config *c, struct slots_error *e
         return 0;
 }
 
-static void ctx_free(struct ctx *x)
+static void ctx_free(struct prov_run *x)
 {
         for (size_t i = 0; i < x->n_dry_made; i++)
                 free(x->dry_made[i]);
@@ -96,7 +96,7 @@ static void ctx_free(struct ctx *x)
 }
 
 /* A message that could not be formatted ends the run: no line is reported cut short. */
-static int oom_check(struct ctx *x)
+static int oom_check(struct prov_run *x)
 {
         if (!x->oom)
                 return 0;
@@ -105,7 +105,7 @@ static int oom_check(struct ctx *x)
 }
 
 /* The pool's id range: uid_min-uid_max, else login.defs' system range (unless uid_base fixes every id). */
-static int id_range(struct ctx *x)
+static int id_range(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
         int r;
@@ -135,7 +135,7 @@ static int id_range(struct ctx *x)
 }
 
 /* The first pass: the accounts planned in memory, then the objects each later step writes, looked at. */
-static int check_pass(struct ctx *x)
+static int check_pass(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
         int r;
@@ -162,7 +162,7 @@ static int check_pass(struct ctx *x)
 }
 
 /* The second pass after the account files are written: each step in order, every change reported. */
-static int change_pass(struct ctx *x)
+static int change_pass(struct prov_run *x)
 {
         int r;
 
@@ -192,7 +192,7 @@ static int change_pass(struct ctx *x)
 int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
                     unsigned *changes, struct slots_error *e)
 {
-        struct ctx x = { .rootfd = rootfd, .etcfd = -1, .c = c, .o = o, .e = e, .dry = true };
+        struct prov_run x = { .rootfd = rootfd, .etcfd = -1, .c = c, .o = o, .e = e, .dry = true };
         bool locked = false, wrote = false;
         int lockfd = -1, r;
 

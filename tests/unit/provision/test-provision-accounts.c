@@ -182,7 +182,7 @@ static int plan_one(const struct plan_row *row)
         struct strbuf msgs = { 0 }, plan = { 0 };
         struct slots_prov_opts o = { .host = false, .lastchg = 1, .report = collect, .arg = &msgs };
         struct slots_error e;
-        struct ctx x = { .rootfd = -1, .etcfd = -1, .c = c, .o = &o, .e = &e, .quiet = true, .dry = true };
+        struct prov_run x = { .rootfd = -1, .etcfd = -1, .c = c, .o = &o, .e = &e, .quiet = true, .dry = true };
         const char *const files[] = { row->passwd, row->group, row->shadow ? row->shadow : "", "" };
         int failures = 0, r;
 
@@ -250,7 +250,7 @@ static void test_plan_slots(void **state)
         struct slots_config *c = unit_config(CONF);
         struct slots_prov_opts o = { .host = false, .lastchg = 1 };
         struct slots_error e;
-        struct ctx x = { .rootfd = -1, .etcfd = -1, .c = c, .o = &o, .e = &e, .quiet = true, .dry = true };
+        struct prov_run x = { .rootfd = -1, .etcfd = -1, .c = c, .o = &o, .e = &e, .quiet = true, .dry = true };
 
         (void) state;
         x.db = slots_accounts_new();
