@@ -33,37 +33,39 @@
  * SKIP when it is missing, more (may be NULL) said after why, or a FAIL when
  * it could not be looked at; the caller then stops.
  */
-bool sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more)
+bool check_sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more)
 {
-        const char *sudo = sudo_path(k);
+        const char *sudo = check_sudo_path(k);
         struct stat st;
         int r = stat(sudo, &st) < 0 ? -errno : 0;
 
         if (r == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
                 return false;
         if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                add_rowf(k, SLOTS_CHECK_FAIL, check, slot, NULL, "cannot stat %s: %s", sudo, strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, check, slot, NULL, "cannot stat %s: %s", sudo, strerror(-r));
         else
-                add_rowf(k, SLOTS_CHECK_SKIP, check, slot, NULL, "sudo is not installed (no %s)%s", sudo,
-                         more ? more : "");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, check, slot, NULL, "sudo is not installed (no %s)%s", sudo,
+                               more ? more : "");
         return true;
 }
 
 /* ---- where a run starts, and as whom ---- */
 
-int chain_stage_ms(const struct check_run *k, int dflt)
+int check_chain_stage_ms(const struct check_run *k, int dflt)
 {
         return k->o->sudo_timeout_ms > 0 ? k->o->sudo_timeout_ms : dflt;
 }
 
-void run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w)
+void check_run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w)
 {
-        *w = (struct run_slot){ .sudo = sudo_path(k), .slot = s->name,
-                                .slot_uid = s->pw.uid, .stage_ms = chain_stage_ms(k, dflt) };
+        *w = (struct run_slot){ .sudo = check_sudo_path(k),
+                                .slot = s->name,
+                                .slot_uid = s->pw.uid,
+                                .stage_ms = check_chain_stage_ms(k, dflt) };
 }
 
 /* The child's side of a start: -errno through the channel when no folder could be entered. */
-void enter_start(const struct start *st)
+void check_enter_start(const struct start *st)
 {
         if (st->dir && chdir(st->dir) < 0 && (!st->fallback || chdir(st->fallback) < 0))
                 slots_run_fail(errno);
@@ -74,7 +76,8 @@ void enter_start(const struct start *st)
  * as the service.  A stage of the child that fails comes back as -errno (privdrop.h), never as
  * an exit status, so whatever sudo, slotctl or the launcher exits with is theirs.
  */
-int run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms)
+int check_run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg,
+                      int timeout_ms)
 {
         if (geteuid() == 0)
                 return slots_run_in(&k->svc, st->fd, fn, arg, timeout_ms);
@@ -107,7 +110,7 @@ static char *state_dir(const struct check_run *k, const struct slotinfo *s)
  * the docs root, which the slotctl config allows, else the slot's state folder, which it allows
  * too (entered before the drop; as the service, which cannot, where check runs).
  */
-void default_start(const struct check_run *k, const struct slotinfo *s, struct start *st)
+void check_default_start(const struct check_run *k, const struct slotinfo *s, struct start *st)
 {
         char *dir;
 
@@ -118,7 +121,7 @@ void default_start(const struct check_run *k, const struct slotinfo *s, struct s
         free(dir);
 }
 
-void end_start(struct start *st)
+void check_end_start(struct start *st)
 {
         if (st->fd >= 0)
                 close(st->fd);
@@ -130,7 +133,7 @@ void end_start(struct start *st)
  * new pseudo-terminal (never the admin's: a command of the slot could type into that one).
  * The master stays open, without close-on-exec, so the terminal lives as long as what runs on it.
  */
-void own_session(bool tty)
+void check_own_session(bool tty)
 {
         int m, s;
 
@@ -144,7 +147,7 @@ void own_session(bool tty)
 }
 
 /* The two ways the executor may run: "without a terminal" or "with a terminal". */
-const char *tty_said(bool tty)
+const char *check_tty_said(bool tty)
 {
         return tty ? "with a controlling terminal" : "without a terminal";
 }
@@ -169,9 +172,9 @@ static int sudo_child(void *arg)
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
             dup2(j->out, STDERR_FILENO) < 0)
                 slots_run_fail(errno);
-        enter_start(j->start);
+        check_enter_start(j->start);
         slots_run_closefrom(3);
-        own_session(j->tty);
+        check_own_session(j->tty);
         slots_run_exec(j->sudo, argv, envp);
 }
 
@@ -179,44 +182,46 @@ static int sudo_child(void *arg)
 static void sudo_row(struct check_run *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout,
                      const char *out)
 {
-        const char *sudo = sudo_path(k);
+        const char *sudo = check_sudo_path(k);
         char fix[512];
 
         snprintf(fix, sizeof(fix),
                  "let %s run /usr/bin/true as %s without a password in /etc/sudoers.d/slots-%s (slots-provision "
                  "writes it), then visudo -c", k->cfg->service, s->name, k->cfg->service);
         if (r == 0)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-preflight", s->name, NULL,
-                         "as %s, sudo -n -u %s /usr/bin/true exits 0 with and without a terminal (%ld ms)",
-                         k->cfg->service, s->name, ms);
+                check_add_rowf(k, SLOTS_CHECK_PASS, "sudo-preflight", s->name, NULL,
+                               "as %s, sudo -n -u %s /usr/bin/true exits 0 with and without a terminal (%ld ms)",
+                               k->cfg->service, s->name, ms);
         else if (r == -ETIMEDOUT)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
-                         "find what sudo waits for (PAM modules, LDAP/sssd, DNS for the host name: sudo -n -u slotNN "
-                         "/usr/bin/true as the service account) and make it answer",
-                         "as %s, sudo -n -u %s /usr/bin/true %s did not finish within %d ms; killed",
-                         k->cfg->service, s->name, tty_said(tty), timeout);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
+                        "find what sudo waits for (PAM modules, LDAP/sssd, DNS for the host name: sudo -n -u slotNN "
+                        "/usr/bin/true as the service account) and make it answer",
+                        "as %s, sudo -n -u %s /usr/bin/true %s did not finish within %d ms; killed", k->cfg->service,
+                        s->name, check_tty_said(tty), timeout);
         else if (r == -ENOEXEC)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
-                         "as %s, %s cannot be run", k->cfg->service, sudo);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "reinstall sudo",
+                               "as %s, %s cannot be run", k->cfg->service, sudo);
         else if (r == -ECHILD && snprintf(fix, sizeof(fix), "find the process of %s that ends the slot's processes "
                                           "(ps -o pid,stat,cmd -u %s) and end it, or release the slot (release "
                                           "ends every process of it)", s->name, s->name) > 0)
                 /* sudo passes its command's death by a signal on: sudoers let it run, something killed it. */
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
-                         "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
-                         "of %s is ending the slot's processes (a kill(-1) loop?)", k->cfg->service, s->name,
-                         s->name);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                               "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
+                               "of %s is ending the slot's processes (a kill(-1) loop?)",
+                               k->cfg->service, s->name, s->name);
         else if (r < 0 && (!tty || r == -EPERM || r == -ECHILD))
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
-                         "as %s, sudo -n -u %s /usr/bin/true: %s", k->cfg->service, s->name, probe_failure(r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
+                               "as %s, sudo -n -u %s /usr/bin/true: %s", k->cfg->service, s->name,
+                               check_probe_failure(r));
         else if (r < 0)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL,
-                         "passes without a terminal; no terminal of its own for the case with one (%s)",
-                         strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL,
+                               "passes without a terminal; no terminal of its own for the case with one (%s)",
+                               strerror(-r));
         else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
-                         "as %s, sudo -n -u %s /usr/bin/true %s exits %d%s%s", k->cfg->service, s->name,
-                         tty_said(tty), r, out[0] ? ": " : "", out);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, fix,
+                               "as %s, sudo -n -u %s /usr/bin/true %s exits %d%s%s", k->cfg->service, s->name,
+                               check_tty_said(tty), r, out[0] ? ": " : "", out);
 }
 
 /* One preflight run, with or without a terminal: sudo's result, *ms, its first line in out. */
@@ -232,7 +237,7 @@ static int sudo_once(struct check_run *k, struct sudo_job *j, int timeout, long 
                 return -errno;
         j->out = pipefd[1];
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = run_started(k, j->start, sudo_child, j, timeout);
+        r = check_run_started(k, j->start, sudo_child, j, timeout);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         close(pipefd[1]);
         n = read(pipefd[0], out, size - 1);
@@ -246,32 +251,32 @@ static int sudo_once(struct check_run *k, struct sudo_job *j, int timeout, long 
 /* The preflight, without a terminal and then with one of its own, as the executor may run it. */
 void check_sudo(struct check_run *k, const struct slotinfo *s)
 {
-        int timeout = chain_stage_ms(k, SUDO_TIMEOUT_MS);
+        int timeout = check_chain_stage_ms(k, SUDO_TIMEOUT_MS);
         struct start st;
-        struct sudo_job j = { .sudo = sudo_path(k), .slot = s->name, .start = &st };
+        struct sudo_job j = { .sudo = check_sudo_path(k), .slot = s->name, .start = &st };
         char out[512];
         long ms = 0, ms_tty = 0;
         int r;
 
-        if (sudo_missing(k, "sudo-preflight", s->name, NULL))
+        if (check_sudo_missing(k, "sudo-preflight", s->name, NULL))
                 return;
         if (!k->have_svc) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
-                         "create the service account, or fix \"service\"",
-                         "the service account %s does not exist", k->cfg->service);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name,
+                               "create the service account, or fix \"service\"",
+                               "the service account %s does not exist", k->cfg->service);
                 return;
         }
         if (s->found <= 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL, "no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-preflight", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        default_start(k, s, &st);
+        check_default_start(k, s, &st);
         r = sudo_once(k, &j, timeout, &ms, out, sizeof(out));
         if (r == 0) {
                 j.tty = true;
                 r = sudo_once(k, &j, timeout, &ms_tty, out, sizeof(out));
         }
-        end_start(&st);
+        check_end_start(&st);
         sudo_row(k, s, j.tty, r, ms > ms_tty ? ms : ms_tty, timeout, out);
 }
 
@@ -361,7 +366,7 @@ __attribute__((noreturn)) static void chain_exec(const struct chain_job *j)
  * The run's helper, as the service, in a session of its own: a child subreaper, so whatever
  * the run starts stays its own, even in a session of its own.  It runs sudo in a process group
  * of its own until the stage's deadline (then kills it), ends what the run left as the slot
- * (run_end) and reports, for check as root to end the rest.
+ * (check_run_end) and reports, for check as root to end the rest.
  */
 static int chain_helper(void *arg)
 {
@@ -370,8 +375,8 @@ static int chain_helper(void *arg)
         struct slots_child c;
         int r;
 
-        enter_start(j->start);
-        own_session(false);
+        check_enter_start(j->start);
+        check_own_session(false);
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
                 slots_run_fail(errno);
         r = slots_child_start(&c, j->w.stage_ms, SLOTS_CHILD_GROUP);
@@ -380,7 +385,7 @@ static int chain_helper(void *arg)
         if (r == 0)
                 chain_exec(j);
         rep.status = slots_child_wait(&c);
-        run_end(&j->w, &rep.left);
+        check_run_end(&j->w, &rep.left);
         (void) !write(j->report, &rep, sizeof(rep));
         return 0;
 }
@@ -502,14 +507,14 @@ static int chain_helped(struct check_run *k, const struct start *st, struct chai
                 return -errno;
         j->report = pipefd[1];
         /* sudo's stage, the helper's kills after it (one stage and a second), and a margin. */
-        r = run_started(k, st, chain_helper, j, 2 * j->w.stage_ms + 5000);
+        r = check_run_started(k, st, chain_helper, j, 2 * j->w.stage_ms + 5000);
         close(pipefd[1]);
         n = fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0 ? -1 : read(pipefd[0], &rep, sizeof(rep));
         close(pipefd[0]);
         if (n != (ssize_t) sizeof(rep))
                 return r < 0 ? r : -EIO;
         if (geteuid() == 0)
-                run_end_left(&rep.left, j->w.slot_uid);
+                check_run_end_left(&rep.left, j->w.slot_uid);
         return r < 0 ? r : rep.status;
 }
 
@@ -525,7 +530,7 @@ static int chain_run(struct check_run *k, const struct slotinfo *s, const char *
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
 
         out[0] = err[0] = '\0';
-        run_slot_of(k, s, CHAIN_TIMEOUT_MS, &j.w);
+        check_run_slot_of(k, s, CHAIN_TIMEOUT_MS, &j.w);
         chain_build(k, s, launcher, cwd, with_env, &j);
         if (j.argv.oom || j.envp.oom) {
                 r = -ENOMEM;
@@ -557,7 +562,7 @@ out:
 }
 
 /* The launcher the platform runs: through current when it exists, else the release check found. */
-char *chain_launcher(const struct check_run *k)
+char *check_chain_launcher(const struct check_run *k)
 {
         struct stat st;
         char *p = NULL;
@@ -571,16 +576,18 @@ char *chain_launcher(const struct check_run *k)
         return strdup(k->launchers[0].path);
 }
 
-bool chain_ready(struct check_run *k, const struct slotinfo *s, const char *check)
+bool check_chain_ready(struct check_run *k, const struct slotinfo *s, const char *check)
 {
         if (!k->cfg->app_root || !k->cfg->launcher) {
-                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher", k->cfg->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "%s sets no app_root and launcher",
+                               k->cfg->path);
                 return false;
         }
-        if (sudo_missing(k, check, s->name, NULL))
+        if (check_sudo_missing(k, check, s->name, NULL))
                 return false;
         if (!k->have_svc || s->found <= 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "no service account or no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL, "no service account or no account %s",
+                               s->name);
                 return false;
         }
         return true;
@@ -607,25 +614,29 @@ static void shown_as(char *out, size_t size, const char *msg, const char *cwd, c
 /* The row of a run that did not get to exit: r < 0 (privdrop.h); false when r is not one. */
 static bool chain_failed_run(struct check_run *k, const struct slotinfo *s, const char *check, int r, const char *shown)
 {
-        const char *sudo = sudo_path(k);
+        const char *sudo = check_sudo_path(k);
 
         if (r >= 0)
                 return false;
         if (r == -ENOMEM)
                 k->err = -ENOMEM;
         else if (r == -ETIMEDOUT)
-                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "find what sudo or the launcher waits for, as the service",
-                         "in %s: the probe did not finish within %d ms", shown, chain_stage_ms(k, CHAIN_TIMEOUT_MS));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, check, s->name,
+                               "find what sudo or the launcher waits for, as the service",
+                               "in %s: the probe did not finish within %d ms", shown,
+                               check_chain_stage_ms(k, CHAIN_TIMEOUT_MS));
         else if (r == -ENOEXEC)
-                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
-                         k->cfg->service, sudo);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
+                               k->cfg->service, sudo);
         else if (r == -EPERM || r == -ECHILD || r == -EIO)
-                add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
-                         probe_failure(r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
+                               check_probe_failure(r));
         else
-                add_rowf(k, SLOTS_CHECK_SKIP, check, s->name, NULL,
-                         "in %s: %s cannot enter the folder (%s) and the probe does not name {cwd} for the launcher "
-                         "to change into", shown, k->cfg->service, strerror(-r));
+                check_add_rowf(
+                        k, SLOTS_CHECK_SKIP, check, s->name, NULL,
+                        "in %s: %s cannot enter the folder (%s) and the probe does not name {cwd} for the launcher "
+                        "to change into",
+                        shown, k->cfg->service, strerror(-r));
         return true;
 }
 
@@ -646,14 +657,15 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                 st.fd = open_start(cwd);
                 st.dir = st.fd < 0 ? st.fallback : NULL;
                 if (st.fd < 0 && !st.dir) {
-                        add_rowf(k, SLOTS_CHECK_SKIP, "chain", s->name, NULL,
-                                 "in %s: check cannot enter the folder as %s (%s) and the probe does not name {cwd}",
-                                 shown, geteuid() == 0 ? "root" : k->cfg->service, strerror(-st.fd));
+                        check_add_rowf(
+                                k, SLOTS_CHECK_SKIP, "chain", s->name, NULL,
+                                "in %s: check cannot enter the folder as %s (%s) and the probe does not name {cwd}",
+                                shown, geteuid() == 0 ? "root" : k->cfg->service, strerror(-st.fd));
                         return;
                 }
         }
         r = chain_run(k, s, launcher, cwd, &st, false, out, sizeof(out), err, sizeof(err));
-        end_start(&st);
+        check_end_start(&st);
         snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
                  "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
                  k->cfg->slotctl ? k->cfg->slotctl : "", k->cfg->slotctl ? " " : "", launcher, shown);
@@ -674,18 +686,18 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
         if (chain_failed_run(k, s, "chain", r, shown))
                 return;
         if (r != 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the launcher exits %d%s%s", shown, r,
-                         esc[0] ? ": " : "", esc);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix, "in %s: the launcher exits %d%s%s", shown, r,
+                               esc[0] ? ": " : "", esc);
                 return;
         }
         out[strcspn(out, "\n")] = '\0';
         if (strcmp(out, cwd) != 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix,
-                         "in %s: the probe ran but did not print its working folder%s%s", shown, esc[0] ? ": " : "",
-                         esc);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "chain", s->name, fix,
+                               "in %s: the probe ran but did not print its working folder%s%s", shown,
+                               esc[0] ? ": " : "", esc);
         else
-                add_rowf(k, SLOTS_CHECK_PASS, "chain", s->name, NULL, "in %s: sudo -> %s%s exits 0", shown,
-                         k->cfg->slotctl ? "slotctl -> " : "", "launcher");
+                check_add_rowf(k, SLOTS_CHECK_PASS, "chain", s->name, NULL, "in %s: sudo -> %s%s exits 0", shown,
+                               k->cfg->slotctl ? "slotctl -> " : "", "launcher");
 }
 
 /* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
@@ -693,9 +705,9 @@ void check_chain(struct check_run *k, const struct slotinfo *s)
 {
         char *launcher, *dir = NULL;
 
-        if (!chain_ready(k, s, "chain"))
+        if (!check_chain_ready(k, s, "chain"))
                 return;
-        launcher = chain_launcher(k);
+        launcher = check_chain_launcher(k);
         if (!launcher) {
                 k->err = -ENOMEM;
                 return;
@@ -737,10 +749,10 @@ void check_sudo_env(struct check_run *k, const struct slotinfo *s)
         struct start st;
         int r;
 
-        if (!chain_ready(k, s, "sudo-env"))
+        if (!check_chain_ready(k, s, "sudo-env"))
                 return;
-        launcher = chain_launcher(k);
-        default_start(k, s, &st);
+        launcher = check_chain_launcher(k);
+        check_default_start(k, s, &st);
         cwd = st.dir ? st.dir : (own = state_dir(k, s));
         if (!launcher || !cwd) {
                 k->err = -ENOMEM;
@@ -752,10 +764,10 @@ void check_sudo_env(struct check_run *k, const struct slotinfo *s)
         r = chain_run(k, s, launcher, cwd, &st, true, out, sizeof(out), err, sizeof(err));
         k->cfg->probe = probe;
         k->cfg->n_probe = n_probe;
-        if (!sudo_env_verdict(k, s, r, out, err, cwd))
+        if (!check_sudo_env_verdict(k, s, r, out, err, cwd))
                 (void) chain_failed_run(k, s, "sudo-env", r, cwd);
 out:
-        end_start(&st);
+        check_end_start(&st);
         free(own);
         free(launcher);
 }

@@ -20,29 +20,30 @@ struct start {
 
 
 /* The child's side of a start: -errno through the channel when no folder could be entered. */
-void enter_start(const struct start *st);
+void check_enter_start(const struct start *st);
 
 /* Runs fn as the service (dropped from root, or as it is), started at st: its status or -errno (privdrop.h). */
-int run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg, int timeout_ms);
+int check_run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg,
+                      int timeout_ms);
 
 /* Where a run that names no folder of its own starts: the docs root, else the slot's state folder. */
-void default_start(const struct check_run *k, const struct slotinfo *s, struct start *st);
-void end_start(struct start *st);
+void check_default_start(const struct check_run *k, const struct slotinfo *s, struct start *st);
+void check_end_start(struct start *st);
 
 /* In the child: a session of its own, on a new pseudo-terminal of its own with tty. */
-void own_session(bool tty);
+void check_own_session(bool tty);
 
 /* "without a terminal" or "with a controlling terminal". */
-const char *tty_said(bool tty);
+const char *check_tty_said(bool tty);
 
 /* The launcher the platform runs (allocated; NULL: out of memory). */
-char *chain_launcher(const struct check_run *k);
+char *check_chain_launcher(const struct check_run *k);
 
 /* Whether the chain's rows can run for s; when not, adds check's SKIP row and returns false. */
-bool chain_ready(struct check_run *k, const struct slotinfo *s, const char *check);
+bool check_chain_ready(struct check_run *k, const struct slotinfo *s, const char *check);
 
 /* The deadline of each stage of a run of sudo: --timeout, else dflt. */
-int chain_stage_ms(const struct check_run *k, int dflt);
+int check_chain_stage_ms(const struct check_run *k, int dflt);
 
 /* s's run_slot, each stage dflt ms unless --timeout. */
-void run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w);
+void check_run_slot_of(const struct check_run *k, const struct slotinfo *s, int dflt, struct run_slot *w);

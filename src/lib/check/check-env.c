@@ -26,33 +26,37 @@ static int status_nnp(const char *status)
         return -1;
 }
 
-bool sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
-                      const char *cwd)
+bool check_sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
+                            const char *cwd)
 {
         int nnp = status_nnp(out);
 
         /* err is exact here (JSON keeps it); the command escapes it for the terminal. */
         if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
             strstr(err, "not allowed to preserve"))
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
-                         "run slots-provision: its drop-in keeps exactly the names of sudo_env", "sudo refuses: %s", err);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                               "run slots-provision: its drop-in keeps exactly the names of sudo_env",
+                               "sudo refuses: %s", err);
         else if (r < 0)
                 return false;
         else if (r != 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
-                         "run it as the service and read the message: sudo -n -u slotNN --preserve-env=LIST -- ...",
-                         "in %s: with --preserve-env for the %zu names of sudo_env, the run exits %d%s%s", cwd,
-                         k->cfg->n_sudo_env, r, err[0] ? ": " : "", err);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-env", s->name,
+                        "run it as the service and read the message: sudo -n -u slotNN --preserve-env=LIST -- ...",
+                        "in %s: with --preserve-env for the %zu names of sudo_env, the run exits %d%s%s", cwd,
+                        k->cfg->n_sudo_env, r, err[0] ? ": " : "", err);
         else if (nnp < 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, RUN_FIX,
-                         "in %s: /bin/cat /proc/self/status through the launcher printed no NoNewPrivs line", cwd);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, RUN_FIX,
+                               "in %s: /bin/cat /proc/self/status through the launcher printed no NoNewPrivs line",
+                               cwd);
         else if (nnp == 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, NNP_FIX,
-                         "the command runs without no_new_privs (NoNewPrivs: 0): a set-id file can give the slot "
-                         "another identity");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, NNP_FIX,
+                               "the command runs without no_new_privs (NoNewPrivs: 0): a set-id file can give the slot "
+                               "another identity");
         else
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
-                         "sudo accepts --preserve-env for the %zu names of sudo_env; the command has no_new_privs",
-                         k->cfg->n_sudo_env);
+                check_add_rowf(
+                        k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
+                        "sudo accepts --preserve-env for the %zu names of sudo_env; the command has no_new_privs",
+                        k->cfg->n_sudo_env);
         return true;
 }

@@ -44,7 +44,7 @@ bool check_config(struct check_run *k)
                 else
                         strbuf_addf(&f, "make %s a readable regular file (see slots.conf(5)), or name another "
                                 "with --config or SLOTS_CONFIG", path);
-                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
         /* The config decides what runs as whom: the config reader's one rule, nobody but root may change it. */
@@ -54,11 +54,11 @@ bool check_config(struct check_run *k)
                 strbuf_addf(&d, "%s",
                             e.kind == SLOTS_ERR_REFUSED ? e.reason : slots_error_format(&e, buf, sizeof(buf)));
                 strbuf_addf(&f, "%s", e.fix[0] ? e.fix : "see why it cannot be looked at, then run the check again");
-                add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "config", NULL, &d, &f);
                 goto out;
         }
         strbuf_addf(&d, "%s: service %s, %u slots", path, k->cfg->service, k->cfg->slots);
-        add_row(k, SLOTS_CHECK_PASS, "config", NULL, &d, NULL);
+        check_add_row(k, SLOTS_CHECK_PASS, "config", NULL, &d, NULL);
 out:
         strbuf_free(&d);
         strbuf_free(&f);
@@ -67,7 +67,7 @@ out:
 
 /* ---- the service account and group ---- */
 
-void resolve_service(struct check_run *k)
+void check_resolve_service(struct check_run *k)
 {
         struct slots_service s;
 
@@ -233,13 +233,13 @@ static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
         if (w.err)
                 goto out;
         for (size_t i = 0; i < w.n && r == 0; i++)
-                r = plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ);
+                r = check_plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ);
         res = r == 0 ? calloc(w.n, sizeof(*res)) : NULL;
         if (!res) {
                 r = -1;
                 goto out;
         }
-        r = run_probes(&k->svc, &plan, 0, plan.n, res, probe_timeout(k));
+        r = check_run_probes(&k->svc, &plan, 0, plan.n, res, check_probe_timeout(k));
         /* The file as the policy's fix leaves it: root:<group> 0640 (chmod sets the mask of a file with an ACL). */
         after = w.steps[w.n - 1].m;
         after.owner = 0;
@@ -251,7 +251,7 @@ static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
                 after.mask = SLOTS_PERM_R;
         else
                 after.group_obj = SLOTS_PERM_R;
-        reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
+        check_reach_explain(k, &w, res, r, &k->svc, k->cfg->service, SLOTS_PERM_R, NULL, &after, &rr);
         r = 0;
         if (!rr.ok) {
                 strbuf_sep(d, "; ");
@@ -263,7 +263,7 @@ static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
                         strbuf_addf(f, "%s", rr.fix.len ? strbuf_str(&rr.fix) : "see the detail");
                 }
         }
-        reach_free(&rr);
+        check_reach_free(&rr);
 out:
         slots_perm_path_free(&w);
         free(res);
@@ -301,7 +301,7 @@ void check_table(struct check_run *k)
         slots_table_count(k->table, &assigned, &pending);
         strbuf_addf(&d, "%s: root:%s %04o, %u assigned, %u pending, readable by %s", path, k->group_name,
                     SLOTS_TABLE_MODE, assigned, pending, k->cfg->service);
-        add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
+        check_add_row(k, SLOTS_CHECK_PASS, "table", NULL, &d, NULL);
         k->table_ok = true;
         goto out;
 fail:
@@ -311,7 +311,7 @@ fail:
                 strbuf_free(&d);
                 d = t;
         }
-        add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
+        check_add_row(k, SLOTS_CHECK_FAIL, "table", NULL, &d, &f);
 out:
         slots_close(dirfd);
         strbuf_free(&d);
@@ -325,7 +325,7 @@ void check_pending(struct check_run *k)
         unsigned n_pending = 0;
 
         if (!k->table) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "pending-cleanup", NULL, NULL, "the table could not be read");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "pending-cleanup", NULL, NULL, "the table could not be read");
                 return;
         }
         for (unsigned n = 1; n <= k->cfg->slots; n++) {
@@ -337,13 +337,14 @@ void check_pending(struct check_run *k)
                 n_pending++;
                 slots_slot_name(n, name);
                 snprintf(fix, sizeof(fix), "slots-admin release --slot %s", name);
-                add_rowf(k, SLOTS_CHECK_FAIL, "pending-cleanup", name, fix,
-                         "the release of %s did not finish (\"cleanup\": \"pending\" since %s); the slot is "
-                         "out of the pool", name, released ? released : "an unknown time");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "pending-cleanup", name, fix,
+                               "the release of %s did not finish (\"cleanup\": \"pending\" since %s); the slot is "
+                               "out of the pool",
+                               name, released ? released : "an unknown time");
         }
         if (n_pending == 0)
-                add_rowf(k, SLOTS_CHECK_PASS, "pending-cleanup", NULL, NULL,
-                         "no slot is left \"cleanup\": \"pending\"");
+                check_add_rowf(k, SLOTS_CHECK_PASS, "pending-cleanup", NULL, NULL,
+                               "no slot is left \"cleanup\": \"pending\"");
 }
 
 /* ---- the slotctl config ---- */
@@ -470,8 +471,8 @@ void check_slotctl(struct check_run *k)
         int dirfd, r;
 
         if (!c->docs_root && !(c->app_root && c->launcher)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "slotctl-config", NULL, NULL,
-                         "%s sets neither docs_root nor app_root and launcher", c->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "slotctl-config", NULL, NULL,
+                               "%s sets neither docs_root nor app_root and launcher", c->path);
                 return;
         }
         dirfd = slots_open_parent_in(AT_FDCWD, path, &base);
@@ -512,10 +513,10 @@ void check_slotctl(struct check_run *k)
         if (c->app_root && c->launcher)
                 strbuf_addf(&d, "; allowed_exec names the launcher in use (%s)",
                         k->release_note ? k->release_note : "");
-        add_row(k, SLOTS_CHECK_PASS, "slotctl-config", NULL, &d, NULL);
+        check_add_row(k, SLOTS_CHECK_PASS, "slotctl-config", NULL, &d, NULL);
         goto out;
 fail:
-        add_row(k, SLOTS_CHECK_FAIL, "slotctl-config", NULL, &d, &f);
+        check_add_row(k, SLOTS_CHECK_FAIL, "slotctl-config", NULL, &d, &f);
 out:
         json_decref(root);
         free(text);
@@ -532,7 +533,8 @@ void check_service_apart(struct check_run *k)
         char shared[64];
 
         if (!k->have_svc) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "service-apart", NULL, NULL, "no service account %s", k->cfg->service);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "service-apart", NULL, NULL, "no service account %s",
+                               k->cfg->service);
                 return;
         }
         snprintf(shared, sizeof(shared), "%sshared", k->cfg->prefix);
@@ -554,17 +556,17 @@ void check_service_apart(struct check_run *k)
                                                      SLOTS_DIRFIX_DELETE, "memberUid", k->cfg->service }, 1);
                         else
                                 strbuf_addf(&fix, "gpasswd -d %s %s", k->cfg->service, gr.name);
-                        add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, strbuf_str(&fix),
-                                 "the service account %s is in group %s: the service is never a slot",
-                                 k->cfg->service, gr.name);
+                        check_add_rowf(k, SLOTS_CHECK_FAIL, "service-apart", NULL, strbuf_str(&fix),
+                                       "the service account %s is in group %s: the service is never a slot",
+                                       k->cfg->service, gr.name);
                         strbuf_free(&fix);
                 }
                 slots_gr_clear(&gr);
                 if (bad)
                         return;
         }
-        add_rowf(k, SLOTS_CHECK_PASS, "service-apart", NULL, NULL, "%s is in no slot's group and not in %s",
-                 k->cfg->service, shared);
+        check_add_rowf(k, SLOTS_CHECK_PASS, "service-apart", NULL, NULL, "%s is in no slot's group and not in %s",
+                       k->cfg->service, shared);
 }
 
 /* ---- roots: the configured folders, reached with no symlink, owned by root or the service ---- */
@@ -641,13 +643,13 @@ void check_roots(struct check_run *k)
                 }
         }
         if (d.len) {
-                add_row(k, SLOTS_CHECK_FAIL, "roots", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "roots", NULL, &d, &f);
         } else {
                 strbuf_addf(&d, "%s: no symlink on the way, owned by root or the service, writable by nobody else",
                         ok.len ? strbuf_str(&ok) : "no configured folder exists");
                 if (absent.len)
                         strbuf_addf(&d, "; not looked at: %s", strbuf_str(&absent));
-                add_row(k, SLOTS_CHECK_PASS, "roots", NULL, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "roots", NULL, &d, NULL);
         }
         free(table_dir);
         strbuf_free(&d);
@@ -750,7 +752,7 @@ static void links_fail(struct check_run *k, const struct links *l, struct strbuf
                             "them)", c->service, k->group_name ? k->group_name : c->service, c->docs_root);
         else
                 strbuf_addf(f, "make the folder readable by root (or remove it), then run check again");
-        add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, d, f);
+        check_add_row(k, SLOTS_CHECK_FAIL, "hard-links", NULL, d, f);
 }
 
 /*
@@ -766,10 +768,10 @@ void check_hard_links(struct check_run *k)
         int docs;
 
         if (!c->docs_root) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s sets no docs_root", c->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "hard-links", NULL, NULL, "%s sets no docs_root", c->path);
                 return;
         }
-        docs = docs_for_walk(k, "hard-links");
+        docs = check_docs_for_walk(k, "hard-links");
         if (docs < 0)
                 return;
         for (size_t i = 0; i < c->n_shared_dirs; i++) {
@@ -799,7 +801,7 @@ void check_hard_links(struct check_run *k)
                 links_fail(k, &l, &d, &f);
         } else {
                 strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
-                add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
         }
         if (l.found.oom || l.why.oom)
                 k->err = -ENOMEM;

@@ -290,16 +290,16 @@ void check_ident_missing(struct check_run *k, const struct slotinfo *s)
         struct strbuf f = { 0 };
 
         if (!k->cfg->accounts_in_directory) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
-                         "no account %s (looked up through NSS)", s->name);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, "slots-provision creates it",
+                               "no account %s (looked up through NSS)", s->name);
                 return;
         }
         slots_dirfix_load(&f);
         strbuf_addf(&f, "; when it is loaded, this host's name service cannot reach the directory and has nothing "
                         "cached (a new host: check sssctl domain-status)");
-        add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, strbuf_str(&f),
-                 "the directory answers for no account %s (\"accounts\": \"directory\"; looked up through NSS)",
-                 s->name);
+        check_add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name, strbuf_str(&f),
+                       "the directory answers for no account %s (\"accounts\": \"directory\"; looked up through NSS)",
+                       s->name);
         strbuf_free(&f);
 }
 

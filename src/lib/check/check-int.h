@@ -8,11 +8,11 @@
 
 /* Host-wide rows (check-host.c), in the order the run calls them. */
 bool check_config(struct check_run *k);
-void resolve_service(struct check_run *k);
+void check_resolve_service(struct check_run *k);
 void check_table(struct check_run *k);
 void check_roots(struct check_run *k);
 void check_service_apart(struct check_run *k);
-void find_releases(struct check_run *k);
+void check_find_releases(struct check_run *k);
 void check_slotctl(struct check_run *k);
 void check_pending(struct check_run *k);
 void check_hard_links(struct check_run *k);  /* after collect_slots: walks the users' trees */
@@ -32,7 +32,7 @@ struct text_diff {
 };
 
 /* Fills d and returns true when a[0, alen) and b[0, blen) differ. */
-bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d);
+bool check_text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d);
 
 /*
  * Reads "sudo -l" output: each privilege line "(RUNAS) TAGS: COMMANDS" that names cmd
@@ -41,13 +41,13 @@ bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, str
  * sudo; "!slotNN" in a Runas list sets -1.  Slots not named keep their state.  Returns
  * the number of privilege lines read.
  */
-size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state);
+size_t check_sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state);
 
 /*
  * Whether sudo is there to run (check-chain.c); when it is not, adds check's row (slot may be
  * NULL), a SKIP saying why (more, may be NULL, after it) or a FAIL, and the caller stops.
  */
-bool sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more);
+bool check_sudo_missing(struct check_run *k, const char *check, const char *slot, const char *more);
 
 /* Per-slot rows (check-slot.c, check-chain.c): one row per slot each. */
 void check_account(struct check_run *k, const struct slotinfo *s);
@@ -63,8 +63,8 @@ void check_sudo_env(struct check_run *k, const struct slotinfo *s);
  * (/proc/self/status of the command), err its first stderr line, cwd where it ran.  false,
  * and no row, when r < 0 and sudo refused nothing: chain_failed_run's case.
  */
-bool sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
-                      const char *cwd);
+bool check_sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
+                            const char *cwd);
 void check_sudo_kill(struct check_run *k, const struct slotinfo *s);
 void check_chain(struct check_run *k, const struct slotinfo *s);
 void check_slice(struct check_run *k, const struct slotinfo *s); /* check-slice.c */
@@ -77,7 +77,7 @@ void check_slice(struct check_run *k, const struct slotinfo *s); /* check-slice.
 size_t check_sample(size_t n, size_t max, bool *pick);
 
 /* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
-int plan_tree_probes(struct check_run *k, struct slotinfo *s);
+int check_plan_tree_probes(struct check_run *k, struct slotinfo *s);
 
 /* The accounts of the pool's other slots: FAIL rows for the broken, one PASS row for the rest. */
 void check_other_accounts(struct check_run *k);

@@ -97,8 +97,8 @@ static int krun_wait_mark(struct krun *r, int *status)
                                        { .fd = r->c.pidfd, .events = POLLIN } };
                 int left = slots_child_left_ms(&r->c);
 
-                krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
-                krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
+                check_krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
+                check_krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
                 if (strstr(r->outbuf, KILL_MARK "\n"))
                         return 1;
                 if (left == 0)
@@ -106,8 +106,8 @@ static int krun_wait_mark(struct krun *r, int *status)
                         slots_child_deadline(&r->c, 0);
                 if (slots_child_poll(&r->c, status) != 0) {
                         r->reaped = true;
-                        krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
-                        krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
+                        check_krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
+                        check_krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
                         return 0;
                 }
                 if (left == 0)
@@ -130,7 +130,7 @@ static bool find_command(const struct kill_job *j, struct kproc *who)
 {
         const char *const argv[] = { "/bin/sh", "-c", KILL_SCRIPT, KILL_MARK, NULL };
         size_t n;
-        struct kproc *run = proc_run(getpid(), &n);
+        struct kproc *run = check_proc_run(getpid(), &n);
         bool found = false;
 
         for (size_t i = 0; i < n && !found; i++)
@@ -149,7 +149,7 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
         char err[200];
         int r;
 
-        r = krun_start(run, j->run, j->w.stage_ms, SLOTS_CHILD_GROUP);
+        r = check_krun_start(run, j->run, j->w.stage_ms, SLOTS_CHILD_GROUP);
         if (r < 0) {
                 rep->status = r;
                 return KILL_SETUP;
@@ -173,17 +173,17 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
         rep->command = rep->who.pid;
         if (rep->who.pgrp != rep->group)
                 return KILL_LEFT_GROUP;
-        r = sudo_kill(&j->w, "TERM", rep->group, j->w.stage_ms, err, sizeof(err));
+        r = check_kill_sudo(&j->w, "TERM", rep->group, j->w.stage_ms, err, sizeof(err));
         if (r != 0) {
                 rep->status = r;
                 report_err(rep, err);
                 return KILL_REFUSED;
         }
-        if (!group_ended(&j->w, rep->group, rep->who.pid, j->w.stage_ms, &who)) {
+        if (!check_group_ended(&j->w, rep->group, rep->who.pid, j->w.stage_ms, &who)) {
                 rep->who = who;
                 return KILL_OUTLIVED;
         }
-        if (run_of_slot(&j->w, rep->group, false, &who, 1)) {
+        if (check_run_of_slot(&j->w, rep->group, false, &who, 1)) {
                 rep->who = who;
                 return KILL_LEFT_BEHIND;
         }
@@ -196,18 +196,18 @@ static int kill_child(void *arg)
         struct kill_report rep = { .outcome = KILL_SETUP };
         struct krun run = { .c = { .pid = -1, .pidfd = -1 }, .out = -1, .err = -1 };
 
-        own_session(j->tty);
-        enter_start(j->start);
+        check_own_session(j->tty);
+        check_enter_start(j->start);
         /* What leaves its parent comes back to the helper, so nothing the run starts is out of sight. */
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
                 rep.status = -errno;
         else
                 rep.outcome = kill_stages(j, &run, &rep);
         if (run.c.pid > 0)
-                run_end(&j->w, &rep.left);
+                check_run_end(&j->w, &rep.left);
         /* Told before sudo is reaped: whatever keeps it, check has the report. */
         (void) !write(j->report, &rep, sizeof(rep));
-        krun_close(&run);
+        check_krun_close(&run);
         if (run.c.pid > 0 && !run.reaped)
                 slots_child_kill(&run.c);
         return 0;
@@ -215,7 +215,7 @@ static int kill_child(void *arg)
 
 /* ---- check's side: the runs, what is left, the row ---- */
 
-/* One run, with a terminal or without: run_started's result (the report's outcome when 0), rep filled. */
+/* One run, with a terminal or without: check_run_started's result (the report's outcome when 0), rep filled. */
 static int kill_once(const struct check_run *k, const struct start *st, struct kill_job *j, struct kill_report *rep)
 {
         int pipefd[2], r;
@@ -226,7 +226,7 @@ static int kill_once(const struct check_run *k, const struct start *st, struct k
                 return -errno;
         j->report = pipefd[1];
         /* Every stage, and the cleanup's kills after them. */
-        r = run_started(k, st, kill_child, j, 6 * j->w.stage_ms + 5000);
+        r = check_run_started(k, st, kill_child, j, 6 * j->w.stage_ms + 5000);
         close(pipefd[1]);
         if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
                 n = -1;
@@ -236,7 +236,7 @@ static int kill_once(const struct check_run *k, const struct start *st, struct k
         if (n != (ssize_t) sizeof(*rep))
                 return r < 0 ? r : -EIO;
         if (geteuid() == 0)
-                run_end_left(&rep->left, j->w.slot_uid);
+                check_run_end_left(&rep->left, j->w.slot_uid);
         return rep->outcome;
 }
 
@@ -269,32 +269,39 @@ static void kill_row_proc(struct check_run *k, const struct slotinfo *s, bool tt
 
         proc_said(who, sizeof(who), &rep->who);
         if (r == KILL_LEFT_GROUP)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, tty ? group_fix :
-                         "make the launcher run the command in the process group it was started in (no setsid, no "
-                         "bwrap --new-session): the executor ends a run by its process group",
-                         "as %s %s, the run's command is not in the process group the executor ends (%s; the run's "
-                         "group is %ld): %s, so the kill cannot end it; %s", svc, tty_said(tty), who, (long) rep->group,
-                         tty ? "sudo's use_pty or the launcher runs it in a session of its own" :
-                         "the launcher moved it to a group of its own", ended);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
+                        tty ? group_fix
+                            : "make the launcher run the command in the process group it was started in (no setsid, no "
+                              "bwrap --new-session): the executor ends a run by its process group",
+                        "as %s %s, the run's command is not in the process group the executor ends (%s; the run's "
+                        "group is %ld): %s, so the kill cannot end it; %s",
+                        svc, check_tty_said(tty), who, (long) rep->group,
+                        tty ? "sudo's use_pty or the launcher runs it in a session of its own"
+                            : "the launcher moved it to a group of its own",
+                        ended);
         else if (r == KILL_LEFT_BEHIND)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
-                         "make the launcher keep what it starts in the run's process group (no setsid, no daemon of "
-                         "its own): the executor's kill leaves anything else running",
-                         "as %s %s, a process the run started left the run's process group and lives on after the "
-                         "kill (%s; the run's group is %ld); %s", svc, tty_said(tty), who, (long) rep->group, ended);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
+                        "make the launcher keep what it starts in the run's process group (no setsid, no daemon of "
+                        "its own): the executor's kill leaves anything else running",
+                        "as %s %s, a process the run started left the run's process group and lives on after the "
+                        "kill (%s; the run's group is %ld); %s",
+                        svc, check_tty_said(tty), who, (long) rep->group, ended);
         else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
-                         "find why it ignores or outlives TERM (grep SigIgn /proc/PID/status): the launcher must let "
-                         "TERM end the command",
-                         "as %s %s, %s of %s outlived the TERM by %d s (%s); %s", svc, tty_said(tty),
-                         rep->who.pid == rep->command ? "the run's command" : "a process", s->name,
-                         chain_stage_ms(k, KILL_STAGE_MS) / 1000, who, ended);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
+                        "find why it ignores or outlives TERM (grep SigIgn /proc/PID/status): the launcher must let "
+                        "TERM end the command",
+                        "as %s %s, %s of %s outlived the TERM by %d s (%s); %s", svc, check_tty_said(tty),
+                        rep->who.pid == rep->command ? "the run's command" : "a process", s->name,
+                        check_chain_stage_ms(k, KILL_STAGE_MS) / 1000, who, ended);
 }
 
 /* The kill's row from kill_once's result r, for the run with tty or without. */
 static void kill_row(struct check_run *k, const struct slotinfo *s, bool tty, int r, const struct kill_report *rep)
 {
-        int stage_ms = chain_stage_ms(k, KILL_STAGE_MS);
+        int stage_ms = check_chain_stage_ms(k, KILL_STAGE_MS);
         const char *svc = k->cfg->service, *via = k->cfg->slotctl ? "sudo -> slotctl -> launcher" :
                                                                    "sudo -> launcher";
         char fix[512], st[64], ended[160] = "check ended it";
@@ -310,36 +317,42 @@ static void kill_row(struct check_run *k, const struct slotinfo *s, bool tty, in
         if (r == KILL_NOT_STARTED && rep->status == -ETIMEDOUT)
                 snprintf(st, sizeof(st), "did not start it within %d s", stage_ms / 1000);
         if (r == KILL_OK)
-                add_rowf(k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
-                         "as %s, %s ran /bin/sleep 30 as %s and ended it, with and without a terminal: sudo -n -u %s "
-                         "kill -s TERM -- -PGID ended the run's process group, nothing of it left", svc, via, s->name,
-                         s->name);
+                check_add_rowf(
+                        k, SLOTS_CHECK_PASS, "sudo-kill", s->name, NULL,
+                        "as %s, %s ran /bin/sleep 30 as %s and ended it, with and without a terminal: sudo -n -u %s "
+                        "kill -s TERM -- -PGID ended the run's process group, nothing of it left",
+                        svc, via, s->name, s->name);
         else if (r == KILL_LEFT_GROUP || r == KILL_LEFT_BEHIND || r == KILL_OUTLIVED)
                 kill_row_proc(k, s, tty, r, rep, fix, ended);
         else if (r == KILL_NOT_STARTED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
-                         "run it as the service and read the message: sudo -n -u slotNN -- [slotctl] LAUNCHER /bin/sh "
-                         "-c 'echo started; /bin/sleep 30'",
-                         "as %s %s, the run's command never started: %s %s%s%s", svc, tty_said(tty), via, st,
-                         rep->err[0] ? ": " : "", rep->err);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
+                        "run it as the service and read the message: sudo -n -u slotNN -- [slotctl] LAUNCHER /bin/sh "
+                        "-c 'echo started; /bin/sleep 30'",
+                        "as %s %s, the run's command never started: %s %s%s%s", svc, check_tty_said(tty), via, st,
+                        rep->err[0] ? ": " : "", rep->err);
         else if (r == KILL_NOT_FOUND)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
-                         "make the launcher run the command itself, as the slot (not through another service "
-                         "manager): the executor's kill must reach it",
-                         "as %s %s, the run's command said it started, yet no process of %s the run started runs it",
-                         svc, tty_said(tty), s->name);
+                check_add_rowf(
+                        k, SLOTS_CHECK_FAIL, "sudo-kill", s->name,
+                        "make the launcher run the command itself, as the slot (not through another service "
+                        "manager): the executor's kill must reach it",
+                        "as %s %s, the run's command said it started, yet no process of %s the run started runs it",
+                        svc, check_tty_said(tty), s->name);
         else if (r == KILL_REFUSED)
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
-                         "as %s %s, sudo -n -u %s kill -s TERM -- -%ld is refused: %s%s%s%s%s", svc, tty_said(tty),
-                         s->name, (long) rep->group, st, rep->err[0] ? ": " : "", rep->err,
-                         geteuid() != 0 && rep->left.n ? "; " : "", geteuid() != 0 && rep->left.n ? ended : "");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, fix,
+                               "as %s %s, sudo -n -u %s kill -s TERM -- -%ld is refused: %s%s%s%s%s", svc,
+                               check_tty_said(tty), s->name, (long) rep->group, st, rep->err[0] ? ": " : "", rep->err,
+                               geteuid() != 0 && rep->left.n ? "; " : "", geteuid() != 0 && rep->left.n ? ended : "");
         else if (r < 0 && tty && r != -EPERM && r != -ECHILD && r != -ETIMEDOUT && r != -EIO)
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
-                         "passes without a terminal; no terminal of its own for the case with one (%s)",
-                         strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-kill", s->name, NULL,
+                               "passes without a terminal; no terminal of its own for the case with one (%s)",
+                               strerror(-r));
         else
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again", "cannot run the kill: %s",
-                         r < 0 ? probe_failure(r) : r == KILL_SETUP ? strerror(-rep->status) : "no report");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-kill", s->name, "run the check again",
+                               "cannot run the kill: %s",
+                               r < 0             ? check_probe_failure(r)
+                               : r == KILL_SETUP ? strerror(-rep->status)
+                                                 : "no report");
 }
 
 void check_sudo_kill(struct check_run *k, const struct slotinfo *s)
@@ -351,14 +364,14 @@ void check_sudo_kill(struct check_run *k, const struct slotinfo *s)
         size_t a = 0;
         int r;
 
-        if (!chain_ready(k, s, "sudo-kill"))
+        if (!check_chain_ready(k, s, "sudo-kill"))
                 return;
-        launcher = chain_launcher(k);
+        launcher = check_chain_launcher(k);
         if (!launcher) {
                 k->err = -ENOMEM;
                 return;
         }
-        run_slot_of(k, s, KILL_STAGE_MS, &j.w);
+        check_run_slot_of(k, s, KILL_STAGE_MS, &j.w);
         j.run[a++] = j.w.sudo;
         j.run[a++] = "-n";
         j.run[a++] = "-u";
@@ -372,13 +385,13 @@ void check_sudo_kill(struct check_run *k, const struct slotinfo *s)
         j.run[a++] = KILL_SCRIPT;
         j.run[a++] = KILL_MARK;
         j.run[a] = NULL;
-        default_start(k, s, &st);
+        check_default_start(k, s, &st);
         r = kill_once(k, &st, &j, &rep);
         if (r == KILL_OK) {
                 j.tty = true;
                 r = kill_once(k, &st, &j, &rep);
         }
-        end_start(&st);
+        check_end_start(&st);
         kill_row(k, s, j.tty, r, &rep);
         free(launcher);
 }

@@ -16,7 +16,7 @@
 #include "check-procs.h"
 #include "child.h"
 
-bool kproc_parse(const char *buf, uid_t uid, struct kproc *p)
+bool check_kproc_parse(const char *buf, uid_t uid, struct kproc *p)
 {
         const char *open_ = strchr(buf, '('), *close_ = strrchr(buf, ')');
 
@@ -31,7 +31,7 @@ bool kproc_parse(const char *buf, uid_t uid, struct kproc *p)
 }
 
 /* Reads /proc/PID/stat (name: its folder) into p, its uid the owner of the file; false when it is gone. */
-bool proc_read(const char *name, struct kproc *p)
+bool check_proc_read(const char *name, struct kproc *p)
 {
         char path[64], buf[1024];
         struct stat st;
@@ -47,10 +47,10 @@ bool proc_read(const char *name, struct kproc *p)
         if (n <= 0)
                 return false;
         buf[n] = '\0';
-        return kproc_parse(buf, st.st_uid, p);
+        return check_kproc_parse(buf, st.st_uid, p);
 }
 
-size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out)
+size_t check_kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out)
 {
         size_t n = 0;
 
@@ -76,7 +76,7 @@ size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, stru
  * left its parent is still its own.  *n of them in a malloc'ed list, or NULL (*n 0) when none or
  * out of memory.
  */
-struct kproc *proc_run(pid_t self, size_t *n)
+struct kproc *check_proc_run(pid_t self, size_t *n)
 {
         struct kproc *all = NULL, *mine;
         size_t n_all = 0, cap = 0;
@@ -94,19 +94,19 @@ struct kproc *proc_run(pid_t self, size_t *n)
                                 break;
                         all = more;
                 }
-                if (proc_read(de->d_name, &all[n_all]))
+                if (check_proc_read(de->d_name, &all[n_all]))
                         n_all++;
         }
         if (d)
                 closedir(d);
         mine = all ? malloc((n_all ? n_all : 1) * sizeof(*mine)) : NULL;
         if (mine)
-                *n = kproc_descendants(all, n_all, self, mine);
+                *n = check_kproc_descendants(all, n_all, self, mine);
         free(all);
         return mine;
 }
 
-void krun_close(struct krun *r)
+void check_krun_close(struct krun *r)
 {
         if (r->out >= 0)
                 close(r->out);
@@ -116,7 +116,7 @@ void krun_close(struct krun *r)
 }
 
 /* Starts argv (sudo ...) with stdin /dev/null, stdout and stderr to the run's pipes: 0 or -errno. */
-int krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags)
+int check_krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags)
 {
         const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL };
         int po[2], pe[2], null, s;
@@ -143,7 +143,7 @@ int krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned
         r->out = po[0];
         r->err = pe[0];
         if (s < 0 || fcntl(r->out, F_SETFL, O_NONBLOCK) < 0 || fcntl(r->err, F_SETFL, O_NONBLOCK) < 0) {
-                krun_close(r);
+                check_krun_close(r);
                 if (s > 0)
                         slots_child_kill(&r->c);
                 return s < 0 ? s : -errno;
@@ -152,7 +152,7 @@ int krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned
 }
 
 /* Reads what is there in the pipe fd into buf (kept NUL-terminated); closes it at EOF. */
-void krun_drain(int *fd, char *buf, size_t size, size_t *len)
+void check_krun_drain(int *fd, char *buf, size_t size, size_t *len)
 {
         char tmp[512];
         ssize_t n;
@@ -174,10 +174,10 @@ void krun_drain(int *fd, char *buf, size_t size, size_t *len)
 }
 
 /* The live processes of the slot the run started, in group when in_group, else outside it (group 0: all). */
-size_t run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max)
+size_t check_run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max)
 {
         size_t n, k = 0;
-        struct kproc *run = proc_run(getpid(), &n);
+        struct kproc *run = check_proc_run(getpid(), &n);
 
         for (size_t i = 0; i < n && k < max; i++)
                 if (run[i].uid == w->slot_uid && (group == 0 || (run[i].pgrp == group) == in_group))
@@ -191,7 +191,7 @@ size_t run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct 
  * run's group (0: anywhere), for ms at most.  True when none is; else *who is one that is
  * (the command when it is among them).
  */
-bool group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who)
+bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who)
 {
         struct slots_child deadline = { .pid = -1, .pidfd = -1 };
 
@@ -199,7 +199,7 @@ bool group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, s
         for (;;) {
                 struct kproc live[16];
                 struct pollfd p[16];
-                size_t n = run_of_slot(w, group, true, live, 16);
+                size_t n = check_run_of_slot(w, group, true, live, 16);
                 int left = slots_child_left_ms(&deadline);
 
                 if (n == 0)
@@ -228,7 +228,7 @@ bool group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, s
  * sudo -n -u SLOT kill -s SIG -- -GROUP, as the executor runs it, for ms at most: its status
  * (0..255) or -errno; err its stderr.
  */
-int sudo_kill(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size)
+int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size)
 {
         char pg[32];
         const char *const argv[] = { w->sudo, "-n", "-u", w->slot, "kill", "-s", sig, "--", pg, NULL };
@@ -236,12 +236,12 @@ int sudo_kill(const struct run_slot *w, const char *sig, pid_t group, int ms, ch
         int r;
 
         snprintf(pg, sizeof(pg), "-%ld", (long) group);
-        r = krun_start(&k, argv, ms, 0);
+        r = check_krun_start(&k, argv, ms, 0);
         if (r < 0)
                 return r;
         r = slots_child_wait(&k.c);
-        krun_drain(&k.err, k.errbuf, sizeof(k.errbuf), &k.errlen);
-        krun_close(&k);
+        check_krun_drain(&k.err, k.errbuf, sizeof(k.errbuf), &k.errlen);
+        check_krun_close(&k);
         if (err)
                 snprintf(err, size, "%s", k.errbuf);
         return r;
@@ -252,12 +252,12 @@ int sudo_kill(const struct run_slot *w, const char *sig, pid_t group, int ms, ch
  * process group a process of the slot is in, all of them within one stage, and a second to
  * see them go; what still lives goes into left, for check as root to end by pidfd.
  */
-void run_end(const struct run_slot *w, struct run_left *left)
+void check_run_end(const struct run_slot *w, struct run_left *left)
 {
         struct slots_child deadline = { .pid = -1, .pidfd = -1 };
         const size_t max = sizeof(left->p) / sizeof(left->p[0]);
         struct kproc live[sizeof(left->p) / sizeof(left->p[0])];
-        size_t n = run_of_slot(w, 0, true, live, max);
+        size_t n = check_run_of_slot(w, 0, true, live, max);
 
         slots_child_deadline(&deadline, w->stage_ms);
         for (size_t i = 0; i < n; i++) {
@@ -267,11 +267,11 @@ void run_end(const struct run_slot *w, struct run_left *left)
                 for (size_t k = 0; k < i && !done; k++)
                         done = live[k].pgrp == live[i].pgrp;
                 if (!done && ms > 0)
-                        (void) sudo_kill(w, "KILL", live[i].pgrp, ms, NULL, 0);
+                        (void) check_kill_sudo(w, "KILL", live[i].pgrp, ms, NULL, 0);
         }
         if (n)
-                (void) group_ended(w, 0, 0, 1000, &live[0]);
-        n = run_of_slot(w, 0, true, live, max);
+                (void) check_group_ended(w, 0, 0, 1000, &live[0]);
+        n = check_run_of_slot(w, 0, true, live, max);
         for (size_t i = 0; i < n; i++) {
                 left->p[i].pid = live[i].pid;
                 left->p[i].start = live[i].start;
@@ -284,7 +284,7 @@ void run_end(const struct run_slot *w, struct run_left *left)
  * start time) and the slot's: the report comes from a process of the service, which must not
  * get root to end anything the service's own kill as the slot could not.
  */
-void run_end_left(const struct run_left *left, uid_t slot_uid)
+void check_run_end_left(const struct run_left *left, uid_t slot_uid)
 {
         for (unsigned i = 0; i < left->n && i < sizeof(left->p) / sizeof(left->p[0]); i++) {
                 char name[32];
@@ -292,7 +292,7 @@ void run_end_left(const struct run_left *left, uid_t slot_uid)
                 int fd = slots_pidfd_open(left->p[i].pid);
 
                 snprintf(name, sizeof(name), "%ld", (long) left->p[i].pid);
-                if (fd >= 0 && proc_read(name, &p) && p.start == left->p[i].start && p.uid == slot_uid &&
+                if (fd >= 0 && check_proc_read(name, &p) && p.start == left->p[i].start && p.uid == slot_uid &&
                     slots_pidfd_signal(fd, SIGKILL) == 0)
                         (void) poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 1000);
                 if (fd >= 0)

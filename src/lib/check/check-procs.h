@@ -19,19 +19,19 @@ struct kproc {
 };
 
 /* Reads a /proc/PID/stat line (its owner uid) into p: false when it is not one. */
-bool kproc_parse(const char *buf, uid_t uid, struct kproc *p);
+bool check_kproc_parse(const char *buf, uid_t uid, struct kproc *p);
 
 /*
  * The live processes of all (n_all of them) that descend from self, at any depth, into out
  * (room for n_all): their number.  Zombies are not live; a loop of parents ends the walk.
  */
-size_t kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out);
+size_t check_kproc_descendants(const struct kproc *all, size_t n_all, pid_t self, struct kproc *out);
 
 /* Reads /proc/PID/stat (name: its folder) into p, its uid the owner of the file; false when it is gone. */
-bool proc_read(const char *name, struct kproc *p);
+bool check_proc_read(const char *name, struct kproc *p);
 
 /* Every live process self started, at any depth (self a child subreaper): *n of them, malloc'ed; NULL when none. */
-struct kproc *proc_run(pid_t self, size_t *n);
+struct kproc *check_proc_run(pid_t self, size_t *n);
 
 /* A run of sudo with what it writes to stdout and stderr in pipes the helper reads. */
 struct krun {
@@ -42,13 +42,13 @@ struct krun {
         bool reaped;            /* its end was seen (and waited for) */
 };
 
-void krun_close(struct krun *r);
+void check_krun_close(struct krun *r);
 
 /* Starts argv (sudo ...) with stdin /dev/null, stdout and stderr to the run's pipes: 0 or -errno. */
-int krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags);
+int check_krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags);
 
 /* Reads what is there in the pipe fd into buf (kept NUL-terminated); closes it at EOF. */
-void krun_drain(int *fd, char *buf, size_t size, size_t *len);
+void check_krun_drain(int *fd, char *buf, size_t size, size_t *len);
 
 /* Whom a run of sudo is for, as its helper ends what the run left. */
 struct run_slot {
@@ -72,16 +72,16 @@ struct run_left {
  * started, at any depth, with the drop-in's KILL for each process group, within one stage;
  * left gets what still lives.
  */
-void run_end(const struct run_slot *w, struct run_left *left);
+void check_run_end(const struct run_slot *w, struct run_left *left);
 
 /* As root: ends each process of left that is still that one (its start time) and slot_uid's, by pidfd. */
-void run_end_left(const struct run_left *left, uid_t slot_uid);
+void check_run_end_left(const struct run_left *left, uid_t slot_uid);
 
 /* The live processes of the slot the run started, in group when in_group, else outside it (group 0: all). */
-size_t run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max);
+size_t check_run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max);
 
 /* Waits through pidfds until no process of the slot is left in group (0: anywhere), ms at most; else *who is one. */
-bool group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who);
+bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who);
 
 /* sudo -n -u SLOT kill -s SIG -- -GROUP for ms at most: its status (0..255) or -errno; err its stderr. */
-int sudo_kill(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size);
+int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size);

@@ -97,7 +97,7 @@ static int every_release(struct check_run *k, const char *rel, const char *cur)
  * symlink to a folder of <app_root>/releases; else every folder there (any of
  * them may be the one a deploy switches to next).
  */
-void find_releases(struct check_run *k)
+void check_find_releases(struct check_run *k)
 {
         char *rel = slots_path_join(k->cfg->app_root, "releases"), *cur = slots_path_join(k->cfg->app_root, "current");
         int r = -ENOMEM;

@@ -16,8 +16,8 @@
 
 /* ---- the rows and what they share ---- */
 
-void add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
-             const struct strbuf *detail, const struct strbuf *fix)
+void check_add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
+                   const struct strbuf *detail, const struct strbuf *fix)
 {
         if ((detail && detail->oom) || (fix && fix->oom)) {
                 k->err = -ENOMEM;
@@ -28,8 +28,8 @@ void add_row(struct check_run *k, enum slots_check_status st, const char *check,
                 k->err = -ENOMEM;
 }
 
-void add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
-              const char *fmt, ...)
+void check_add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
+                    const char *fix, const char *fmt, ...)
 {
         struct strbuf d = { 0 }, f = { 0 };
         va_list ap;
@@ -39,12 +39,12 @@ void add_rowf(struct check_run *k, enum slots_check_status st, const char *check
         va_end(ap);
         if (fix)
                 strbuf_addf(&f, "%s", fix);
-        add_row(k, st, check, slot, &d, fix ? &f : NULL);
+        check_add_row(k, st, check, slot, &d, fix ? &f : NULL);
         strbuf_free(&d);
         strbuf_free(&f);
 }
 
-void slot_lookup(struct check_run *k, struct slotinfo *s)
+void check_slot_lookup(struct check_run *k, struct slotinfo *s)
 {
         int n;
 
@@ -55,7 +55,7 @@ void slot_lookup(struct check_run *k, struct slotinfo *s)
         s->have_id = true;
 }
 
-struct slots_perm_names names_for(const struct check_run *k)
+struct slots_perm_names check_names_for(const struct check_run *k)
 {
         return (struct slots_perm_names){
                 .user = slots_perm_user_name,
@@ -64,28 +64,28 @@ struct slots_perm_names names_for(const struct check_run *k)
         };
 }
 
-int svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms)
+int check_svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
-        return run_as_id(&k->svc, fn, arg, timeout_ms);
+        return check_run_as_id(&k->svc, fn, arg, timeout_ms);
 }
 
-int probe_timeout(const struct check_run *k)
+int check_probe_timeout(const struct check_run *k)
 {
         return k->o->probe_timeout_ms > 0 ? k->o->probe_timeout_ms : PROBE_TIMEOUT_MS;
 }
 
-const char *sudo_path(const struct check_run *k)
+const char *check_sudo_path(const struct check_run *k)
 {
         return k->o->sudo ? k->o->sudo : SUDO_DEFAULT;
 }
 
 /* ---- reachability: the walk explains, the probe decides ---- */
 
-void reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
-                   const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
-                   const struct slots_perm_model *end_after, struct reach *out)
+void check_reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
+                         const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
+                         const struct slots_perm_model *end_after, struct reach *out)
 {
-        struct slots_perm_names nm = names_for(k);
+        struct slots_perm_names nm = check_names_for(k);
         bool model_denies = false;
         size_t probe_fail = SIZE_MAX;
         char fix[FIX_MAX];
@@ -117,7 +117,7 @@ void reach_explain(struct check_run *k, const struct slots_perm_path *w, const s
         }
         if (probe_r < 0) {
                 out->ok = false;
-                strbuf_addf(&out->note, "%s", probe_failure(probe_r));
+                strbuf_addf(&out->note, "%s", check_probe_failure(probe_r));
                 return;
         }
         out->ok = probe_fail == SIZE_MAX;
@@ -142,14 +142,14 @@ void reach_explain(struct check_run *k, const struct slots_perm_path *w, const s
         }
 }
 
-void reach_free(struct reach *r)
+void check_reach_free(struct reach *r)
 {
         strbuf_free(&r->why);
         strbuf_free(&r->fix);
         strbuf_free(&r->note);
 }
 
-int docs_for_walk(struct check_run *k, const char *check)
+int check_docs_for_walk(struct check_run *k, const char *check)
 {
         const struct slots_config *c = k->cfg;
         struct slots_error e;
@@ -160,7 +160,7 @@ int docs_for_walk(struct check_run *k, const char *check)
                                    k->have_svc ? k->svc.uid : (uid_t) -1, k->have_group ? k->group : (gid_t) -1,
                                    &e);
         if (docs < 0)
-                add_rowf(k, SLOTS_CHECK_SKIP, check, NULL, NULL, "%s cannot be walked: %s", c->docs_root,
-                         docs == -ENOENT ? "it does not exist" : "see the roots row");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, check, NULL, NULL, "%s cannot be walked: %s", c->docs_root,
+                               docs == -ENOENT ? "it does not exist" : "see the roots row");
         return docs < 0 ? -1 : docs;
 }

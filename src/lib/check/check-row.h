@@ -31,7 +31,7 @@ struct slotinfo {
         char *tree;             /* docs_root/<user_tree of user> */
         char *tree_shown;       /* the same as printed: <docs>/.../<user> */
         struct slots_perm_path tree_walk;
-        struct probe_plan plan; /* the run's plan, then the trees this slot probes (plan_tree_probes) */
+        struct probe_plan plan; /* the run's plan, then the trees this slot probes (check_plan_tree_probes) */
         size_t *tree_slot;      /* plan item k->plan.n + t probes the tree of slots[tree_slot[t]] */
         size_t n_tree;
         int probe_r;            /* slots_run_as result of this slot's probe */
@@ -76,7 +76,7 @@ struct check_run {
         struct slots_perm_path *private_walks;
         struct probe_plan plan;
         size_t private_first;
-        struct probe_res *res_mem;      /* every slot's probe results (probe_shared) */
+        struct probe_res *res_mem; /* every slot's probe results (check_probe_shared) */
         size_t res_size;
         char *sudo_mem;                 /* the pool's rows, SUDO_ROWS_MAX per sampled slot (selfcheck.c) */
         size_t *sudo_slots;             /* the slots with sudo_rows, as indexes into slots */
@@ -86,33 +86,33 @@ struct check_run {
 };
 
 /* A row from strbufs (k->err set once an allocation failed), or from a format. */
-void add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
-             const struct strbuf *detail, const struct strbuf *fix);
-void add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot, const char *fix,
-              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void check_add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
+                   const struct strbuf *detail, const struct strbuf *fix);
+void check_add_rowf(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
+                    const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*
  * Slot s's account (s->n and s->name set): found, pw, and its groups as the drop takes them
  * (id, groups, have_id), from the run's account map (NSS for a name the map does not list).
  */
-void slot_lookup(struct check_run *k, struct slotinfo *s);
+void check_slot_lookup(struct check_run *k, struct slotinfo *s);
 
 /* How fix lines name accounts; a file the slot must not own goes to the service. */
-struct slots_perm_names names_for(const struct check_run *k);
+struct slots_perm_names check_names_for(const struct check_run *k);
 
-/* Runs fn as the service account (see run_as_id). */
-int svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms);
-int probe_timeout(const struct check_run *k);
+/* Runs fn as the service account (see check_run_as_id). */
+int check_svc_run(const struct check_run *k, int (*fn)(void *arg), void *arg, int timeout_ms);
+int check_probe_timeout(const struct check_run *k);
 
 /* The sudo every sudo row runs, resolved here only: the options' (a test's), else /usr/bin/sudo. */
-const char *sudo_path(const struct check_run *k);
+const char *check_sudo_path(const struct check_run *k);
 
 /*
  * The docs root opened for a row that walks it (no symlink on the way, owned by
  * root or the service all the way): its fd, or -1 after a SKIP row for check
  * saying why it cannot be walked (the roots row says what is wrong with it).
  */
-int docs_for_walk(struct check_run *k, const char *check);
+int check_docs_for_walk(struct check_run *k, const char *check);
 
 /* Reachability: the walk explains, the probe decides. */
 /*
@@ -125,8 +125,7 @@ struct reach {
         struct strbuf why, fix, note;
 };
 
-void reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
-                   const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
-                   const struct slots_perm_model *end_after, struct reach *out);
-void reach_free(struct reach *r);
-
+void check_reach_explain(struct check_run *k, const struct slots_perm_path *w, const struct probe_res *res, int probe_r,
+                         const struct slots_ident *id, const char *who, unsigned want_end, const char *end_shown,
+                         const struct slots_perm_model *end_after, struct reach *out);
+void check_reach_free(struct reach *r);

@@ -90,15 +90,15 @@ static void setid_rows(struct check_run *k, const struct setid_found *f, int r, 
                 strbuf_addf(&fix, "clear the bits of each (chmod ug-s FILE): run by any account, it acts as the "
                                   "slot's next holder; release of the slot's user (or slots-admin release --slot "
                                   "SLOT for a pending one) clears them too");
-                add_row(k, SLOTS_CHECK_FAIL, "setid", NULL, &d, &fix);
+                check_add_row(k, SLOTS_CHECK_FAIL, "setid", NULL, &d, &fix);
         } else if (r < 0) {
                 strbuf_addf(&d, "a folder slots write could not be read to its end: %s: %s", e->object, e->reason);
                 strbuf_addf(&fix, "make it readable by root (a mount, a FUSE folder?), then run check again");
-                add_row(k, SLOTS_CHECK_FAIL, "setid", NULL, &d, &fix);
+                check_add_row(k, SLOTS_CHECK_FAIL, "setid", NULL, &d, &fix);
         } else {
                 strbuf_addf(&d, "no set-id file of a slot's uid or group in the slots' home, state and run "
                                 "folders, docs_root or the temp folders");
-                add_row(k, SLOTS_CHECK_PASS, "setid", NULL, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "setid", NULL, &d, NULL);
         }
         if (d.oom || fix.oom)
                 k->err = -ENOMEM;
@@ -116,7 +116,7 @@ void check_setid(struct check_run *k)
         int r;
 
         if (geteuid() != 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "setid", NULL, NULL, "needs root: reads every slot's folders");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "setid", NULL, NULL, "needs root: reads every slot's folders");
                 return;
         }
         if (pool_ids(k, &s, &uid_slot, &gid_slot) < 0) {

@@ -21,10 +21,10 @@ void check_app_private(struct check_run *k)
         int docs;
 
         if (!c->docs_root || c->n_shared_dirs == 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "app-private", NULL, NULL, "%s sets no shared folder", c->path);
                 return;
         }
-        docs = docs_for_walk(k, "app-private");
+        docs = check_docs_for_walk(k, "app-private");
         if (docs < 0)
                 return;
         if (slots_shared_app_private_find(docs, c, &a) < 0)
@@ -36,14 +36,14 @@ void check_app_private(struct check_run *k)
                 strbuf_addf(&f, "move each out of the shared folder (a browser profile or socket folder is one "
                                 "program's own state), or name it in shared_dirs to share it on purpose; "
                                 "slots-provision leaves it alone meanwhile");
-                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
         } else if (a.unread.len) {
                 strbuf_addf(&d, "a shared folder could not be read to its end: %s", strbuf_str(&a.unread));
                 strbuf_addf(&f, "make it readable by root (a mount, a FUSE folder?), then run check again");
-                add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "app-private", NULL, &d, &f);
         } else {
                 strbuf_addf(&d, "no app-private name (browser profile or socket folder) in the shared folders");
-                add_row(k, SLOTS_CHECK_PASS, "app-private", NULL, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "app-private", NULL, &d, NULL);
         }
         if (d.oom || f.oom)
                 k->err = -ENOMEM;

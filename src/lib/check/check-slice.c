@@ -105,11 +105,13 @@ static int unit_file(struct check_run *k, const struct slotinfo *s, const char *
                         slots_read_text(dirfd, unit, &how, NULL, &have, &len, &e);
         slots_close(dirfd);
         if (r < 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix, "%s: %s", e.object, e.reason);
-        else if (text_first_diff(have, len, want, strlen(want), &d)) {
-                add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix, "%s: line %zu is not what the config gives "
-                         "(\"%.*s\", the config's \"%.*s\")", path, d.line, d.a ? (int) d.alen : 0, d.a ? d.a : "",
-                         d.b ? (int) d.blen : 0, d.b ? d.b : "");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix, "%s: %s", e.object, e.reason);
+        else if (check_text_first_diff(have, len, want, strlen(want), &d)) {
+                check_add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix,
+                               "%s: line %zu is not what the config gives "
+                               "(\"%.*s\", the config's \"%.*s\")",
+                               path, d.line, d.a ? (int) d.alen : 0, d.a ? d.a : "", d.b ? (int) d.blen : 0,
+                               d.b ? d.b : "");
                 r = -EINVAL;
         }
         free(want);
@@ -135,10 +137,12 @@ static int live(struct check_run *k, const struct slotinfo *s, const char *unit,
                 if (r == -ENOENT)
                         continue;       /* a cgroup that has gone since the look above */
                 if (r < 0 || strcmp(have, want) != 0) {
-                        add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, "reload systemd (systemctl daemon-reload) "
-                                 "so that it applies the unit file", "%s: %s is \"%s\", %s=%s wants \"%s\"", unit,
-                                 live_file[i], r < 0 ? strerror(-r) : have, slots_slice_key_name(i),
-                                 slots_slice_value_format(&p->v[i], val), want);
+                        check_add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name,
+                                       "reload systemd (systemctl daemon-reload) "
+                                       "so that it applies the unit file",
+                                       "%s: %s is \"%s\", %s=%s wants \"%s\"", unit, live_file[i],
+                                       r < 0 ? strerror(-r) : have, slots_slice_key_name(i),
+                                       slots_slice_value_format(&p->v[i], val), want);
                         return -EINVAL;
                 }
         }
@@ -154,13 +158,14 @@ void check_slice(struct check_run *k, const struct slotinfo *s)
         if (!k->cfg->has_slice)
                 return;
         if (!slots_systemd_booted()) {
-                add_rowf(k, SLOTS_CHECK_SKIP, CHECK, s->name, NULL,
-                         "systemd is not PID 1: there are no slices here");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, CHECK, s->name, NULL,
+                               "systemd is not PID 1: there are no slices here");
                 return;
         }
         if (slots_slice_slot_unit(k->cfg->service, s->name, unit) < 0 ||
             slots_slice_cgroup(unit, dir, sizeof(dir)) < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, NULL, "the slice unit's name passes 255 characters");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, NULL,
+                               "the slice unit's name passes 255 characters");
                 return;
         }
         slots_config_slice_for(k->cfg, s->n, &p);
@@ -171,10 +176,10 @@ void check_slice(struct check_run *k, const struct slotinfo *s)
                 return;
         if (!s->user && slots_cgroup_populated(dir) > 0) {
                 snprintf(fix, sizeof(fix), "slots-admin release --slot %s", s->name);
-                add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix, "%s: processes run in the slice of a free slot",
-                         unit);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, CHECK, s->name, fix,
+                               "%s: processes run in the slice of a free slot", unit);
                 return;
         }
-        add_rowf(k, SLOTS_CHECK_PASS, CHECK, s->name, NULL, "%s as the config gives it%s", unit,
-                 r == 1 ? "; not active (no session)" : ", its cgroup's limits applied");
+        check_add_rowf(k, SLOTS_CHECK_PASS, CHECK, s->name, NULL, "%s as the config gives it%s", unit,
+                       r == 1 ? "; not active (no session)" : ", its cgroup's limits applied");
 }

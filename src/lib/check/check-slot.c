@@ -113,9 +113,9 @@ void check_account(struct check_run *k, const struct slotinfo *s)
                 return;
         }
         if (s->found < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name,
-                         "repair the name service (nsswitch.conf, sssd, LDAP) so that getent passwd works",
-                         "the lookup of %s failed: %s", s->name, strerror(-s->found));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "account", s->name,
+                               "repair the name service (nsswitch.conf, sssd, LDAP) so that getent passwd works",
+                               "the lookup of %s failed: %s", s->name, strerror(-s->found));
                 return;
         }
         if (asprintf(&shared_name, "%sshared", c->prefix) < 0) {
@@ -141,7 +141,7 @@ void check_account(struct check_run *k, const struct slotinfo *s)
         /* The slots of k->slots get a password-locked row of their own; the others (free, pending) not. */
         check_ident_account(k, s, s >= k->slots && s < k->slots + k->n_slots, &d, &f, &note);
         if (d.len) {
-                add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "account", s->name, &d, &f);
         } else {
                 strbuf_addf(&d, "uid %u, group %s, in %s and no other group, home %s 0700, shell %s, no "
                             "subordinate ids", (unsigned) s->pw.uid, s->name, shared_name, dir, c->shell);
@@ -149,7 +149,7 @@ void check_account(struct check_run *k, const struct slotinfo *s)
                         strbuf_addf(&d, " (uid range unknown: login.defs unreadable)");
                 if (note.len)
                         strbuf_addf(&d, " (%s)", strbuf_str(&note));
-                add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "account", s->name, &d, NULL);
         }
 out:
         strbuf_free(&note);
@@ -172,8 +172,8 @@ void check_folders(struct check_run *k, const struct slotinfo *s)
         if (s->found <= 0)
                 return;         /* the account row says why */
         if (geteuid() != 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "slot-folders", s->name, NULL,
-                         "needs root: home, state and run are the slot's own, 0700");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "slot-folders", s->name, NULL,
+                               "needs root: home, state and run are the slot's own, 0700");
                 return;
         }
         if (slots_amap_group(k->accounts, s->name, &gid) <= 0)
@@ -181,11 +181,11 @@ void check_folders(struct check_run *k, const struct slotinfo *s)
         slots_error_clear(&e);
         r = slots_check_folders(k->rootfd, k->cfg, s->name, s->pw.uid, gid, s->user != NULL, &e);
         if (r < 0)
-                add_rowf(k, SLOTS_CHECK_FAIL, "slot-folders", s->name, e.fix[0] ? e.fix : NULL, "%s: %s", e.object,
-                         e.reason);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "slot-folders", s->name, e.fix[0] ? e.fix : NULL, "%s: %s",
+                               e.object, e.reason);
         else
-                add_rowf(k, SLOTS_CHECK_PASS, "slot-folders", s->name, NULL, "home, state and run %s:%s 0700%s",
-                         s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
+                check_add_rowf(k, SLOTS_CHECK_PASS, "slot-folders", s->name, NULL, "home, state and run %s:%s 0700%s",
+                               s->name, s->name, s->user ? "" : ", empty, no ACL or xattr");
 }
 
 /* The password-locked row when the verdict finds no usable password: why not, from where pam_unix reads it. */
@@ -194,14 +194,14 @@ static void password_pass(struct check_run *k, const struct slotinfo *s, const c
         const char *entry = src == SLOTS_PW_PASSWD ? "passwd" : "shadow";
 
         if (src == SLOTS_PW_NO_SHADOW)
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
-                         "locked (the passwd field says shadow, and there is no shadow entry)");
+                check_add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
+                               "locked (the passwd field says shadow, and there is no shadow entry)");
         else if (h[0] == '!' || h[0] == '*')
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "locked (%s entry starts with %c)",
-                         entry, h[0]);
+                check_add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL,
+                               "locked (%s entry starts with %c)", entry, h[0]);
         else
-                add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
-                         entry);
+                check_add_rowf(k, SLOTS_CHECK_PASS, "password-locked", s->name, NULL, "no usable hash in the %s entry",
+                               entry);
 }
 
 void check_password(struct check_run *k, const struct slotinfo *s)
@@ -217,13 +217,14 @@ void check_password(struct check_run *k, const struct slotinfo *s)
         int r;
 
         if (s->found <= 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "password-locked", s->name, NULL, "no account %s", s->name);
                 return;
         }
         r = check_ident_pwfields(k->accounts, s->name, &pf);
         if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, "repair /etc/passwd or the name service",
-                         "cannot read the passwd entry of %s: %s", s->name, strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                               "repair /etc/passwd or the name service", "cannot read the passwd entry of %s: %s",
+                               s->name, strerror(-r));
                 slots_pwfields_clear(&pf);
                 return;
         }
@@ -231,21 +232,21 @@ void check_password(struct check_run *k, const struct slotinfo *s)
         h = slots_identity_password(&id, &src);
         /* The passwd field says shadow, and the shadow entry could not be read. */
         if (src == SLOTS_PW_UNKNOWN) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
-                         "run the check as root; repair /etc/shadow or the name service",
-                         "cannot read the shadow entry of %s: %s", s->name, strerror(-pf.shadow_err));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                               "run the check as root; repair /etc/shadow or the name service",
+                               "cannot read the shadow entry of %s: %s", s->name, strerror(-pf.shadow_err));
                 slots_pwfields_clear(&pf);
                 return;
         }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
         } else if (p->detail && h[0] && !have_lib) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
-                         "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
-                         "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
-                         src == SLOTS_PW_PASSWD ? "passwd" : "shadow", s->name);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name,
+                               "install libcrypt1 (libxcrypt), or lock the account: usermod -L",
+                               "cannot load libcrypt.so.1 to tell whether the %s entry of %s holds a usable hash",
+                               src == SLOTS_PW_PASSWD ? "passwd" : "shadow", s->name);
         } else if (p->detail) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, p->fix, "%s", p->detail);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "password-locked", s->name, p->fix, "%s", p->detail);
         } else {
                 password_pass(k, s, h ? h : "", src);
         }
@@ -264,7 +265,7 @@ void check_password(struct check_run *k, const struct slotinfo *s)
 static int runner_by_model(struct check_run *k, const struct slotinfo *s, const struct launcher *l, struct strbuf *d,
                            struct strbuf *f)
 {
-        struct slots_perm_names nm = names_for(k);
+        struct slots_perm_names nm = check_names_for(k);
         bool denied = false;
         char fix[FIX_MAX];
 
@@ -322,14 +323,14 @@ static void check_runner_svc(struct check_run *k, const struct slotinfo *s)
                 }
         }
         if (worst == 1) {
-                add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
         } else if (worst == -1) {
-                add_row(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, &d, NULL);
         } else {
                 struct strbuf t = { 0 };
                 strbuf_addf(&t, "reaches %s, by the modes and ACLs %s reads (no probe as the slot without root)",
                         strbuf_str(&pass), k->cfg->service);
-                add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
                 strbuf_free(&t);
         }
         strbuf_free(&d);
@@ -344,7 +345,7 @@ void check_runner(struct check_run *k, const struct slotinfo *s)
         bool failed = false;
 
         if (!s->have_id) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, NULL, "no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "runner-reachable", s->name, NULL, "no account %s", s->name);
                 return;
         }
         if (geteuid() != 0) {
@@ -364,8 +365,8 @@ void check_runner(struct check_run *k, const struct slotinfo *s)
                         strbuf_addf(&f, "deploy the release %s with its launcher bin/%s", l->release, c->launcher);
                         continue;
                 }
-                reach_explain(k, &l->walk, &s->res[l->first], s->probe_r, &s->id, s->name,
-                              SLOTS_PERM_R | SLOTS_PERM_X, NULL, NULL, &rr);
+                check_reach_explain(k, &l->walk, &s->res[l->first], s->probe_r, &s->id, s->name,
+                                    SLOTS_PERM_R | SLOTS_PERM_X, NULL, NULL, &rr);
                 if (!rr.ok) {
                         failed = true;
                         strbuf_sep(&d, "; ");
@@ -381,14 +382,14 @@ void check_runner(struct check_run *k, const struct slotinfo *s)
                         if (rr.note.len)
                                 strbuf_addf(&pass, "; %s", strbuf_str(&rr.note));
                 }
-                reach_free(&rr);
+                check_reach_free(&rr);
         }
         if (failed) {
-                add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "runner-reachable", s->name, &d, &f);
         } else {
                 struct strbuf t = { 0 };
                 strbuf_addf(&t, "reaches %s", strbuf_str(&pass));
-                add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "runner-reachable", s->name, &t, NULL);
                 strbuf_free(&t);
         }
         strbuf_free(&d);
@@ -425,23 +426,24 @@ static void sb_got(struct strbuf *b, unsigned got)
 void check_private(struct check_run *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
-        struct slots_perm_names nm = names_for(k);
+        struct slots_perm_names nm = check_names_for(k);
         struct strbuf d = { 0 }, f = { 0 }, notes = { 0 };
         unsigned refused = 0, absent = 0;
         char fix[FIX_MAX];
 
         if (c->n_private_paths == 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "%s lists no private_paths",
-                         c->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "%s lists no private_paths",
+                               c->path);
                 return;
         }
         if (!s->have_id) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "no account %s", s->name);
                 return;
         }
         if (s->probe_r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, "run the check again; see the detail",
-                         "as %s: %s", s->name, probe_failure(s->probe_r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name,
+                               "run the check again; see the detail", "as %s: %s", s->name,
+                               check_probe_failure(s->probe_r));
                 return;
         }
         for (size_t i = 0; i < c->n_private_paths; i++) {
@@ -483,14 +485,14 @@ void check_private(struct check_run *k, const struct slotinfo *s)
                 }
         }
         if (d.len) {
-                add_row(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name, &d, &f);
         } else {
                 strbuf_addf(&d, "%u private path%s refuse open, list, write and search", refused, refused == 1 ? "" : "s");
                 if (absent)
                         strbuf_addf(&d, "; %u do%s not exist", absent, absent == 1 ? "es" : "");
                 if (notes.len)
                         strbuf_addf(&d, "; %s", strbuf_str(&notes));
-                add_row(k, SLOTS_CHECK_PASS, "private-unreachable", s->name, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "private-unreachable", s->name, &d, NULL);
         }
         strbuf_free(&d);
         strbuf_free(&f);
@@ -517,7 +519,7 @@ static int tree_slot_add(struct slotinfo *s, size_t j)
  * probe decides).  The other trees are refused by their modes and ACLs, so a
  * pool of n users costs n probes, not n * n.  In slot order.
  */
-int plan_tree_probes(struct check_run *k, struct slotinfo *s)
+int check_plan_tree_probes(struct check_run *k, struct slotinfo *s)
 {
         size_t self = (size_t) (s - k->slots), sample = SIZE_MAX;
 
@@ -536,7 +538,7 @@ int plan_tree_probes(struct check_run *k, struct slotinfo *s)
                         continue;
                 if (j != self && j != sample && slots_perm_path_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
                         continue;
-                if (plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
+                if (check_plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -637,7 +639,7 @@ static void own_tree(struct check_run *k, const struct slotinfo *s, struct strbu
 
 void check_tree(struct check_run *k, const struct slotinfo *s)
 {
-        struct slots_perm_names nm = names_for(k);
+        struct slots_perm_names nm = check_names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
         const struct slots_perm_step *end;
         unsigned others = 0;
@@ -645,18 +647,18 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
         char fix[FIX_MAX];
 
         if (!k->cfg->docs_root) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "%s sets no docs_root", k->cfg->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "%s sets no docs_root", k->cfg->path);
                 return;
         }
         if (!s->have_id) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no account %s", s->name);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL, "no account %s", s->name);
                 return;
         }
         if (s->user)
                 own_tree(k, s, &d, &f);
         if (s->probe_r < 0) {
                 strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "as %s: %s", s->name, probe_failure(s->probe_r));
+                strbuf_addf(&d, "as %s: %s", s->name, check_probe_failure(s->probe_r));
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "run the check again; see the detail");
         }
@@ -698,16 +700,16 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
                 }
         }
         if (d.len) {
-                add_row(k, SLOTS_CHECK_FAIL, "user-tree", s->name, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "user-tree", s->name, &d, &f);
         } else if (!s->user && others == 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL,
-                         "no user is assigned: no tree to keep out of");
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "user-tree", s->name, NULL,
+                               "no user is assigned: no tree to keep out of");
         } else {
                 if (s->user)
                         strbuf_addf(&d, "%s: %s's uid by an ACL entry (and its default), nothing for its group or "
                                 "others; ", s->tree_shown, s->name);
                 strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
-                add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
+                check_add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
         }
         strbuf_free(&d);
         strbuf_free(&f);
@@ -733,7 +735,7 @@ void check_other_accounts(struct check_run *k)
                         continue;
                 }
                 slots_slot_name(n, s.name);
-                slot_lookup(k, &s);
+                check_slot_lookup(k, &s);
                 check_account(k, &s);
                 if (k->rep->n == rows + 1 && k->rep->rows[rows].status == SLOTS_CHECK_PASS) {
                         free(k->rep->rows[rows].detail);
@@ -745,7 +747,7 @@ void check_other_accounts(struct check_run *k)
                 free(s.groups);
         }
         if (fine)
-                add_rowf(k, SLOTS_CHECK_PASS, "account", NULL, NULL,
-                         "%u other slot%s of the pool (free or pending): accounts as planned", fine,
-                         fine == 1 ? "" : "s");
+                check_add_rowf(k, SLOTS_CHECK_PASS, "account", NULL, NULL,
+                               "%u other slot%s of the pool (free or pending): accounts as planned", fine,
+                               fine == 1 ? "" : "s");
 }

@@ -25,7 +25,7 @@
 #define DROPIN_MAX ((size_t) 16 << 20)
 #define DIFF_SHOWN 100          /* bytes of a differing line shown, around where it differs */
 
-bool text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d)
+bool check_text_first_diff(const char *a, size_t alen, const char *b, size_t blen, struct text_diff *d)
 {
         size_t i = 0, start = 0;
 
@@ -108,7 +108,7 @@ static void dropin_unopened(struct check_run *k, const char *path, int fd, const
                 strbuf_addf(&f, "%s%s%sslots-provision (it writes the drop-in root:root 0440 from %s), then "
                             "visudo -c", fd == -ENOENT ? "" : "rm ", fd == -ENOENT ? "" : path,
                             fd == -ENOENT ? "" : " && ", k->cfg->path);
-        add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
+        check_add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
         strbuf_free(&d);
         strbuf_free(&f);
 }
@@ -132,7 +132,7 @@ static void dropin_judge(const struct stat *st, const char *text, size_t len, co
                 strbuf_sep(f, " && ");
                 strbuf_addf(f, "chown root:root %s && chmod 0440 %s", path, path);
         }
-        if (text_first_diff(text, len, want, wlen, &diff)) {
+        if (check_text_first_diff(text, len, want, wlen, &diff)) {
                 strbuf_sep(d, "; ");
                 describe_diff(d, &diff, path);
                 strbuf_sep(f, " && ");
@@ -165,7 +165,7 @@ void check_sudoers_dropin(struct check_run *k)
         size_t wlen = 0, len = 0;
         int fd = -1, r;
 
-        if (sudo_missing(k, "sudoers-dropin", NULL, ": slots-provision writes no drop-in"))
+        if (check_sudo_missing(k, "sudoers-dropin", NULL, ": slots-provision writes no drop-in"))
                 return;
         slots_dropin_sudoers_name(c, name, sizeof(name));
         snprintf(path, sizeof(path), "%s/%s", SLOTS_SUDOERS_DIR, name);
@@ -173,8 +173,8 @@ void check_sudoers_dropin(struct check_run *k)
         want = slots_dropin_sudoers(c, &wlen, &e);
         if (!want) {
                 if (e.kind == SLOTS_ERR_INVALID)
-                        add_rowf(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL,
-                                 "fix the config (slots-provision refuses it too)", "%s: %s", e.object, e.reason);
+                        check_add_rowf(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL,
+                                       "fix the config (slots-provision refuses it too)", "%s: %s", e.object, e.reason);
                 else
                         k->err = -ENOMEM;
                 return;
@@ -182,9 +182,10 @@ void check_sudoers_dropin(struct check_run *k)
         slots_error_clear(&e);
         fd = slots_chase(AT_FDCWD, path, &how, NULL, &e);
         if (fd == -EACCES && geteuid() != 0) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudoers-dropin", NULL, NULL,
-                         "needs root: %s is root:root 0440 (check runs as %s; sudo-grants shows what sudo makes of it)",
-                         path, c->service);
+                check_add_rowf(
+                        k, SLOTS_CHECK_SKIP, "sudoers-dropin", NULL, NULL,
+                        "needs root: %s is root:root 0440 (check runs as %s; sudo-grants shows what sudo makes of it)",
+                        path, c->service);
                 goto out;
         }
         if (fd < 0) {
@@ -193,18 +194,20 @@ void check_sudoers_dropin(struct check_run *k)
         }
         r = fstat(fd, &st) < 0 ? -errno : slots_read_all(fd, DROPIN_MAX, &text, &len);
         if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, "run the check again", "cannot read %s: %s", path,
-                         strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, "run the check again", "cannot read %s: %s",
+                               path, strerror(-r));
                 goto out;
         }
         dropin_judge(&st, text, len, want, wlen, path, c->path, &d, &f);
         if (d.len) {
-                add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "sudoers-dropin", NULL, &d, &f);
                 goto out;
         }
-        add_rowf(k, SLOTS_CHECK_PASS, "sudoers-dropin", NULL, NULL,
-                 "%s: root:root 0440, one link, byte for byte what slots-provision writes from %s (every rule names "
-                 "%s to %s)", path, c->path, slots_slot_name(1, first), slots_slot_name(c->slots, last));
+        check_add_rowf(
+                k, SLOTS_CHECK_PASS, "sudoers-dropin", NULL, NULL,
+                "%s: root:root 0440, one link, byte for byte what slots-provision writes from %s (every rule names "
+                "%s to %s)",
+                path, c->path, slots_slot_name(1, first), slots_slot_name(c->slots, last));
 out:
         slots_close(fd);
         free(want);
@@ -260,7 +263,7 @@ static int command_sign(const char *s, size_t n, const char *cmd)
         return sign;
 }
 
-size_t sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state)
+size_t check_sudo_list_grants(const char *text, const char *cmd, unsigned pool, signed char *state)
 {
         const char *p = text, *line;
         size_t len, lines = 0;
@@ -339,32 +342,33 @@ static bool listing_usable(struct check_run *k, int r, char *out, size_t size, c
         const struct slots_config *c = k->cfg;
 
         if (r == -ETIMEDOUT) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
-                         "find what sudo waits for (LDAP/sssd, DNS for the host name) and make it answer",
-                         "%s did not finish within %d ms; killed", shown, LIST_TIMEOUT_MS);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
+                               "find what sudo waits for (LDAP/sssd, DNS for the host name) and make it answer",
+                               "%s did not finish within %d ms; killed", shown, LIST_TIMEOUT_MS);
                 return false;
         }
         if (r < 0) {
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, "reinstall sudo", "cannot run %s: %s", sudo,
-                         strerror(-r));
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, "reinstall sudo", "cannot run %s: %s", sudo,
+                               strerror(-r));
                 return false;
         }
         if (r != 0 && !root && strstr(out, "password is required")) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL,
-                         "sudo asks %s for a password to list its own rules (Defaults listpw); run check as root "
-                         "for this row", c->service);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL,
+                               "sudo asks %s for a password to list its own rules (Defaults listpw); run check as root "
+                               "for this row",
+                               c->service);
                 return false;
         }
         if (r != 0) {
                 out[strcspn(out, "\n")] = '\0';
-                add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
-                         "visudo -c names a file sudo cannot use; slots-provision rewrites its drop-in",
-                         "%s exits %d%s%s", shown, r, out[0] ? ": " : "", out);
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL,
+                               "visudo -c names a file sudo cannot use; slots-provision rewrites its drop-in",
+                               "%s exits %d%s%s", shown, r, out[0] ? ": " : "", out);
                 return false;
         }
         if (strlen(out) >= size - 1) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "%s printed more than %zu bytes", shown,
-                         size - 1);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "%s printed more than %zu bytes", shown,
+                               size - 1);
                 return false;
         }
         return true;
@@ -413,7 +417,7 @@ static void describe_missing(struct strbuf *d, const struct slots_config *c, con
 void check_sudo_grants(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
-        const char *sudo = sudo_path(k);
+        const char *sudo = check_sudo_path(k);
         bool root = geteuid() == 0;
         const char *const argv_root[] = { sudo, "-n", "-l", "-U", c->service, NULL };
         const char *const argv_svc[] = { sudo, "-n", "-l", NULL };
@@ -426,10 +430,10 @@ void check_sudo_grants(struct check_run *k)
         struct strbuf d = { 0 }, f = { 0 };
         int r;
 
-        if (sudo_missing(k, "sudo-grants", NULL, NULL))
+        if (check_sudo_missing(k, "sudo-grants", NULL, NULL))
                 return;
         if (!k->have_svc) {
-                add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "no service account %s", c->service);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, "sudo-grants", NULL, NULL, "no service account %s", c->service);
                 return;
         }
         if (c->app_root && c->launcher) {
@@ -455,7 +459,7 @@ void check_sudo_grants(struct check_run *k)
         /* Each slot's commands not granted, as bits; the slots with the same bits make one clause. */
         for (size_t i = 0; i < n_cmds; i++) {
                 memset(state, 0, (size_t) c->slots + 1);
-                if (sudo_list_grants(out, cmds[i], c->slots, state) == 0) {
+                if (check_sudo_list_grants(out, cmds[i], c->slots, state) == 0) {
                         /* No privilege as another account: sudo's own sentence may say so ("User ... is not allowed"). */
                         const char *p = strstr(out, "not allowed"), *from = p;
 
@@ -474,13 +478,15 @@ void check_sudo_grants(struct check_run *k)
                 strbuf_addf(&f, "slots-provision (it rewrites %s/%s), then look for a rule in another sudoers file "
                             "that takes it back: %s", SLOTS_SUDOERS_DIR, slots_dropin_sudoers_name(c, name,
                             sizeof(name)), root ? listing_root : "sudo -l");
-                add_row(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, &d, &f);
+                check_add_row(k, SLOTS_CHECK_FAIL, "sudo-grants", NULL, &d, &f);
                 goto out;
         }
-        add_rowf(k, SLOTS_CHECK_PASS, "sudo-grants", NULL, NULL,
-                 "%s: sudo reads its rules and lets %s run /usr/bin/true, /usr/bin/kill%s%s as each of the %u slots of "
-                 "the pool (%s to %s)", shown, c->service, n_cmds > 2 ? " and " : "", n_cmds > 2 ? cmds[2] : "",
-                 c->slots, slots_slot_name(1, first), slots_slot_name(c->slots, last));
+        check_add_rowf(
+                k, SLOTS_CHECK_PASS, "sudo-grants", NULL, NULL,
+                "%s: sudo reads its rules and lets %s run /usr/bin/true, /usr/bin/kill%s%s as each of the %u slots of "
+                "the pool (%s to %s)",
+                shown, c->service, n_cmds > 2 ? " and " : "", n_cmds > 2 ? cmds[2] : "", c->slots,
+                slots_slot_name(1, first), slots_slot_name(c->slots, last));
 out:
         free(out);
         free(run);

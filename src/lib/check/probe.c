@@ -22,7 +22,7 @@
 #include "privdrop.h"
 #include "probe.h"
 
-int plan_add(struct probe_plan *p, const char *path, enum probe_op op)
+int check_plan_add(struct probe_plan *p, const char *path, enum probe_op op)
 {
         if (p->n == p->cap) {
                 size_t cap = p->cap ? p->cap * 2 : 32;
@@ -152,7 +152,7 @@ static int probe_child(void *arg)
  * Runs fn in a child as id: dropped from root, or as is when check already runs
  * as that account (the service; it cannot set its groups then).  -EPERM otherwise.
  */
-int run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
+int check_run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms)
 {
         if (geteuid() == 0)
                 return slots_run_as(id, fn, arg, timeout_ms);
@@ -166,8 +166,8 @@ int run_as_id(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int
  * the child never reached keeps got == 0 (no GOT_DONE).  Returns the
  * slots_run_as result: 0, or -errno (-ETIMEDOUT, -EPERM: the drop failed).
  */
-int run_probes(const struct slots_ident *id, const struct probe_plan *plan, size_t first, size_t n,
-               struct probe_res *out, int timeout_ms)
+int check_run_probes(const struct slots_ident *id, const struct probe_plan *plan, size_t first, size_t n,
+                     struct probe_res *out, int timeout_ms)
 {
         struct probe_job j = { .plan = plan, .first = first, .n = n };
         size_t size = (n ? n : 1) * sizeof(struct probe_res);
@@ -179,13 +179,13 @@ int run_probes(const struct slots_ident *id, const struct probe_plan *plan, size
         memset(j.res, 0, size);
         /* A slot's own kill(-1) loop cannot end a probe that keeps real and saved uid 0. */
         r = id->uid && geteuid() == 0 ? slots_run_as_unkillable(id, probe_child, &j, timeout_ms)
-                                       : run_as_id(id, probe_child, &j, timeout_ms);
+                                      : check_run_as_id(id, probe_child, &j, timeout_ms);
         memcpy(out, j.res, n * sizeof(*out));
         munmap(j.res, size);
         return r;
 }
 
-const char *probe_failure(int r)
+const char *check_probe_failure(int r)
 {
         switch (r) {
         case -ETIMEDOUT:
@@ -199,20 +199,20 @@ const char *probe_failure(int r)
         }
 }
 
-void *probe_shared(size_t size)
+void *check_probe_shared(size_t size)
 {
         void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
         return p == MAP_FAILED ? NULL : p;
 }
 
-void probe_shared_free(void *p, size_t size)
+void check_probe_shared_free(void *p, size_t size)
 {
         if (p)
                 munmap(p, size ? size : 1);
 }
 
-unsigned probe_pool_width(void)
+unsigned check_probe_pool_width(void)
 {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -225,7 +225,7 @@ struct pool_child {
         size_t i;
 };
 
-int probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status)
+int check_probe_pool(size_t n, unsigned width, int deadline_ms, int (*fn)(void *arg, size_t i), void *arg, int *status)
 {
         struct pool_child *run;
         size_t next = 0, running = 0;
@@ -328,14 +328,14 @@ static bool req_decode(const char *msg, size_t len, struct req_hdr *h, struct sl
         for (uint32_t i = 0; i < h->n; i++) {
                 const char *nul = memchr(p, '\0', (size_t) (end - p));
 
-                if (!nul || (unsigned char) ops[i] > PROBE_LIST || plan_add(plan, p, (enum probe_op) ops[i]) < 0)
+                if (!nul || (unsigned char) ops[i] > PROBE_LIST || check_plan_add(plan, p, (enum probe_op) ops[i]) < 0)
                         return false;
                 p = nul + 1;
         }
         return p == end;
 }
 
-/* A lane: one request at a time, run_probes, the reply; until the caller closes its end. */
+/* A lane: one request at a time, check_run_probes, the reply; until the caller closes its end. */
 static void lane_run(int fd, size_t msg_max)
 {
         char *msg = malloc(msg_max + 1);
@@ -377,8 +377,8 @@ static void lane_run(int fd, size_t msg_max)
                 }
                 if (rh.r == 0) {
                         memset(rep + sizeof(rh), 0, rh.n * sizeof(struct probe_res));
-                        rh.r = run_probes(&id, &plan, 0, plan.n, (struct probe_res *) (void *) (rep + sizeof(rh)),
-                                          h.timeout_ms);
+                        rh.r = check_run_probes(&id, &plan, 0, plan.n, (struct probe_res *) (void *) (rep + sizeof(rh)),
+                                                h.timeout_ms);
                 }
                 memcpy(rep, &rh, sizeof(rh));
                 while ((len = send(fd, rep, size, MSG_NOSIGNAL)) < 0 && errno == EINTR)
@@ -425,7 +425,7 @@ __attribute__((noreturn)) static void server_main(int fd, unsigned width, size_t
         slots_exit_child(0);
 }
 
-int probe_server_start(struct probe_server *s, unsigned width)
+int check_probe_server_start(struct probe_server *s, unsigned width)
 {
         int sv[2], want = 4 << 20, got[2] = { 0, 0 };
         pid_t caller = getpid();
@@ -565,7 +565,7 @@ static bool server_send(struct probe_server *s, struct probe_task *t, unsigned c
         return true;
 }
 
-int probe_server_run(struct probe_server *s, struct probe_task *t, size_t n, int timeout_ms)
+int check_probe_server_run(struct probe_server *s, struct probe_task *t, size_t n, int timeout_ms)
 {
         unsigned char *st;
         char *buf;
@@ -618,12 +618,12 @@ int probe_server_run(struct probe_server *s, struct probe_task *t, size_t n, int
         }
         for (size_t i = 0; i < n; i++)
                 if (st[i] == T_LOCAL)
-                        t[i].r = run_probes(t[i].id, t[i].plan, 0, t[i].plan->n, t[i].res, timeout_ms);
+                        t[i].r = check_run_probes(t[i].id, t[i].plan, 0, t[i].plan->n, t[i].res, timeout_ms);
         free(st);
         return 0;
 }
 
-void probe_server_stop(struct probe_server *s)
+void check_probe_server_stop(struct probe_server *s)
 {
         if (!s->c.pid)
                 return;

@@ -25,7 +25,7 @@ static int add_slot(struct check_run *k, unsigned n, const char *user)
         s->n = n;
         slots_slot_name(n, s->name);
         s->user = user;
-        slot_lookup(k, s);
+        check_slot_lookup(k, s);
         if (user && k->cfg->docs_root) {
                 char *rel = slots_config_user_tree(k->cfg, user), *shown = slots_config_user_tree(k->cfg, "<user>");
 
@@ -149,12 +149,12 @@ static int pick_sudo_slots(struct check_run *k)
                     "what those rows run is the same for every slot but its name, and sudoers-dropin and sudo-grants "
                     "check each slot's name in sudo's rules", n_assigned, SUDO_SAMPLE - 2,
                     n_own ? ", and each slot with limits of its own (pam_slots opens its sudo session with them)" : "");
-        add_row(k, SLOTS_CHECK_SKIP, "sudo-sample", NULL, &d, NULL);
+        check_add_row(k, SLOTS_CHECK_SKIP, "sudo-sample", NULL, &d, NULL);
         strbuf_free(&d);
         return 0;
 }
 
-/* One plan for all slots: the folders to each launcher, the private paths (the trees: plan_tree_probes). */
+/* One plan for all slots: the folders to each launcher, the private paths (the trees: check_plan_tree_probes). */
 static int build_plan(struct check_run *k)
 {
         const struct slots_config *c = k->cfg;
@@ -170,8 +170,8 @@ static int build_plan(struct check_run *k)
                 for (size_t j = 0; j < l->walk.n; j++) {
                         const struct slots_perm_step *s = &l->walk.steps[j];
                         /* The launcher itself by its configured path: exec follows the same links. */
-                        if (plan_add(&k->plan, s->traverse ? s->path : l->path,
-                                     s->traverse ? PROBE_SEARCH : PROBE_EXEC) < 0)
+                        if (check_plan_add(&k->plan, s->traverse ? s->path : l->path,
+                                           s->traverse ? PROBE_SEARCH : PROBE_EXEC) < 0)
                                 return -ENOMEM;
                 }
         }
@@ -181,7 +181,7 @@ static int build_plan(struct check_run *k)
                 return -ENOMEM;
         for (size_t i = 0; i < c->n_private_paths; i++) {
                 if (slots_perm_path_read(c->private_paths[i], &k->private_walks[i]) < 0 ||
-                    plan_add(&k->plan, c->private_paths[i], PROBE_PRIVATE) < 0)
+                    check_plan_add(&k->plan, c->private_paths[i], PROBE_PRIVATE) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -195,7 +195,7 @@ static int slot_probe_task(void *arg, size_t i)
         int *probe_r = (int *) (k->res_mem + k->res_size / sizeof(*k->res_mem));
 
         if (s->have_id)
-                probe_r[i] = run_probes(&s->id, &s->plan, 0, s->plan.n, s->res, probe_timeout(k));
+                probe_r[i] = check_run_probes(&s->id, &s->plan, 0, s->plan.n, s->res, check_probe_timeout(k));
         return 0;
 }
 
@@ -216,20 +216,20 @@ static bool probes_by_server(struct check_run *k, struct probe_server *srv)
                 if (s->have_id)
                         t[i] = (struct probe_task) { .id = &s->id, .plan = &s->plan, .res = s->res };
         }
-        ran = probe_server_run(srv, t, k->n_slots, probe_timeout(k)) == 0;
+        ran = check_probe_server_run(srv, t, k->n_slots, check_probe_timeout(k)) == 0;
         for (size_t i = 0; ran && i < k->n_slots; i++)
                 if (k->slots[i].have_id)
                         k->slots[i].probe_r = t[i].r;
         free(t);
         /* Done with it: its lanes leave now, before the run forks children that would keep its socket. */
-        probe_server_stop(srv);
+        check_probe_server_stop(srv);
         return ran;
 }
 
 /*
- * Each slot's probes: the run's plan and the trees plan_tree_probes picks.
+ * Each slot's probes: the run's plan and the trees check_plan_tree_probes picks.
  * Through the fork server when it runs (srv, started before the slots' data
- * was built), else in a pool of children of the run (probe_pool_width() at
+ * was built), else in a pool of children of the run (check_probe_pool_width() at
  * once, each with its deadline).
  */
 static void run_slot_probes(struct check_run *k, struct probe_server *srv)
@@ -245,15 +245,15 @@ static void run_slot_probes(struct check_run *k, struct probe_server *srv)
                         continue;
                 }
                 for (size_t j = 0; j < k->plan.n; j++)
-                        if (plan_add(&s->plan, k->plan.paths[j], k->plan.ops[j]) < 0)
+                        if (check_plan_add(&s->plan, k->plan.paths[j], k->plan.ops[j]) < 0)
                                 goto nomem;
-                if (plan_tree_probes(k, s) < 0)
+                if (check_plan_tree_probes(k, s) < 0)
                         goto nomem;
                 total += s->plan.n;
         }
         /* The results, then one probe_r per slot (res_size counts the results only). */
         k->res_size = total * sizeof(*k->res_mem);
-        k->res_mem = probe_shared(k->res_size + (k->n_slots + 1) * sizeof(int));
+        k->res_mem = check_probe_shared(k->res_size + (k->n_slots + 1) * sizeof(int));
         status = calloc(k->n_slots + 1, sizeof(*status));
         if (!k->res_mem || !status)
                 goto nomem;
@@ -271,7 +271,8 @@ static void run_slot_probes(struct check_run *k, struct probe_server *srv)
                 free(status);
                 return;
         }
-        (void) probe_pool(k->n_slots, probe_pool_width(), probe_timeout(k) + 5000, slot_probe_task, k, status);
+        (void) check_probe_pool(k->n_slots, check_probe_pool_width(), check_probe_timeout(k) + 5000, slot_probe_task, k,
+                                status);
         for (size_t i = 0; i < k->n_slots; i++) {
                 struct slotinfo *s = &k->slots[i];
 
@@ -313,10 +314,10 @@ static void ctx_free(struct check_run *k)
         free(k->private_walks);
         free(k->plan.paths);
         free(k->plan.ops);
-        probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
+        check_probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
         free(k->sudo_slots);
         if (k->res_mem)
-                probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
+                check_probe_shared_free(k->res_mem, k->res_size + (k->n_slots + 1) * sizeof(int));
         free(k->release_note);
         slots_procs_table_free(k->procs);
         slots_accountmap_free(k->accounts);
@@ -358,7 +359,7 @@ static const struct slot_check {
 
 /*
  * The rows of the NEEDS_SUDO checks are made ahead, in a pool of children (one
- * per sampled slot, probe_pool_width() at once; each sudo run inside keeps its own
+ * per sampled slot, check_probe_pool_width() at once; each sudo run inside keeps its own
  * deadline), and handed back through shared memory: a record per row, in the
  * order the child made them.  The run then adds them where the table puts
  * them, so the report reads as if they ran one after another.  A slot whose
@@ -452,14 +453,14 @@ static void run_sudo_rows(struct check_run *k, bool root)
         if (!any || k->n_sudo == 0)
                 return;
         status = calloc(k->n_sudo, sizeof(*status));
-        k->sudo_mem = probe_shared(k->n_sudo * SUDO_ROWS_MAX);
+        k->sudo_mem = check_probe_shared(k->n_sudo * SUDO_ROWS_MAX);
         if (!status || !k->sudo_mem) {
-                probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
+                check_probe_shared_free(k->sudo_mem, k->n_sudo * SUDO_ROWS_MAX);
                 k->sudo_mem = NULL;
                 free(status);
                 return;
         }
-        (void) probe_pool(k->n_sudo, probe_pool_width(), 0, sudo_task, k, status);
+        (void) check_probe_pool(k->n_sudo, check_probe_pool_width(), 0, sudo_task, k, status);
         free(status);
 }
 
@@ -504,22 +505,24 @@ static bool slot_check_skipped(struct check_run *k, const struct slot_check *c, 
 {
         if ((c->needs & NEEDS_ROOT) && !root) {
                 for (size_t i = 0; i < k->n_slots; i++)
-                        add_rowf(k, SLOTS_CHECK_SKIP, c->row, k->slots[i].name, NULL, "%s (check runs as %s)",
-                                 c->root_why, k->cfg->service);
+                        check_add_rowf(k, SLOTS_CHECK_SKIP, c->row, k->slots[i].name, NULL, "%s (check runs as %s)",
+                                       c->root_why, k->cfg->service);
                 return true;
         }
         if (!(c->needs & NEEDS_RELEASE))
                 return false;
         if (!(k->cfg->app_root && k->cfg->launcher)) {
-                add_rowf(k, SLOTS_CHECK_SKIP, c->row, NULL, NULL, "%s sets no app_root and launcher", k->cfg->path);
+                check_add_rowf(k, SLOTS_CHECK_SKIP, c->row, NULL, NULL, "%s sets no app_root and launcher",
+                               k->cfg->path);
                 return true;
         }
         if (k->n_launchers == 0) {
                 char fix[4200];
                 snprintf(fix, sizeof(fix), "deploy a release: %s/releases/<release>/bin/%s", k->cfg->app_root,
                          k->cfg->launcher);
-                add_rowf(k, SLOTS_CHECK_FAIL, c->row, NULL, fix, "no release in %s/releases%s%s", k->cfg->app_root,
-                         k->releases_missing ? ": " : "", k->releases_missing ? "the folder cannot be read" : "");
+                check_add_rowf(k, SLOTS_CHECK_FAIL, c->row, NULL, fix, "no release in %s/releases%s%s",
+                               k->cfg->app_root, k->releases_missing ? ": " : "",
+                               k->releases_missing ? "the folder cannot be read" : "");
                 return true;
         }
         return false;
@@ -536,15 +539,16 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 goto out;
         /* While the run is small: the slots' probes fork from it, not from the run grown by the pool's data. */
         if (root)
-                (void) probe_server_start(&srv, probe_pool_width());
+                (void) check_probe_server_start(&srv, check_probe_pool_width());
         k.rootfd = slots_root_open(NULL);
         if (k.rootfd < 0) {
                 /* Every row below looks through it: none can run. */
-                add_rowf(&k, SLOTS_CHECK_FAIL, "roots", NULL, "see why / cannot be opened, then run the check again",
-                         "/: cannot open: %s", strerror(-k.rootfd));
+                check_add_rowf(&k, SLOTS_CHECK_FAIL, "roots", NULL,
+                               "see why / cannot be opened, then run the check again", "/: cannot open: %s",
+                               strerror(-k.rootfd));
                 goto out;
         }
-        resolve_service(&k);
+        check_resolve_service(&k);
         if (k.err)
                 goto out;
         if (!root && (!k.have_svc || geteuid() != k.svc.uid)) {
@@ -555,7 +559,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         check_roots(&k);
         check_service_apart(&k);
         if (k.cfg->app_root && k.cfg->launcher)
-                find_releases(&k);
+                check_find_releases(&k);
         check_slotctl(&k);
         check_pending(&k);
         /* Every slot's account, groups and password from one read of each database. */
@@ -579,7 +583,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 probes |= root && (per_slot[c].needs & NEEDS_PROBE);
         if (probes)
                 run_slot_probes(&k, &srv);
-        probe_server_stop(&srv);
+        check_probe_server_stop(&srv);
         if (k.err)
                 goto out;
         run_sudo_rows(&k, root);
@@ -596,10 +600,10 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         }
         check_other_accounts(&k);
         if (k.n_slots == 0)
-                add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
-                         "no slot to check: none is assigned and no test slot is free");
+                check_add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
+                               "no slot to check: none is assigned and no test slot is free");
 out:
-        probe_server_stop(&srv);
+        check_probe_server_stop(&srv);
         ctx_free(&k);
         if (k.err) {
                 slots_check_report_free(rep);

@@ -17,7 +17,7 @@
 #include "check-int.h"
 #include "unit.h"
 
-/* text_first_diff(found, want): the line and column of the first difference, and each text's line there. */
+/* check_text_first_diff(found, want): the line and column of the first difference, and each text's line there. */
 static const struct {
         const char *what, *found, *want;
         bool differs;
@@ -45,8 +45,8 @@ static void test_first_diff(void **state)
         (void) state;
         for (size_t i = 0; i < N_ELEM(diffs); i++) {
                 struct text_diff d;
-                bool r = text_first_diff(diffs[i].found, strlen(diffs[i].found), diffs[i].want, strlen(diffs[i].want),
-                                         &d);
+                bool r = check_text_first_diff(diffs[i].found, strlen(diffs[i].found), diffs[i].want,
+                                               strlen(diffs[i].want), &d);
 
                 if (r != diffs[i].differs) {
                         ROW_FAIL("%s: differs %d, want %d", diffs[i].what, r, diffs[i].differs);
@@ -83,7 +83,7 @@ static void test_first_diff(void **state)
 #define DENY "    (svc : ALL) !/usr/bin/true \"\", !/usr/bin/kill ^-s [A-Z0-9]+ -- -([2-9]|[1-9][0-9]+)$, " \
         "!/srv/app/releases/*/bin/run\n"
 
-/* sudo_list_grants(text, cmd, pool 4): each slot's state, "+" granted, "-" taken away, "." not named. */
+/* check_sudo_list_grants(text, cmd, pool 4): each slot's state, "+" granted, "-" taken away, "." not named. */
 static const struct {
         const char *what, *text, *cmd;
         const char *states;             /* slot01..slot04 */
@@ -135,7 +135,7 @@ static void test_list_grants(void **state)
         for (size_t i = 0; i < N_ELEM(grants); i++) {
                 signed char st[5] = { 0 };
                 char got[5];
-                size_t lines = sudo_list_grants(grants[i].text, grants[i].cmd, 4, st);
+                size_t lines = check_sudo_list_grants(grants[i].text, grants[i].cmd, 4, st);
 
                 for (int n = 1; n <= 4; n++)
                         got[n - 1] = st[n] > 0 ? '+' : st[n] < 0 ? '-' : '.';
@@ -147,7 +147,7 @@ static void test_list_grants(void **state)
         assert_int_equal(failures, 0);
 }
 
-/* kproc_parse: a command name holds anything, ')' and newlines too; the fields after its last ')'. */
+/* check_kproc_parse: a command name holds anything, ')' and newlines too; the fields after its last ')'. */
 static void test_kproc_parse(void **state)
 {
         static const struct {
@@ -175,7 +175,7 @@ static void test_kproc_parse(void **state)
         (void) state;
         for (size_t i = 0; i < N_ELEM(rows); i++) {
                 struct kproc p;
-                bool ok = kproc_parse(rows[i].line, 7100, &p);
+                bool ok = check_kproc_parse(rows[i].line, 7100, &p);
 
                 if (ok != rows[i].ok)
                         ROW_FAIL("%s: %d, want %d", rows[i].what, ok, rows[i].ok);
@@ -189,7 +189,7 @@ static void test_kproc_parse(void **state)
                 fail_msg("%d rows failed", failures);
 }
 
-/* kproc_descendants: what self started at any depth (orphans come back to it), no zombie, no loop. */
+/* check_kproc_descendants: what self started at any depth (orphans come back to it), no zombie, no loop. */
 static void test_kproc_descendants(void **state)
 {
         /* pid, ppid, state */
@@ -218,7 +218,7 @@ static void test_kproc_descendants(void **state)
                 for (size_t j = 0; j < rows[i].n; j++)
                         all[j] = (struct kproc){ .pid = rows[i].procs[j][0], .ppid = rows[i].procs[j][1],
                                                  .state = (char) rows[i].procs[j][2] };
-                n = kproc_descendants(all, rows[i].n, 10, out);
+                n = check_kproc_descendants(all, rows[i].n, 10, out);
                 for (size_t j = 0; j < n; j++)
                         snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", j ? " " : "", (int) out[j].pid);
                 if (strcmp(got, rows[i].want) != 0)

@@ -1,8 +1,8 @@
 /*
  * probe.c's outcomes as tables: each kind of probe against files and folders the account can
- * and cannot use (what it got, and the errno of the first refusal); run_as_id as the account
+ * and cannot use (what it got, and the errno of the first refusal); check_run_as_id as the account
  * itself (its status, a child past its deadline, a child killed by a signal, another account
- * refused); the words for a probe's failure; and probe_pool: its order (each task's status at
+ * refused); the words for a probe's failure; and check_probe_pool: its order (each task's status at
  * its own index), statuses clamped to 0..125, a task killed by a signal, a task past its
  * deadline killed together with the process it started, width 0 as 1; and the fork server:
  * the same probes through its lanes at several widths, a task too large for a message run by
@@ -75,7 +75,7 @@ static int teardown(void **state)
         return system(cmd) == 0 ? 0 : -1;
 }
 
-/* ---- run_probes: each kind of probe, as nobody ---- */
+/* ---- check_run_probes: each kind of probe, as nobody ---- */
 
 static const struct {
         const char *name;               /* below dir */
@@ -117,10 +117,10 @@ static void test_probes(void **state)
         for (size_t k = 0; k < 3; k++)
                 for (size_t i = 0; i < N_ELEM(probes); i++) {
                         snprintf(paths[i], sizeof(paths[i]), "%s/%s", dir, probes[i].name);
-                        assert_int_equal(plan_add(&plan, paths[i], probes[i].op), 0);
+                        assert_int_equal(check_plan_add(&plan, paths[i], probes[i].op), 0);
                 }
         assert_int_equal(plan.n, N_ELEM(probes) * 3);
-        assert_int_equal(run_probes(&nobody, &plan, 0, plan.n, res, 10000), 0);
+        assert_int_equal(check_run_probes(&nobody, &plan, 0, plan.n, res, 10000), 0);
         for (size_t i = 0; i < plan.n; i++) {
                 const size_t r = i % N_ELEM(probes);
 
@@ -130,12 +130,12 @@ static void test_probes(void **state)
         }
         /* A part of the plan, and none of it. */
         memset(res, 0, sizeof(res));
-        assert_int_equal(run_probes(&nobody, &plan, 5, 1, res, 10000), 0);
+        assert_int_equal(check_run_probes(&nobody, &plan, 5, 1, res, 10000), 0);
         assert_int_equal(res[0].got, GOT_DONE | GOT_READ | GOT_OPEN);
-        assert_int_equal(run_probes(&nobody, &plan, 0, 0, res, 10000), 0);
+        assert_int_equal(check_run_probes(&nobody, &plan, 0, 0, res, 10000), 0);
         /* As root the same probes get through everywhere. */
         memset(res, 0, sizeof(res));
-        assert_int_equal(run_probes(&(struct slots_ident) { .uid = 0, .gid = 0 }, &plan, 1, 1, res, 10000), 0);
+        assert_int_equal(check_run_probes(&(struct slots_ident){ .uid = 0, .gid = 0 }, &plan, 1, 1, res, 10000), 0);
         assert_int_equal(res[0].got, GOT_DONE | GOT_SEARCH);
         free(plan.paths);
         free(plan.ops);
@@ -143,7 +143,7 @@ static void test_probes(void **state)
                 fail_msg("%d failures", failures);
 }
 
-/* ---- run_as_id as the account itself (check run by the service) ---- */
+/* ---- check_run_as_id as the account itself (check run by the service) ---- */
 
 static int ret_seven(void *arg)
 {
@@ -200,8 +200,9 @@ static void test_run_as_self(void **state)
                         if (geteuid() == 0 && (setgid(NOBODY) < 0 || setuid(NOBODY) < 0))
                                 _exit(200);
                         me = geteuid();
-                        r = run_as_id(&(struct slots_ident) { .uid = rows[i].other ? me + 1 : me, .gid = getegid() },
-                                      rows[i].fn, NULL, 300);
+                        r = check_run_as_id(
+                                &(struct slots_ident){ .uid = rows[i].other ? me + 1 : me, .gid = getegid() },
+                                rows[i].fn, NULL, 300);
                         _exit(r < 0 ? 128 - r : r);
                 }
                 assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -219,13 +220,14 @@ static void test_run_as_self(void **state)
 static void test_failure_words(void **state)
 {
         (void) state;
-        assert_string_equal(probe_failure(-ETIMEDOUT), "the probe did not finish in time (a hung network file system?)");
-        assert_string_equal(probe_failure(-EPERM), "the probe could not drop to the account's groups and uid");
-        assert_string_equal(probe_failure(-ECHILD), "the probe died from a signal");
-        assert_string_equal(probe_failure(-ENOENT), strerror(ENOENT));
+        assert_string_equal(check_probe_failure(-ETIMEDOUT),
+                            "the probe did not finish in time (a hung network file system?)");
+        assert_string_equal(check_probe_failure(-EPERM), "the probe could not drop to the account's groups and uid");
+        assert_string_equal(check_probe_failure(-ECHILD), "the probe died from a signal");
+        assert_string_equal(check_probe_failure(-ENOENT), strerror(ENOENT));
 }
 
-/* ---- probe_pool ---- */
+/* ---- check_probe_pool ---- */
 
 static int *seen;               /* shared: each task writes its index + 1 at its own place */
 
@@ -253,7 +255,7 @@ static void test_pool_order(void **state)
         int failures = 0;
 
         (void) state;
-        seen = probe_shared(n * sizeof(int));
+        seen = check_probe_shared(n * sizeof(int));
         assert_non_null(seen);
         for (size_t w = 0; w < N_ELEM(widths); w++) {
                 int status[23];
@@ -261,7 +263,7 @@ static void test_pool_order(void **state)
                 memset(seen, 0, n * sizeof(int));
                 for (size_t i = 0; i < n; i++)
                         status[i] = -9999;
-                assert_int_equal(probe_pool(n, widths[w], 0, task, NULL, status), 0);
+                assert_int_equal(check_probe_pool(n, widths[w], 0, task, NULL, status), 0);
                 for (size_t i = 0; i < n; i++) {
                         int want = i % 5 == 1 || i % 5 == 2 ? 125 : i % 5 == 3 ? -ECHILD : (int) i % 100;
 
@@ -270,11 +272,11 @@ static void test_pool_order(void **state)
                                          status[i], want, seen[i] - 1);
                 }
         }
-        probe_shared_free(seen, n * sizeof(int));
-        probe_shared_free(NULL, 0);
-        assert_true(probe_pool_width() >= 4 && probe_pool_width() <= 16);
+        check_probe_shared_free(seen, n * sizeof(int));
+        check_probe_shared_free(NULL, 0);
+        assert_true(check_probe_pool_width() >= 4 && check_probe_pool_width() <= 16);
         /* Nothing to run: nothing started, 0. */
-        assert_int_equal(probe_pool(0, 4, 100, task, NULL, NULL), 0);
+        assert_int_equal(check_probe_pool(0, 4, 100, task, NULL, NULL), 0);
         if (failures)
                 fail_msg("%d failures", failures);
 }
@@ -301,12 +303,12 @@ static int hang_with_child(void *arg, size_t i)
 
 static void test_pool_deadline(void **state)
 {
-        pid_t *grandchild = probe_shared(sizeof(pid_t));
+        pid_t *grandchild = check_probe_shared(sizeof(pid_t));
         int status[2] = { -9999, -9999 };
 
         (void) state;
         assert_non_null(grandchild);
-        assert_int_equal(probe_pool(2, 2, 300, hang_with_child, grandchild, status), 0);
+        assert_int_equal(check_probe_pool(2, 2, 300, hang_with_child, grandchild, status), 0);
         assert_int_equal(status[0], 0);
         assert_int_equal(status[1], -ETIMEDOUT);
         assert_true(grandchild[0] > 0);
@@ -327,7 +329,7 @@ static void test_pool_deadline(void **state)
                 /* Gone, or a zombie waiting for its reaper. */
                 assert_true(!f || strstr(st, ") Z ") != NULL);
         }
-        probe_shared_free(grandchild, sizeof(pid_t));
+        check_probe_shared_free(grandchild, sizeof(pid_t));
 }
 
 /* ---- the fork server ---- */
@@ -352,7 +354,7 @@ static void srv_tasks(struct srv_run *x, size_t msg_max)
         memset(x, 0, sizeof(*x));
         for (size_t i = 0; i < N_ELEM(probes); i++) {
                 snprintf(x->paths[i], sizeof(x->paths[i]), "%s/%s", dir, probes[i].name);
-                assert_int_equal(plan_add(&x->plan, x->paths[i], probes[i].op), 0);
+                assert_int_equal(check_plan_add(&x->plan, x->paths[i], probes[i].op), 0);
         }
         for (size_t i = 0; i < SRV_TASKS; i++)
                 x->t[i] = (struct probe_task) { .id = i % 7 == 3 ? NULL : &nobody_id, .plan = &x->plan,
@@ -362,7 +364,7 @@ static void srv_tasks(struct srv_run *x, size_t msg_max)
         memset(x->big, 'a', msg_max + 1);
         x->big[0] = '/';
         x->big[msg_max + 1] = '\0';
-        assert_int_equal(plan_add(&x->big_plan, x->big, PROBE_LIST), 0);
+        assert_int_equal(check_plan_add(&x->big_plan, x->big, PROBE_LIST), 0);
         x->t[SRV_TASKS - 1].plan = &x->big_plan;
         x->t[SRV_TASKS - 1].res = &x->big_res;
 }
@@ -417,21 +419,21 @@ static void test_server(void **state)
         for (size_t w = 0; w < N_ELEM(widths); w++) {
                 struct probe_server s;
 
-                assert_int_equal(probe_server_start(&s, widths[w]), 0);
+                assert_int_equal(check_probe_server_start(&s, widths[w]), 0);
                 assert_true(s.c.pid > 0 && s.msg_max > 4096);
                 srv_tasks(x, s.msg_max);
-                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                assert_int_equal(check_probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
                 failures += srv_check(x);
                 /* A second batch through the same server. */
                 srv_free(x);
                 srv_tasks(x, s.msg_max);
-                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                assert_int_equal(check_probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
                 failures += srv_check(x);
-                probe_server_stop(&s);
+                check_probe_server_stop(&s);
                 assert_int_equal(s.c.pid, 0);
                 /* Stopped: nothing runs, the caller is told. */
-                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), -ESRCH);
-                probe_server_stop(&s);
+                assert_int_equal(check_probe_server_run(&s, x->t, SRV_TASKS, 10000), -ESRCH);
+                check_probe_server_stop(&s);
                 srv_free(x);
         }
         free(x);
@@ -460,11 +462,11 @@ static void test_server_lost(void **state)
                 struct probe_server s;
                 pid_t pid;
 
-                assert_int_equal(probe_server_start(&s, 2), 0);
+                assert_int_equal(check_probe_server_start(&s, 2), 0);
                 pid = s.c.pid;
                 srv_tasks(x, s.msg_max);
                 assert_int_equal(kill(-pid, rows[r].sig), 0);
-                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 200), 0);
+                assert_int_equal(check_probe_server_run(&s, x->t, SRV_TASKS, 200), 0);
                 if (rows[r].want == 0)
                         failures += srv_check(x);
                 for (size_t i = 0; i < SRV_TASKS - 1; i++)
@@ -473,7 +475,7 @@ static void test_server_lost(void **state)
                 /* Killed and reaped by the run. */
                 if (s.c.pid != 0 || kill(pid, 0) == 0)
                         ROW_FAIL("signal %d: the server %d is still there", rows[r].sig, (int) pid);
-                probe_server_stop(&s);
+                check_probe_server_stop(&s);
                 srv_free(x);
         }
         free(x);
@@ -496,7 +498,7 @@ static void test_server_kill_loop(void **state)
                 print_message("skipped: the probes drop to nobody (needs root)\n");
                 skip();
         }
-        assert_int_equal(probe_server_start(&s, 4), 0);
+        assert_int_equal(check_probe_server_start(&s, 4), 0);
         killer = fork();
         assert_true(killer >= 0);
         if (killer == 0) {
@@ -507,12 +509,12 @@ static void test_server_kill_loop(void **state)
         }
         for (int round = 0; round < 5; round++) {
                 srv_tasks(x, s.msg_max);
-                assert_int_equal(probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
+                assert_int_equal(check_probe_server_run(&s, x->t, SRV_TASKS, 10000), 0);
                 failures += srv_check(x);
                 srv_free(x);
         }
         assert_true(s.c.pid > 0);
-        probe_server_stop(&s);
+        check_probe_server_stop(&s);
         kill(killer, SIGKILL);
         assert_int_equal(waitpid(killer, &st, 0), killer);
         free(x);
