@@ -50,6 +50,8 @@ make -C "$out/asan" -j"$jobs" >/dev/null
 (
 	export ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 	export SLOTS_SANITIZER=1
+	# check runs sudo with an environment of its own: sudo loads the plain build's pam_slots.
+	export SLOTS_SUDO_PAM_MODULE=$out/plain/pam/.libs/pam_slots.so
 	run_check "$out/asan"
 )
 

@@ -151,10 +151,14 @@ check_assign() {
 }
 
 # pam_slots of the build in the namespace's sudo session stack, as the package's pam-auth-update
-# profile puts it in common-session-noninteractive: the sudo-env row reads no_new_privs.
-PAM_SUDO_LINE="session required $top_builddir/pam/.libs/pam_slots.so config=$CONF"
+# profile puts it in common-session-noninteractive: the sudo-env row reads no_new_privs.  sudo is
+# not built with AddressSanitizer and cannot load a module that is: a sanitizer build names a
+# plain build's module in SLOTS_SUDO_PAM_MODULE (scripts/test.sh does; pam-slots.sh runs the
+# instrumented module in process).
+PAM_SUDO_MODULE=${SLOTS_SUDO_PAM_MODULE:-$top_builddir/pam/.libs/pam_slots.so}
+PAM_SUDO_LINE="session required $PAM_SUDO_MODULE config=$CONF"
 check_pam_sudo() {
-	test -f "$top_builddir/pam/.libs/pam_slots.so" || { echo "Bail out! pam_slots.so not built"; exit 99; }
+	test -f "$PAM_SUDO_MODULE" || { echo "Bail out! $PAM_SUDO_MODULE not built"; exit 99; }
 	grep -qxF "$PAM_SUDO_LINE" /etc/pam.d/sudo || echo "$PAM_SUDO_LINE" >>/etc/pam.d/sudo
 }
 
