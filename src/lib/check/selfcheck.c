@@ -528,6 +528,21 @@ static bool slot_check_skipped(struct check_run *k, const struct slot_check *c, 
         return false;
 }
 
+/* The per-slot rows in the table's order, each for every slot it runs for (the sudo rows' results added). */
+static void run_per_slot_rows(struct check_run *k, bool root)
+{
+        for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
+                if (slot_check_skipped(k, &per_slot[c], root))
+                        continue;
+                for (size_t i = 0; i < k->n_slots; i++) {
+                        if ((per_slot[c].needs & NEEDS_SUDO) && !k->slots[i].sudo_rows)
+                                continue;
+                        if (!runs_in_pool(&per_slot[c], root) || !sudo_rows_add(k, c, i))
+                                per_slot[c].fn(k, &k->slots[i]);
+                }
+        }
+}
+
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         struct check_run k = { .o = o, .rep = rep, .rootfd = -1 };
@@ -587,17 +602,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         if (k.err)
                 goto out;
         run_sudo_rows(&k, root);
-
-        for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
-                if (slot_check_skipped(&k, &per_slot[c], root))
-                        continue;
-                for (size_t i = 0; i < k.n_slots; i++) {
-                        if ((per_slot[c].needs & NEEDS_SUDO) && !k.slots[i].sudo_rows)
-                                continue;
-                        if (!runs_in_pool(&per_slot[c], root) || !sudo_rows_add(&k, c, i))
-                                per_slot[c].fn(&k, &k.slots[i]);
-                }
-        }
+        run_per_slot_rows(&k, root);
         check_other_accounts(&k);
         if (k.n_slots == 0)
                 check_add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
