@@ -45,8 +45,11 @@ wait "$rel2"
 st2=$?
 cat "$S/rel.out" "$S/rel2.out"
 echo "# assign: idle $idle ms, during the release $busy ms (overlapped: $overlap); the release ran on $(( (t2 - t0) / 1000000 )) ms after it"
-[ "$overlap" = yes ] && check "an assign during the release took at most 2x the idle one (+50 ms)" \
-	test "$busy" -le $((2 * idle + 50))
+# An assign that waited for the release's cleanup would take seconds (40,000 files); one that only
+# met step 1's short hold takes about as long as idle.  Release runs at nice -20 and its sweeps
+# can take both CPUs of a small machine, so the bound is wide: 10x the idle one, + 500 ms.
+[ "$overlap" = yes ] && check "an assign during the release took at most 10x the idle one (+500 ms)" \
+	test "$busy" -le $((10 * idle + 500))
 check "release bob exits 0" test "$st" = 0
 check "the concurrent release --slot slot01 exits 0" test "$st2" = 0
 check "one of them released slot01, the other found it free or pending-then-free" \

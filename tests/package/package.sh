@@ -229,7 +229,7 @@ check "no slot account was created" sh -c "! grep -q '^slot' $R/etc/passwd $R/et
 check "no sudoers drop-in was written" sh -c "! ls $R/etc/sudoers.d | grep -q slots"
 check "no unit or cron job was installed (the journal's catalog is no unit)" sh -c \
 	"chroot $R dpkg -L slots libpam-slots >$base/files && grep -q /usr/sbin/slots-admin $base/files &&
-	 ! grep -v '^/usr/lib/systemd/catalog' $base/files | grep -Eq 'systemd|cron|init.d'"
+	 ! grep -Ev '^/usr/lib/systemd(/catalog(/slots\\.catalog)?)?$' $base/files | grep -Eq 'systemd|cron|init.d'"
 check "pam-auth-update added pam_slots to common-session" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session
 check "and to common-session-noninteractive" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session-noninteractive
 check "the module is where libpam looks" test -f "$R/usr/lib/$ma/security/pam_slots.so"
