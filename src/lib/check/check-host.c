@@ -234,7 +234,7 @@ static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
                 goto out;
         for (size_t i = 0; i < w.n && r == 0; i++)
                 r = check_plan_add(&plan, w.steps[i].path, w.steps[i].traverse ? PROBE_SEARCH : PROBE_READ);
-        res = r == 0 ? calloc(w.n, sizeof(*res)) : NULL;
+        res = r == 0 ? check_probe_shared(w.n * sizeof(*res)) : NULL;
         if (!res) {
                 r = -1;
                 goto out;
@@ -265,8 +265,8 @@ static int table_reach(struct check_run *k, struct strbuf *d, struct strbuf *f)
         }
         check_reach_free(&rr);
 out:
+        check_probe_shared_free(res, w.n * sizeof(*res));
         slots_perm_path_free(&w);
-        free(res);
         free(plan.paths);
         free(plan.ops);
         return r;
