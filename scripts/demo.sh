@@ -34,6 +34,20 @@ fi
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/slots-build && mount --bind "$out" /run/slots-build
 cp "$top/data/slots.conf.example" /run/slots.conf.example
+# Root without CAP_SYS_RESOURCE (a container's) cannot raise a hard limit above this shell's,
+# and pam_slots, which fails closed, would then refuse every slot session: the example's limits
+# are kept within this shell's hard limits (prlimit: bytes, counts, seconds).
+prlimit --pid $$ --noheadings --raw --output RESOURCE,HARD | awk '
+	NR == FNR { if ($2 != "unlimited") hard[tolower($1)] = $2; next }
+	match($0, /"(nproc|nofile|as|data|fsize|cpu|core)": "?[0-9]+[KMGT]?"?/) {
+		kv = substr($0, RSTART, RLENGTH); key = kv; sub(/^"/, "", key); sub(/".*/, "", key)
+		v = kv; sub(/^[^:]*: "?/, "", v); sub(/"$/, "", v)
+		n = v + 0; u = substr(v, length(v)); m = u == "K" ? 1024 : u == "M" ? 1048576 : \
+			u == "G" ? 1073741824 : u == "T" ? 1099511627776 : 1
+		if ((key in hard) && n * m > hard[key] + 0)
+			$0 = substr($0, 1, RSTART - 1) "\"" key "\": " hard[key] substr($0, RSTART + RLENGTH)
+	}
+	{ print }' - "$top/data/slots.conf.example" >/run/slots.conf.example
 out=/run/slots-build
 example=/run/slots.conf.example
 for d in /tmp /var/tmp /dev/shm /opt /srv; do
@@ -94,7 +108,7 @@ run ls -ld /opt/video-studio/releases /opt/video-studio/state
 run id slot01
 # What the libpam-slots package's pam-auth-update profile does: pam_slots in sudo's session
 # stack (limits, no new privileges), here the build's module in the namespace's /etc.
-run sh -c "echo 'session optional $out/pam/.libs/pam_slots.so config=/etc/slots/slots.conf' >>/etc/pam.d/sudo"
+run sh -c "echo 'session required $out/pam/.libs/pam_slots.so config=/etc/slots/slots.conf' >>/etc/pam.d/sudo"
 
 say "4. Assign two users, show the status"
 run slots-admin assign $ALICE
