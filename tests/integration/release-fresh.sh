@@ -4,7 +4,8 @@
 # across release of slot03's user and the next assign of slot03 to another user.  Through them
 # it sees no name the next user makes, no event, and none of her mail: home, state and run are
 # new inodes and the mailbox a new file.  The parts release runs are safe to repeat: leftovers
-# under release's own names (a killed run) go, and a parent of another owner is refused.
+# under release's own names (a killed run) go; a default ACL of the parents is not inherited;
+# a parent of another owner is refused.
 RELEASE_POOL=4
 RELEASE_UID_MIN=47800
 . "$top_srcdir/tests/integration/release-lib.sh"
@@ -135,6 +136,18 @@ check "release dave with leftovers of a killed run" prints "slot03 released" adm
 check "the leftovers are gone" test -z "$(ls -A "$SROOT/home" "$SROOT/state" "$SROOT/run" | grep slots-)"
 check "home, state and run are slot03:slot03 0700" test "$(stat_all "$HOME3" "$SROOT/state/slot03" \
 	"$SROOT/run/slot03")" = "$(uid_of slot03):$(gid_of slot03) 700 $(uid_of slot03):$(gid_of slot03) 700 $(uid_of slot03):$(gid_of slot03) 700 "
+
+# --- a default ACL on the parents (an admin's setfacl -d) does not reach the fresh folders ---
+for kind in home state run; do
+	setfacl -d -m u:slot04:rwx "$SROOT/$kind"
+done
+check "assign frank slot03" prints slot03 admin assign frank slot03
+check "release frank under parents with a default ACL" prints "slot03 released" admin release frank
+check "the fresh home, state and run carry no ACL entry" \
+	test -z "$(getfacl -cs "$HOME3" "$SROOT/state/slot03" "$SROOT/run/slot03" 2>&1)"
+for kind in home state run; do
+	setfacl -k "$SROOT/$kind"
+done
 
 # --- a parent of another owner is refused: the slot stays pending, nothing is made there ---
 check "assign erin slot03" prints slot03 admin assign erin slot03
