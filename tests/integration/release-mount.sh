@@ -3,7 +3,8 @@
 # walk never enters another file system (what is mounted there is not the slot's to lose, and
 # an unmount is the admin's call), so the release stops at step 4 with exit 1, names the mount
 # point and the fix "unmount it", and leaves the slot pending; nothing inside the mount is
-# touched.  Once it is unmounted, release --slot finishes and the home is empty.
+# touched.  Once it is unmounted, release --slot finishes and the home is empty.  A home that is
+# a mount point itself is emptied in place and loses the slot's mode, ACL and attributes.
 # A mount point in the user's tree (step 3) is walked around: the rest is given back.
 . "$top_srcdir/tests/integration/release-lib.sh"
 
@@ -40,6 +41,35 @@ check "release --slot slot01 finishes once it is unmounted" prints "slot01 relea
 check "the home is empty" test -z "$(ls -A "$HOME1")"
 table_entry slot01 >"$S/entry"
 check "slot01 is free in the table" test "$(cat "$S/entry")" = null
+
+# --- the home itself a mount point (an admin's tmpfs): emptied in place, and set back to a new
+# home's owner, mode, no ACL and no attribute of the slot's (it cannot be swapped for a fresh one) ---
+check "assign dave slot01" prints slot01 admin assign dave slot01
+mount -t tmpfs -o mode=0700 tmpfs "$HOME1" || { echo "Bail out! cannot mount a tmpfs on the home"; exit 99; }
+chown slot01:slot01 "$HOME1"
+as1 sh -c "echo secret >$HOME1/.history; chmod 0777 $HOME1; setfacl -m u:slot02:rwx $HOME1"
+# Whether this kernel's tmpfs holds user.* attributes at all (6.6 and later), tried as root.
+xattrs=no
+if python3 -c "import os, sys; os.setxattr(sys.argv[1], 'user.probe', b'1'); os.removexattr(sys.argv[1], 'user.probe')" \
+	"$HOME1" 2>/dev/null; then
+	xattrs=yes
+	check "slot01 sets a user.* attribute on its home" \
+		runuser -u slot01 -- python3 -c "import os, sys; os.setxattr(sys.argv[1], 'user.hostile', b'1')" "$HOME1"
+fi
+admin_run release dave
+cat "$S/out" "$S/err"
+check "release with the home a mount point exits 0" test "$st" = 0
+check "the mount is still there" mountpoint -q "$HOME1"
+check "the home is empty" test -z "$(ls -A "$HOME1")"
+check "the home is slot01:slot01 0700" test "$(slots_stat "$HOME1")" = "slot01:slot01 700"
+check "the slot's ACL entry on its home is gone" test -z "$(getfacl -cs "$HOME1" 2>&1)"
+if [ "$xattrs" = yes ]; then
+	check "the slot's user.* attribute on its home is gone" \
+		test "$(python3 -c "import os, sys; print(os.listxattr(sys.argv[1]))" "$HOME1")" = "[]"
+else
+	echo "# this kernel's tmpfs holds no user.* attributes: their removal is not shown here"
+fi
+umount "$HOME1"
 
 # --- a tmpfs mounted on a folder of the user's tree: step 3 walks around it ---
 TREE=$DOCS/_users/carol
