@@ -76,8 +76,8 @@ void check_slice(struct check_run *k, const struct slotinfo *s); /* check-slice.
  */
 size_t check_sample(size_t n, size_t max, bool *pick);
 
-/* Adds to s->plan the users' trees s lists for the user-tree row (check-slot.c). */
-int check_plan_tree_probes(struct check_run *k, struct slotinfo *s);
+/* Adds to each slot's plan the users' trees it lists for the user-tree row (check-plan.c). */
+int check_plan_tree_probes(struct check_run *k);
 
 /* The accounts of the pool's other slots: FAIL rows for the broken, one PASS row for the rest. */
 void check_other_accounts(struct check_run *k);

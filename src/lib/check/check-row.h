@@ -69,6 +69,7 @@ struct check_run {
 
         struct slotinfo *slots;
         size_t n_slots;
+        size_t n_trees;                 /* the slots whose user has a tree (slotinfo.tree) */
         struct launcher *launchers;
         size_t n_launchers;
         bool releases_missing;  /* app_root/releases could not be read */

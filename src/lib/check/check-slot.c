@@ -501,49 +501,6 @@ void check_private(struct check_run *k, const struct slotinfo *s)
 
 /* ---- user-tree ---- */
 
-static int tree_slot_add(struct slotinfo *s, size_t j)
-{
-        size_t *t = realloc(s->tree_slot, (s->n_tree + 1) * sizeof(*t));
-
-        if (!t)
-                return -ENOMEM;
-        s->tree_slot = t;
-        s->tree_slot[s->n_tree++] = j;
-        return 0;
-}
-
-/*
- * The trees s probes: its own; the next user's tree, a sample that shows what
- * the model cannot see (a bind mount, an LSM, a file system that ignores the
- * modes); and every tree the model does not surely refuse to s (there the
- * probe decides).  The other trees are refused by their modes and ACLs, so a
- * pool of n users costs n probes, not n * n.  In slot order.
- */
-int check_plan_tree_probes(struct check_run *k, struct slotinfo *s)
-{
-        size_t self = (size_t) (s - k->slots), sample = SIZE_MAX;
-
-        for (size_t d = 1; d < k->n_slots; d++) {
-                size_t j = (self + d) % k->n_slots;
-
-                if (k->slots[j].tree) {
-                        sample = j;
-                        break;
-                }
-        }
-        for (size_t j = 0; j < k->n_slots; j++) {
-                const struct slotinfo *o = &k->slots[j];
-
-                if (!o->tree)
-                        continue;
-                if (j != self && j != sample && slots_perm_path_denies(&o->tree_walk, &s->id, SLOTS_PERM_R))
-                        continue;
-                if (check_plan_add(&s->plan, o->tree, PROBE_LIST) < 0 || tree_slot_add(s, j) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
 /* Whether acl gives uid rwx through a named entry that its mask lets through. */
 static bool acl_grants_rwx(const struct slots_acl *acl, uid_t uid)
 {
@@ -642,8 +599,7 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
         struct slots_perm_names nm = check_names_for(k);
         struct strbuf d = { 0 }, f = { 0 };
         const struct slots_perm_step *end;
-        unsigned others = 0;
-        size_t t = 0;
+        unsigned others;
         char fix[FIX_MAX];
 
         if (!k->cfg->docs_root) {
@@ -662,16 +618,14 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
                 strbuf_sep(&f, " && ");
                 strbuf_addf(&f, "run the check again; see the detail");
         }
-        for (size_t i = 0; i < k->n_slots && s->probe_r == 0; i++) {
-                const struct slotinfo *o = &k->slots[i];
-                const struct probe_res *res = NULL;
+        /* The trees this slot did not probe are refused it by their modes and ACLs (check-plan.c). */
+        others = (unsigned) (k->n_trees - (s->tree ? 1 : 0));
+        for (size_t t = 0; t < s->n_tree && s->probe_r == 0; t++) {
+                const struct slotinfo *o = &k->slots[s->tree_slot[t]];
+                const struct probe_res *res = &s->res[k->plan.n + t];
 
-                if (!o->tree)
-                        continue;
-                if (t < s->n_tree && s->tree_slot[t] == i)
-                        res = &s->res[k->plan.n + t++];
                 if (o == s) {
-                        if (res && res->err) {
+                        if (res->err) {
                                 const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
                                 strbuf_sep(&d, "; ");
                                 strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
@@ -685,8 +639,7 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
                         }
                         continue;
                 }
-                others++;
-                if (!res || !(res->got & GOT_LIST))
+                if (!(res->got & GOT_LIST))
                         continue;
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s, the tree of %s's user (%s) can be listed", s->name, o->name, o->tree_shown);

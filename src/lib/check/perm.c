@@ -414,17 +414,54 @@ const struct slots_perm_step *slots_perm_path_end(const struct slots_perm_path *
         return !w->err && w->n ? &w->steps[w->n - 1] : NULL;
 }
 
-bool slots_perm_path_denies(const struct slots_perm_path *w, const struct slots_ident *id, unsigned want_end)
+/* Whether the model judges this step at all: a step it could not read or whose ACL it could not hold never refuses. */
+static bool step_judged(const struct slots_perm_step *s)
 {
-        if (w->err)
-                return false;
-        /* From the end: a user's tree keeps the others out at its own folder. */
-        for (size_t i = w->n; i-- > 0;) {
-                const struct slots_perm_step *s = &w->steps[i];
+        return s->have_model && !s->m.truncated;
+}
 
-                if (s->have_model && !s->m.truncated &&
-                    !slots_perm_eval(&s->m, id, s->traverse ? SLOTS_PERM_X : want_end).allowed)
+static unsigned step_want(const struct slots_perm_step *s, unsigned want_end)
+{
+        return s->traverse ? SLOTS_PERM_X : want_end;
+}
+
+bool slots_perm_steps_deny(const struct slots_perm_step *steps, size_t n, const struct slots_ident *id,
+                           unsigned want_end)
+{
+        /* From the end: a user's tree keeps the others out at its own folder. */
+        for (size_t i = n; i-- > 0;) {
+                const struct slots_perm_step *s = &steps[i];
+
+                if (step_judged(s) && !slots_perm_eval(&s->m, id, step_want(s, want_end)).allowed)
                         return true;
         }
         return false;
+}
+
+bool slots_perm_step_denies_others(const struct slots_perm_step *s, unsigned want_end)
+{
+        unsigned want = step_want(s, want_end);
+
+        return step_judged(s) && (s->m.other & want) != want;
+}
+
+bool slots_perm_path_denies(const struct slots_perm_path *w, const struct slots_ident *id, unsigned want_end)
+{
+        return !w->err && slots_perm_steps_deny(w->steps, w->n, id, want_end);
+}
+
+bool slots_perm_step_same(const struct slots_perm_step *a, const struct slots_perm_step *b)
+{
+        const struct slots_perm_model *x = &a->m, *y = &b->m;
+
+        if (strcmp(a->path, b->path) != 0 || a->traverse != b->traverse || a->have_model != b->have_model)
+                return false;
+        if (!a->have_model)
+                return true;
+        return x->owner == y->owner && x->group == y->group && x->dir == y->dir && x->extended == y->extended &&
+               x->truncated == y->truncated && x->user_obj == y->user_obj && x->group_obj == y->group_obj &&
+               x->other == y->other && x->mask == y->mask && x->has_mask == y->has_mask &&
+               x->n_users == y->n_users && x->n_groups == y->n_groups &&
+               memcmp(x->users, y->users, x->n_users * sizeof(x->users[0])) == 0 &&
+               memcmp(x->groups, y->groups, x->n_groups * sizeof(x->groups[0])) == 0;
 }

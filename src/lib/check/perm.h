@@ -131,5 +131,18 @@ void slots_perm_path_free(struct slots_perm_path *w);
  */
 bool slots_perm_path_denies(const struct slots_perm_path *w, const struct slots_ident *id, unsigned want_end);
 
+/* The same over n steps of a walk (a shared prefix of several walks, or one step). */
+bool slots_perm_steps_deny(const struct slots_perm_step *steps, size_t n, const struct slots_ident *id,
+                           unsigned want_end);
+
+/*
+ * Whether the step refuses every account it names nowhere (no owner, named user,
+ * owning or named group of it): they all get the other bits.
+ */
+bool slots_perm_step_denies_others(const struct slots_perm_step *s, unsigned want_end);
+
+/* Whether two steps are the same path with the same model (so they judge every account alike). */
+bool slots_perm_step_same(const struct slots_perm_step *a, const struct slots_perm_step *b);
+
 /* The object at the end; NULL when the walk did not reach it. */
 const struct slots_perm_step *slots_perm_path_end(const struct slots_perm_path *w);

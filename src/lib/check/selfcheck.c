@@ -39,6 +39,7 @@ static int add_slot(struct check_run *k, unsigned n, const char *user)
                 free(shown);
                 if (slots_perm_path_read(s->tree, &s->tree_walk) < 0)
                         return -ENOMEM;
+                k->n_trees++;
         }
         return 0;
 }
@@ -247,10 +248,11 @@ static void run_slot_probes(struct check_run *k, struct probe_server *srv)
                 for (size_t j = 0; j < k->plan.n; j++)
                         if (check_plan_add(&s->plan, k->plan.paths[j], k->plan.ops[j]) < 0)
                                 goto nomem;
-                if (check_plan_tree_probes(k, s) < 0)
-                        goto nomem;
-                total += s->plan.n;
         }
+        if (check_plan_tree_probes(k) < 0)
+                goto nomem;
+        for (size_t i = 0; i < k->n_slots; i++)
+                total += k->slots[i].plan.n;
         /* The results, then one probe_r per slot (res_size counts the results only). */
         k->res_size = total * sizeof(*k->res_mem);
         k->res_mem = check_probe_shared(k->res_size + (k->n_slots + 1) * sizeof(int));
