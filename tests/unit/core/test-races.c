@@ -4,8 +4,8 @@
  * only O_NOFOLLOW on the open itself stops it being followed.  fstatat is wrapped at link
  * time (-Wl,--wrap=fstatat): after the real call sees the regular file (or nothing), the wrap
  * renames a symlink to a victim over the name, exactly inside the window.
- * statx is wrapped too (-Wl,--wrap=statx) for release's temp walk, which looks with statx
- * and then opens: the wrap renames another account's folder over the slot's folder there.
+ * statx is wrapped too (-Wl,--wrap=statx) for release's temp walk and its at spool, which look
+ * with statx and then open: the wrap renames another account's folder over the slot's folder there.
  * And mkdirat (-Wl,--wrap=mkdirat) for slots_ensure_dir, which makes a folder, finds the name
  * taken (EEXIST) and opens what is there: the wrap puts a symlink to a victim folder there.
  */
@@ -285,34 +285,42 @@ static void replace_swapped(void **state)
         assert_victim_untouched();
 }
 
-/*
- * Release's temp walk: it saw the slot's folder /tmp/x, then x became root's folder with a
- * file; the walk must not empty or remove what it did not look at.  Needs root (the slot's
- * folder has another owner, and uid 0 is never cleaned up after).
- */
-static void temp_walk_swapped(void **state)
+static int clean_temp(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
         struct slots_config c = { 0 };
+
+        return slots_cleanup_temp(rootfd, &c, slot, e);
+}
+
+/*
+ * A release walk saw the slot's folder <parent>/x, then x became root's folder with a file;
+ * the walk must not empty or remove what it did not look at.  Needs root (the slot's folder
+ * has another owner, and uid 0 is never cleaned up after).
+ */
+static void slot_folder_swapped(const char *parent, int (*clean)(int rootfd, const struct slots_pw *slot,
+                                                                 struct slots_error *e))
+{
         struct slots_pw slot = { .name = (char *) "slot42", .uid = 4242, .gid = 4242 };
         struct slots_error e;
-        char img[300], cmd[400];
+        char img[300], cmd[1024], x[200], kept[220];
         struct stat st;
         int rootfd, fd;
 
-        (void) state;
         if (geteuid() != 0) {
-                print_message("skipped: the temp walk's swapped folder needs root (other owners)\n");
+                print_message("skipped: the swapped folder needs root (other owners)\n");
                 skip();
         }
         /* Inside the group's scratch folder, so a failed assert leaves nothing behind: teardown removes it. */
         snprintf(img, sizeof(img), "%s/img.XXXXXX", dir);
         assert_non_null(mkdtemp(img));
+        snprintf(cmd, sizeof(cmd), "mkdir -p -m 0755 '%s/%s' && chmod 01777 '%s/%s'", img, parent, img, parent);
+        assert_int_equal(system(cmd), 0);
         rootfd = open(img, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(rootfd >= 0);
-        assert_int_equal(mkdirat(rootfd, "tmp", 0), 0);
-        assert_int_equal(fchmodat(rootfd, "tmp", 01777, 0), 0);
-        assert_int_equal(mkdirat(rootfd, "tmp/x", 0700), 0);
-        assert_int_equal(fchownat(rootfd, "tmp/x", 4242, 4242, 0), 0);
+        snprintf(x, sizeof(x), "%s/x", parent);
+        snprintf(kept, sizeof(kept), "%s/x/precious", parent);
+        assert_int_equal(mkdirat(rootfd, x, 0700), 0);
+        assert_int_equal(fchownat(rootfd, x, 4242, 4242, 0), 0);
         assert_int_equal(mkdirat(rootfd, "victim", 0755), 0);
         fd = openat(rootfd, "victim/precious", O_WRONLY | O_CREAT | O_EXCL, 0600);
         assert_true(fd >= 0);
@@ -322,15 +330,29 @@ static void temp_walk_swapped(void **state)
         swap_with = "victim";
         swap_dir = "x";
         slots_error_clear(&e);
-        (void) slots_cleanup_temp(rootfd, &c, &slot, &e);
+        (void) clean(rootfd, &slot, &e);
         assert_int_equal(swaps, 1);
-        /* root's folder, now at tmp/x, is still there with its file. */
-        assert_int_equal(fstatat(rootfd, "tmp/x/precious", &st, AT_SYMLINK_NOFOLLOW), 0);
-        assert_int_equal(fstatat(rootfd, "tmp/x", &st, AT_SYMLINK_NOFOLLOW), 0);
+        /* root's folder, now at <parent>/x, is still there with its file. */
+        assert_int_equal(fstatat(rootfd, kept, &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(fstatat(rootfd, x, &st, AT_SYMLINK_NOFOLLOW), 0);
         assert_int_equal(st.st_uid, 0);
         close(rootfd);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", img);
         assert_int_equal(system(cmd), 0);
+}
+
+/* Release's temp walk (the walker's look, then its open). */
+static void temp_walk_swapped(void **state)
+{
+        (void) state;
+        slot_folder_swapped("tmp", clean_temp);
+}
+
+/* Release's at spool: a folder of the slot's there, looked at with statx, then opened. */
+static void at_spool_swapped(void **state)
+{
+        (void) state;
+        slot_folder_swapped("var/spool/cron/atjobs", slots_cleanup_jobs);
 }
 
 int main(void)
@@ -342,6 +364,7 @@ int main(void)
                 cmocka_unit_test_setup(lock_swapped, fresh),
                 cmocka_unit_test_setup(replace_swapped, fresh),
                 cmocka_unit_test(temp_walk_swapped),
+                cmocka_unit_test(at_spool_swapped),
                 cmocka_unit_test(ensure_dir_swapped),
         };
 
