@@ -112,6 +112,19 @@ static size_t reference(const struct check_run *k, size_t self, size_t *out)
         return n;
 }
 
+/* What a pool of the tests holds, and what the plan added to it. */
+static void pool_free(struct check_run *k)
+{
+        for (size_t i = 0; i < k->n_slots; i++) {
+                free(k->slots[i].tree);
+                free(k->slots[i].tree_slot);
+                free(k->slots[i].plan.paths);
+                free(k->slots[i].plan.ops);
+                slots_perm_path_free(&k->slots[i].tree_walk);
+        }
+        free(k->slots);
+}
+
 static void test_plan_matches_pairs(void **state)
 {
         unsigned failures = 0, pools = 0, probed = 0, refused = 0;
@@ -165,14 +178,7 @@ static void test_plan_matches_pairs(void **state)
                                 refused += k.slots[j].tree != NULL;
                         refused -= s->have_id ? (unsigned) nw : 0;
                 }
-                for (size_t i = 0; i < n; i++) {
-                        free(k.slots[i].tree);
-                        free(k.slots[i].tree_slot);
-                        free(k.slots[i].plan.paths);
-                        free(k.slots[i].plan.ops);
-                        slots_perm_path_free(&k.slots[i].tree_walk);
-                }
-                free(k.slots);
+                pool_free(&k);
                 free(groups);
                 free(want);
                 pools++;
@@ -192,10 +198,8 @@ static void test_plan_is_linear_in_a_closed_pool(void **state)
         size_t n = 500, total = 0;
 
         (void) state;
-        for (size_t i = 0; i < N_ELEM(shared); i++) {
-                memset(&shared[i], 0, sizeof(shared[i]));
+        for (size_t i = 0; i < N_ELEM(shared); i++)
                 shared[i] = (struct slots_perm_model) { .dir = true, .user_obj = 7, .group_obj = 5, .other = 1 };
-        }
         k.slots = calloc(n, sizeof(*k.slots));
         assert_non_null(k.slots);
         k.n_slots = n;
@@ -233,14 +237,7 @@ static void test_plan_is_linear_in_a_closed_pool(void **state)
                 total += s->n_tree;
         }
         assert_int_equal(total, 2 * n);
-        for (size_t i = 0; i < n; i++) {
-                free(k.slots[i].tree);
-                free(k.slots[i].tree_slot);
-                free(k.slots[i].plan.paths);
-                free(k.slots[i].plan.ops);
-                slots_perm_path_free(&k.slots[i].tree_walk);
-        }
-        free(k.slots);
+        pool_free(&k);
 }
 
 int main(void)
