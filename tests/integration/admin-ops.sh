@@ -109,7 +109,7 @@ check "slot02's story: assigned, then released" test \
 	"$(entries SLOTS_SLOT=slot02 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["SLOTS_ACTION"] + "/" + json.loads(l)["SLOTS_RESULT"] for l in sys.stdin))')" = \
 	"assign/done release/done"
 
-sleep 0.3
+wait_for test "$(grep -c 'slots-admin\[' "$L")" -ge 5
 sed 's/^/# syslog: /' "$L" | cut -c1-200
 check "syslog: one line per event, refusals included (5 events, 5 lines)" test "$(grep -c 'slots-admin\[' "$L")" = 5
 check "syslog: the refusal, with the admin" \
@@ -173,7 +173,7 @@ check "dry runs are not logged" test "$(count SLOTS_USER=dry.three)" = 0
 # A dry release never touches the slot's processes.
 runuser -u slot03 -- sleep 300 &
 victim=$!
-sleep 0.3
+wait_for pgrep -u slot03 -f 'sleep 300' >/dev/null
 "$SLOTS_ADMIN" release --dry-run "$USER_B" >"$OUT/dry-rel.out" 2>/dev/null
 check "release --dry-run of a holder: would release slot03" grep -qx "would release slot03 from user $USER_B" "$OUT/dry-rel.out"
 check "slot03's process still runs" kill -0 $victim

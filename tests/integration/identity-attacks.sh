@@ -97,17 +97,17 @@ clears password
 
 as3 sh -c 'cp /bin/sleep /var/tmp/g3free && chmod 2755 /var/tmp/g3free'
 as4 /var/tmp/g3free 100001 &
-sleep 0.3
+wait_for pgrep -u "$U4" -f 'g3free 100001' >/dev/null
 held=$(pgrep -u "$U4" -f 'g3free 100001' | head -n 1)
 check_case free-egid "process $held (g3free) of slot04, with its egid"
 check "free-egid: the fix ends it" sh -c 'case "$1" in "kill -KILL $2 "*) ;; *) exit 1 ;; esac' _ "$fix" "$held"
 kill -KILL "$held"
 as3 sleep 100002 &
-sleep 0.3
+wait_for pgrep -u "$U3" -f 'sleep 100002' >/dev/null
 own=$(pgrep -u "$U3" -f 'sleep 100002' | head -n 1)
 check_case free-own "process $own (sleep) of slot03, as its uid"
 kill -KILL "$own"
-sleep 0.2
+wait_for sh -c '! pgrep -f "g3free 100001|sleep 100002"' >/dev/null
 clears processes
 rm -f /var/tmp/g3free
 
@@ -121,7 +121,8 @@ as3 sh -c 'cp /bin/sleep /var/tmp/g3 && chmod 2755 /var/tmp/g3'
 check "slot03 made a set-gid copy in /var/tmp" test "$(stat -c '%G %a' /var/tmp/g3)" = "slot03 2755"
 as4 /var/tmp/g3 100000 &
 as4 sleep 100000 &
-sleep 0.5
+wait_for pgrep -u "$U4" -f 'g3 100000' >/dev/null
+wait_for pgrep -u "$U4" -x sleep >/dev/null
 held=$(pgrep -u "$U4" -f 'g3 100000' | head -n 1)
 bystander=$(pgrep -u "$U4" -x sleep | head -n 1)
 check "slot04 runs a process with egid slot03" sh -c "[ -n '$held' ] && grep -q '^Gid:.*	$G3	' /proc/$held/status"
@@ -145,7 +146,7 @@ else
 	as3 unshare --map-user=0 --map-group=0 --map-users=200000,1,1000 --map-groups=200000,1,1000 \
 		sh -c "exec 3>>'$TREE/doc'; exec setpriv --reuid=999 --regid=999 --clear-groups \
 			sh -c 'while sleep 0.2; do echo still-here >&3; done'" >/dev/null 2>"$S/userns.err" &
-	sleep 1
+	wait_for pgrep -u 200998 >/dev/null
 	sub=$(pgrep -u 200998 | head -n 1)
 	if [ -z "$sub" ]; then
 		cat "$S/userns.err"
@@ -176,7 +177,7 @@ if [ "$userns" != skip ]; then
 	# The free slot03 still has its range (the fix is check's): a process in its namespace again.
 	as3 unshare --map-user=0 --map-group=0 --map-users=200000,1,1000 --map-groups=200000,1,1000 \
 		setpriv --reuid=999 --regid=999 --clear-groups sleep 100003 >/dev/null 2>&1 &
-	sleep 0.5
+	wait_for pgrep -u 200998 -x sleep >/dev/null
 	sub=$(pgrep -n -u 200998 -x sleep)
 	check_case free-userns "process $sub (sleep) of 200998, in its user namespace"
 	check "free-userns: the range is named too" sh -c 'case "$1" in *"subordinate uids 200000-200999"*) ;; *) exit 1 ;; esac' \

@@ -50,8 +50,7 @@ for kind in home state run; do
 done
 # A process of alice's that ignores SIGTERM: only kill(-1, SIGKILL) as the slot ends it.
 as1 sh -c 'trap "" TERM HUP INT; exec sleep 1000' &
-sleep 0.3
-check "slot01 runs a process before the release" test "$(procs_of "$U1")" -ge 1
+check "slot01 runs a process before the release" wait_for pgrep -u "$U1" -x sleep >/dev/null
 # Files alice made as slot01: in her home, and in her tree with an ACL entry naming the slot.
 TREE=$DOCS/_users/alice
 as1 sh -c "echo secret >$HOME1/.history; echo made >$TREE/by-slot"

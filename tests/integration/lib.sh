@@ -43,6 +43,23 @@ quiet() {
 	"$@" >/dev/null
 }
 
+# wait_for command...: runs the command every 0.05 s until it exits 0, for at most 20 s, and
+# exits as it last did: a background process is up, or gone, before the step that needs it (a
+# fixed sleep is too short on a loaded machine).
+wait_for() {
+	wait_for_n=0
+	until "$@"; do
+		wait_for_n=$((wait_for_n + 1))
+		[ $wait_for_n -lt 400 ] || return 1
+		sleep 0.05
+	done
+}
+
+# euid_is PID UID: the process runs with effective uid UID.
+euid_is() {
+	[ "$(awk '$1 == "Uid:" { print $3 }' "/proc/$1/status" 2>/dev/null)" = "$2" ]
+}
+
 # check_fails "description" command...: passes when the command exits non-zero.
 check_fails() {
 	desc=$1

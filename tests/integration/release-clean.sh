@@ -46,7 +46,7 @@ as1 setsid sh -c 'sleep 1002 & sleep 1003' &
 # a process that changed its effective uid back to root is still the slot's (real uid)
 setpriv --ruid=slot01 --euid=0 --regid=slot01 --clear-groups sleep 1004 &
 as2 sleep 1005 &
-sleep 0.3
+for n in 1000 1001 1002 1003 1004 1005; do wait_for pgrep -x -f "sleep $n" >/dev/null; done
 check "slot01 runs processes before the release" test "$(procs_of "$U1")" -ge 4
 as1 sh -c "echo secret >$HOME1/.history; mkdir -p $HOME1/deep/er; echo x >$HOME1/deep/er/file"
 as1 ln -s /etc/passwd "$HOME1/link-to-passwd"

@@ -75,12 +75,6 @@ with open(os.path.join(box, "out"), "w") as out:
     print("events %d" % n, file=out)
     print("mail %s" % os.pread(mfd, 4096, 0).decode().replace("\n", " "), file=out)
 PY
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
-	[ -e "$1" ]
-}
-
 check "assign alice slot03" prints slot03 admin assign alice slot03
 check "assign bob slot04" prints slot04 admin assign bob slot04
 install -o slot03 -g mail -m 0660 /dev/null /var/mail/slot03
@@ -91,10 +85,10 @@ mail_inode_before=$(stat -c %i /var/mail/slot03)
 
 as4 python3 "$S/keep.py" "$BOX" keep 2>"$S/keep.err" &
 keeper=$!
-check "slot04's keeper listens" wait_for "$BOX/ready"
+check "slot04's keeper listens" wait_for test -e "$BOX/ready"
 check "slot03 hands its home, a watch on it and its mailbox to slot04's process" \
 	as3 python3 "$S/keep.py" "$BOX" give "$HOME3" /var/mail/slot03
-check "slot04's process holds them" wait_for "$BOX/held"
+check "slot04's process holds them" wait_for test -e "$BOX/held"
 
 admin_run release alice
 cat "$S/out" "$S/err"
@@ -111,11 +105,11 @@ check "no name of release's own is left beside the folders" \
 
 check "assign carol slot03" prints slot03 admin assign carol slot03
 touch "$BOX/mark"
-check "slot04's process drained what release did" wait_for "$BOX/marked"
+check "slot04's process drained what release did" wait_for test -e "$BOX/marked"
 as3 sh -c "echo carol >$HOME3/carol-secret; mkdir $HOME3/carol-dir"
 echo "mail for carol" >>/var/mail/slot03
 touch "$BOX/report"
-check "slot04's process reports" wait_for "$BOX/out"
+check "slot04's process reports" wait_for test -e "$BOX/out"
 wait "$keeper"
 cat "$BOX/out" "$S/keep.err"
 check "through the old home's descriptor: no name of carol's" grep -qx "names 0" "$BOX/out"

@@ -48,7 +48,7 @@ release_case() {
 
 check "assign bob slot02" prints slot02 admin assign bob slot02
 runuser -u slot02 -- sleep 100000 &
-sleep 0.2
+wait_for pgrep -u "$U2" -x sleep >/dev/null
 bystander=$(pgrep -u "$U2" -x sleep | head -n 1)
 check "slot02 runs a process (the bystander)" test -n "$bystander"
 

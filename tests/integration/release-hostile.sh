@@ -200,7 +200,7 @@ chmod 0700 "$SROOT/run/slot03"
 # One loop: two would kill each other (kill -1 reaches every process of the uid but the caller).
 setpriv --reuid=slot02 --regid=slot02 --init-groups sh -c 'while :; do kill -KILL -1 2>/dev/null; done' &
 spin=$!
-sleep 0.3
+check "slot02's kill loop runs" wait_for euid_is "$spin" "$(id -u slot02)"
 died=0 ran=0 named=0
 for i in 1 2 3 4 5; do
 	admin_run check --json

@@ -96,7 +96,7 @@ if command -v perl >/dev/null; then
 	check "assign erin slot01" prints slot01 admin assign erin slot01
 	perl -e '$> = shift; sleep 1000' "$U1" &
 	stuck=$!
-	sleep 0.3
+	check "the stand-in runs as slot01" wait_for euid_is "$stuck" "$U1"
 	admin release erin >/dev/null 2>"$S/err"
 	st=$?
 	cat "$S/err"

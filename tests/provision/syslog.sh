@@ -49,7 +49,7 @@ env -u SUDO_USER sh -c 'echo $$ >"$1"; exec "$2" --root "$3" --config "$4"' sh "
 check "a pool of 3: exits 0" test $? = 0
 check "a pool of 3: prints its changes" grep -q '^create account slot03 ' "$SLOTS_SCRATCH/out"
 pid=$(cat "$SLOTS_SCRATCH/pid")
-sleep 0.5
+wait_for test -s "$SLOTS_SCRATCH/log"
 L=$SLOTS_SCRATCH/log
 echo "# $(wc -l <"$L") lines received, the first: $(head -n 1 "$L")"
 n=$(sed -n 's/^\([0-9]*\) changes$/\1/p' "$SLOTS_SCRATCH/out")
