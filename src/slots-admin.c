@@ -351,15 +351,16 @@ static int dry_open(const struct admin_run *x, struct slots_store *st, const cha
 
 /*
  * The end of a dry run: the JSON (or the line already printed) reached its reader; "nothing
- * changed".  An assign's JSON has "skipped" as the real run's has: empty (no account is judged).
+ * changed".  An assign's JSON has "skipped" as the real run's has (taken; NULL for release).
  */
 static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, const char *user, const char *what,
-                    const struct slots_error *e)
+                    const struct slots_error *e, json_t *skipped)
 {
         if (o->json)
-                st = print_result_json(st, changed, slot, user, what, e,
-                                       strcmp(o->cmd, "assign") == 0 ? json_array() : NULL);
-        else if (cmd_stdout_done() < 0) {
+                st = print_result_json(st, changed, slot, user, what, e, skipped);
+        else
+                json_decref(skipped);
+        if (!o->json && cmd_stdout_done() < 0) {
                 fprintf(stderr, "%s: cannot print the dry run: standard output: %s\n", cmd_name, strerror(errno));
                 st = EXIT_REFUSED;
         }
@@ -368,41 +369,38 @@ static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, c
 }
 
 /*
- * assign --dry-run: the verdict the real run starts from (slots_assign_choose on the table as
- * it is), its refusal with the same words; nothing written.  The account and folder checks
- * of a real new assignment are not made.
+ * assign --dry-run: what step 1 of the real run decides (slots_assign_dry: the verdict, the one
+ * rule on the slot's account, the account, the service apart and the folders of a new
+ * assignment), its refusal with the same words and exit status; nothing written, no lock.
  */
 static int dry_assign(const struct admin_run *x, const struct opts *o, const char *user, const char *asked,
                       unsigned want)
 {
-        struct slots_store st = { 0 };
-        enum slots_assign_verdict v;
+        struct slots_assign_report rep;
         char what[SLOTS_NAME_MAX + 32], name[SLOTS_NAME_MAX] = "";
         struct slots_error e;
-        unsigned n = 0;
         int r;
 
-        snprintf(what, sizeof(what), "cannot assign %s", asked ? asked : "a slot");
-        r = dry_open(x, &st, what, &e);
-        if (r != EXIT_DONE)
-                return dry_done(o, r, false, 0, user, what, &e);
-        v = slots_assign_choose(st.table, x->cfg->slots, user, want, &n);
-        if (n)
-                slots_slot_name(n, name);
-        slots_store_close(&st);
-        if (v != SLOTS_ASSIGN_GIVE && v != SLOTS_ASSIGN_AGAIN) {
-                slots_error_clear(&e);
-                (void) slots_assign_refusal(v, n, x->cfg, &e);
-                if (n && v != SLOTS_ASSIGN_HELD_ELSEWHERE)
-                        snprintf(what, sizeof(what), "cannot assign %s", name);
+        slots_error_clear(&e);
+        r = slots_assign_dry(x->cfg, x->group, user, want, &rep, &e);
+        if (rep.slot)
+                slots_slot_name(rep.slot, name);
+        warn_skipped(&rep);
+        if (r < 0) {
+                if (e.kind == SLOTS_ERR_INVALID)
+                        snprintf(what, sizeof(what), "invalid table");
+                else
+                        snprintf(what, sizeof(what), "cannot assign %s",
+                                 rep.slot && rep.verdict != SLOTS_ASSIGN_HELD_ELSEWHERE ? name :
+                                 asked ? asked : "a slot");
                 cmd_report(what, &e, NULL);
-                return dry_done(o, EXIT_REFUSED, false, n, user, what, &e);
+                return dry_done(o, cmd_exit_for(r, &e), false, rep.slot, user, what, &e, skipped_json(&rep));
         }
-        if (!o->json && v == SLOTS_ASSIGN_GIVE)
+        if (!o->json && rep.changed)
                 printf("would assign %s to user %s\n", name, user);
         else if (!o->json)
                 printf("user %s holds %s already: nothing would change in the table\n", user, name);
-        return dry_done(o, EXIT_DONE, v == SLOTS_ASSIGN_GIVE, n, user, NULL, NULL);
+        return dry_done(o, EXIT_DONE, rep.changed, rep.slot, user, NULL, NULL, skipped_json(&rep));
 }
 
 /* release --dry-run: what the table says would be released; nothing written, no process touched. */
@@ -418,7 +416,7 @@ static int dry_release(const struct admin_run *x, const struct opts *o, const ch
         snprintf(what, sizeof(what), "cannot release %s", o->slot ? o->slot : "the user's slot");
         r = dry_open(x, &st, what, &e);
         if (r != EXIT_DONE)
-                return dry_done(o, r, false, 0, user, what, &e);
+                return dry_done(o, r, false, 0, user, what, &e, NULL);
         if (user)
                 n = slots_table_find_user(st.table, user);
         else if (n > x->cfg->slots)
@@ -432,7 +430,7 @@ static int dry_release(const struct admin_run *x, const struct opts *o, const ch
         slots_store_close(&st);
         if (!user && n > x->cfg->slots) {
                 cmd_report(what, &e, NULL);
-                return dry_done(o, EXIT_REFUSED, false, 0, NULL, what, &e);
+                return dry_done(o, EXIT_REFUSED, false, 0, NULL, what, &e, NULL);
         }
         if (!o->json) {
                 if (n == 0)
@@ -445,7 +443,7 @@ static int dry_release(const struct admin_run *x, const struct opts *o, const ch
                         printf("would release %s from user %s\n", name, who);
         }
         return dry_done(o, EXIT_DONE, n && state != SLOTS_SLOT_FREE, n, user ? user : who[0] ? who : NULL, NULL,
-                        NULL);
+                        NULL, NULL);
 }
 
 static int cmd_assign(const struct opts *o, int argc, char **argv)

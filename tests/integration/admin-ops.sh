@@ -121,7 +121,9 @@ check "syslog: the release is one line, clean and free" test \
 
 # ---- 2. Dry runs: the same exit and "changed" as the real run right after, nothing written ----
 rm -f "$TABLE.lock"
-# Each row: the arguments (after the command) | a comment.  Every row runs dry, then for real.
+# Each row: the arguments (after the command) | a comment | a set-up before both runs | a
+# tidy-up after them.  Every row runs dry, then for real.
+H=/var/lib/slots/$SERVICE/home
 cat >"$OUT/dry.table" <<ROWS
 assign dry.one|the lowest free slot: changed
 assign dry.one|again: not changed
@@ -133,11 +135,14 @@ release dry.one|a holder: changed
 release dry.one|a user with no slot: not changed
 release --slot slot04|by slot: changed
 release --slot slot04|a free slot: not changed
+assign bad.one slot06|a slot in group sudo, no good slot by the one rule: refused|usermod -a -G sudo slot06|gpasswd -d slot06 sudo
+assign dirty.one slot07|its home not as a release leaves it: refused|touch $H/slot07/left|$SLOTS_ADMIN release --slot slot07
 release --slot slot09|outside the pool: refused
 ROWS
 n=0
-while IFS='|' read -r args what; do
+while IFS='|' read -r args what setup tidy; do
 	n=$((n + 1))
+	[ -z "$setup" ] || $setup >/dev/null
 	before=$(sha256sum "$TABLE"; ls -a /etc/slots)
 	# shellcheck disable=SC2086
 	"$SLOTS_ADMIN" --json $args --dry-run >"$OUT/dry$n.json" 2>"$OUT/dry$n.err"
@@ -160,7 +165,16 @@ PY
 	else
 		not_ok "dry run $n, $what ($args): exit $drc, real $rrc; $r; table or folder changed: $([ "$before" = "$after" ] && echo no || echo yes)"
 	fi
+	[ -z "$tidy" ] || $tidy >/dev/null 2>&1
 done <"$OUT/dry.table"
+check "a dry assign of a slot no good by the one rule says why, as the real one does" \
+	grep -q "not a good slot" "$OUT/dry11.err"
+check "a dry assign of a slot whose home is not clean says why, as the real one does" \
+	sh -c 'grep -q "$1" "$2" && grep -q "$1" "$3"' _ "$(grep -o 'slot07/left[^;:]*' "$OUT/real12.err" | head -n 1)" \
+	"$OUT/dry12.err" "$OUT/real12.err"
+check "the real one marked it pending (its one log line says so), the dry one logged nothing" \
+	test "$(grep -c 'refused to assign slot07 to user dirty.one: .*; marked cleanup pending' "$L")" = 1
+check "and the tidy-up's release --slot cleared it" sh -c '! "$1" status slot07 | grep -q "cleanup pending"' _ "$SLOTS_ADMIN"
 n=$(grep -c . "$OUT/dry.table")
 check "a dry release of a slot outside the pool says why, as the real one does" \
 	grep -q "the slot is outside the pool of" "$OUT/dry$n.err"

@@ -205,15 +205,18 @@ static int assign_folders_clean(const struct slots_config *c, struct slots_store
         int r;
 
         r = slots_check_folders(AT_FDCWD, c, name, pw->uid, gid, false, e);
-        if (r == 0)
-                return 0;
+        if (r == 0 || !s)
+                return r;
         if (slots_table_mark_pending(s->table, rep->slot, slots_now_rfc3339(released)) == 0 &&
             slots_store_save(s, &e2) == 0)
                 rep->marked_pending = true;
         return r;
 }
 
-/* Step 1 for a free slot: its account and group, the service apart, its folders, then the save. */
+/*
+ * Step 1 for a free slot: its account and group, the service apart, its folders, then the
+ * save.  With s NULL (a dry run) nothing is saved or marked: the checks alone decide.
+ */
 static int give(const struct slots_config *c, struct slots_store *s, const char *user,
                 struct slots_assign_report *rep, struct slots_error *e)
 {
@@ -240,9 +243,9 @@ static int give(const struct slots_config *c, struct slots_store *s, const char 
         /* The folders' group: group slotNN, else the account's primary group. */
         if (r == 0)
                 r = assign_folders_clean(c, s, name, &pw, gr.name ? gr.gid : pw.gid, rep, e);
-        if (r == 0 && slots_table_assign(s->table, rep->slot, user, slots_now_rfc3339(since)) < 0)
+        if (r == 0 && s && slots_table_assign(s->table, rep->slot, user, slots_now_rfc3339(since)) < 0)
                 r = slots_error_set(e, -ENOMEM, c->table, "out of memory");
-        if (r == 0)
+        if (r == 0 && s)
                 r = slots_store_save(s, e);
         rep->changed = r == 0;
         slots_gr_clear(&gr);
@@ -307,6 +310,16 @@ static int prepare(const struct slots_config *c, gid_t service_gid, const char *
         return r;
 }
 
+/* Step 1's verdict on the table: the slot, or the refusal; the one rule judges the slot's account. */
+static int decide(const struct slots_config *c, const struct slots_table *t, const char *user, unsigned want,
+                  struct slots_assign_report *rep, struct slots_error *e)
+{
+        rep->verdict = slots_assign_choose(t, c->slots, user, want, &rep->slot);
+        if (rep->verdict != SLOTS_ASSIGN_GIVE && rep->verdict != SLOTS_ASSIGN_AGAIN)
+                return slots_assign_refusal(rep->verdict, rep->slot, c, e);
+        return good_slot(c, t, rep->verdict == SLOTS_ASSIGN_AGAIN ? rep->slot : want, rep, e);
+}
+
 /* One pass of steps 1 to 3; -EWOULDBLOCK, nothing changed, after a wait for the slot's lock. */
 static int assign_once(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
                        unsigned want, struct slots_assign_report *rep, struct slots_error *e)
@@ -321,11 +334,7 @@ static int assign_once(const struct slots_config *c, const struct slots_table_po
         r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, policy->group, SLOTS_STORE_WRITE, e);
         if (r < 0)
                 return r;
-        rep->verdict = slots_assign_choose(s.table, c->slots, user, want, &rep->slot);
-        if (rep->verdict != SLOTS_ASSIGN_GIVE && rep->verdict != SLOTS_ASSIGN_AGAIN)
-                r = slots_assign_refusal(rep->verdict, rep->slot, c, e);
-        else
-                r = good_slot(c, s.table, rep->verdict == SLOTS_ASSIGN_AGAIN ? rep->slot : want, rep, e);
+        r = decide(c, s.table, user, want, rep, e);
         /* The slot's lock before any change: a lock file that cannot be trusted changes nothing. */
         if (r == 0) {
                 lockfd = slots_release_lock(s.dirfd, s.name, rep->slot, false, e);
@@ -362,4 +371,21 @@ int slots_assign(const struct slots_config *c, const struct slots_table_policy *
                         return slots_error_set(e, -EAGAIN, c->table, "the slot's lock keeps being taken under "
                                                "the assign");
         }
+}
+
+int slots_assign_dry(const struct slots_config *c, gid_t group, const char *user, unsigned want,
+                     struct slots_assign_report *rep, struct slots_error *e)
+{
+        struct slots_store s;
+        int r;
+
+        memset(rep, 0, sizeof(*rep));
+        r = slots_store_open(&s, AT_FDCWD, c->table, c->slots, group, 0, e);
+        if (r < 0)
+                return r;
+        r = decide(c, s.table, user, want, rep, e);
+        if (r == 0 && rep->verdict == SLOTS_ASSIGN_GIVE)
+                r = give(c, NULL, user, rep, e);
+        slots_store_close(&s);
+        return r;
 }

@@ -107,3 +107,13 @@ struct slots_assign_report {
  */
 int slots_assign(const struct slots_config *c, const struct slots_table_policy *policy, const char *user,
                  unsigned want, struct slots_assign_report *rep, struct slots_error *e);
+
+/*
+ * What slots_assign would decide, with nothing written and no lock taken (--dry-run): the
+ * table read as status reads it (group: the service group), the verdict, the one rule on the
+ * slot's account (the lowest free choice passing over bad slots), and for a new assignment
+ * the account, the service apart and the folders as step 1 checks them.  rep->changed: the
+ * real run would write the assignment.  Returns as slots_assign; the tree is not looked at.
+ */
+int slots_assign_dry(const struct slots_config *c, gid_t group, const char *user, unsigned want,
+                     struct slots_assign_report *rep, struct slots_error *e);
