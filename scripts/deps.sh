@@ -8,7 +8,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libpam-modules pamtester sudo passwd login util-linux procps acl jq openssl mandoc valgrind
       clang python3 keyutils uidmap
       slapd ldap-utils nslcd libnss-ldapd libnss-extrausers sssd-ldap libnss-sss
-      debhelper dpkg-dev lintian bash-completion
+      debhelper dpkg-dev lintian bash-completion ansible-core
       qemu-system-x86 mmdebstrap e2fsprogs"
 # The guest step (tests/guest) boots a Debian 12 guest under qemu from an image mmdebstrap makes.
 # uidmap: the identity attacks map a slot into a user namespace (newuidmap).
