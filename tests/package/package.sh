@@ -147,6 +147,7 @@ slots -rwxr-xr-x root/root ./usr/sbin/slots-admin
 slots -rwxr-xr-x root/root ./usr/sbin/slots-provision
 slots drwxr-xr-x root/root ./etc/slots/
 slots -rw-r--r-- root/root ./usr/share/doc/slots/examples/slots.conf.example
+slots -rw-r--r-- root/root ./usr/share/doc/slots/examples/slots-ansible.yml
 slots -rw-r--r-- root/root ./usr/share/bash-completion/completions/slots-admin
 slots -rw-r--r-- root/root ./usr/share/bash-completion/completions/slots-provision
 slots -rw-r--r-- root/root ./usr/share/man/man8/slots-admin.8.gz
