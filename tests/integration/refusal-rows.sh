@@ -63,7 +63,6 @@ check "assign with the table's folder root:7 1775: refused, the folder's group n
 check "assign with the table's folder root:7 1775: the table is unchanged" cmp -s "$TABLE" "$OUT/table.before"
 
 # --- slots-provision --root on an image of the example host ---
-G=$top_srcdir/tests/provision/golden/example-host
 P=$SLOTS_SCRATCH/p
 mkdir -p "$P"
 SOURCE_DATE_EPOCH=1767225600
@@ -74,26 +73,7 @@ sed 's/^  "slots": 8,$/  "slots": 8,\n  "slice": {"default": {"TasksMax": 64}},/
 	"$top_srcdir/data/slots.conf.example" >"$P/slots.conf"
 chmod 0644 "$P/slots.conf"
 grep -q '"slice"' "$P/slots.conf" || not_ok "the config with a slice key"
-image() {
-	R=$1
-	rm -rf "$R"
-	mkdir -p "$R/etc"
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chmod 0644 "$R/etc/passwd" "$R/etc/group"
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	: >"$R/etc/.pwd.lock"
-	chmod 0600 "$R/etc/.pwd.lock"
-	ROOT=$R sh -e "$G/setup.sh"
-}
-snap() {
-	(cd "$1" && find . -printf '%p %y %U:%G %m %s %T@\n' | LC_ALL=C sort &&
-		find . -type f -exec sha256sum {} + | LC_ALL=C sort)
-}
+. "$top_srcdir/tests/provision/image-lib.sh"
 # provision_refused DESCRIPTION WORDS [changed]: slots-provision --root $R refused with WORDS,
 # $R unchanged (unless "changed").
 provision_refused() {

@@ -12,7 +12,6 @@ slots_need_root
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed (it holds the POSIX lock)"; exit 77; }
 slots_enter_namespace "$@"
 
-G=$top_srcdir/tests/provision/golden/example-host
 CONF=$top_srcdir/data/slots.conf.example
 P=$SLOTS_SCRATCH/p
 mkdir -p "$P"
@@ -20,26 +19,7 @@ SOURCE_DATE_EPOCH=1767225600
 export SOURCE_DATE_EPOCH
 unset SLOTS_CONFIG
 
-# image DIR: the example host's image as the golden test makes it.
-image() {
-	R=$1
-	rm -rf "$R"
-	mkdir -p "$R/etc"
-	for f in passwd group shadow gshadow; do
-		src=$G/initial-$f
-		[ -f "$src" ] || src=$top_srcdir/tests/provision/initial-$f
-		cp "$src" "$R/etc/$f"
-	done
-	chmod 0644 "$R/etc/passwd" "$R/etc/group"
-	chown 0:42 "$R/etc/shadow" "$R/etc/gshadow"
-	chmod 0640 "$R/etc/shadow" "$R/etc/gshadow"
-	: >"$R/etc/.pwd.lock"
-	chmod 0600 "$R/etc/.pwd.lock"
-	ROOT=$R sh -e "$G/setup.sh"
-}
-snap() {
-	(cd "$1" && find . -printf '%p %y %U:%G %m %s %T@\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort)
-}
+. "$top_srcdir/tests/provision/image-lib.sh"
 prov() {
 	R=$1
 	shift
