@@ -19,28 +19,10 @@ i=0
 while [ ! -e /run/systemd/journal/socket.ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "the journal stand-in listens" test -S /run/systemd/journal/socket
 : >"$J"
-# syslog: /dev becomes a copy on tmpfs with a receiver at /dev/log; the host's /dev is untouched.
-D=$SLOTS_SCRATCH/dev
-mkdir "$D" && mount -t tmpfs -o mode=0755 tmpfs "$D" && cp -a /dev/. "$D/" 2>/dev/null
-for m in pts shm mqueue; do
-	mountpoint -q "/dev/$m" && mkdir -p "$D/$m" && mount --bind "/dev/$m" "$D/$m"
-done
-rm -f "$D/log"
+# syslog: a receiver at the namespace's /dev/log; the host's /dev is untouched.
 L=$OUT/syslog
-python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-os.chmod(sys.argv[1], 0o666)
-with open(sys.argv[2], "ab", buffering=0) as f:
-    while True:
-        f.write(s.recv(65536) + b"\n")' "$D/log" "$L" &
-receiver=$!
-trap 'kill $sink $receiver 2>/dev/null' EXIT
-i=0
-while [ ! -S "$D/log" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-mount --rbind "$D" /dev
-check "the syslog receiver listens at /dev/log" test -S /dev/log
+check "the syslog receiver listens at /dev/log" slots_syslog_to "$L"
+trap 'kill $sink $slots_syslog_pid 2>/dev/null' EXIT
 : >"$L"
 
 # entries FILTER...: the JSON lines of the journal (key=value filters, all must hold), one a line.

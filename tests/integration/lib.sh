@@ -55,6 +55,31 @@ wait_for() {
 	done
 }
 
+# slots_syslog_to LOG: /dev becomes a copy on tmpfs (inside the namespace; the host's /dev is
+# untouched) whose /dev/log is a receiver appending each datagram to LOG as one line; its pid
+# is $slots_syslog_pid.  Fails unless the receiver listens.
+slots_syslog_to() {
+	slots_dev=$SLOTS_SCRATCH/dev
+	mkdir "$slots_dev" && mount -t tmpfs -o mode=0755 tmpfs "$slots_dev" || return 1
+	cp -a /dev/. "$slots_dev/" 2>/dev/null
+	for m in pts shm mqueue; do
+		if mountpoint -q "/dev/$m"; then
+			mkdir -p "$slots_dev/$m" && mount --bind "/dev/$m" "$slots_dev/$m"
+		fi
+	done
+	rm -f "$slots_dev/log"
+	python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o666)
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(65536) + b"\n")' "$slots_dev/log" "$1" &
+	slots_syslog_pid=$!
+	wait_for test -S "$slots_dev/log" && mount --rbind "$slots_dev" /dev && test -S /dev/log
+}
+
 # euid_is PID UID: the process runs with effective uid UID.
 euid_is() {
 	[ "$(awk '$1 == "Uid:" { print $3 }' "/proc/$1/status" 2>/dev/null)" = "$2" ]

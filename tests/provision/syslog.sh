@@ -10,32 +10,7 @@ slots_need_root
 command -v python3 >/dev/null || { echo "SKIP: needs python3 (Debian package python3) for the receiver"; exit 77; }
 slots_enter_namespace "$@"
 umask 022
-D=$SLOTS_SCRATCH/dev
-mkdir "$D"
-mount -t tmpfs -o mode=0755 tmpfs "$D"
-cp -a /dev/. "$D/" 2>/dev/null
-for m in pts shm mqueue; do
-	if mountpoint -q "/dev/$m"; then
-		mkdir -p "$D/$m"
-		mount --bind "/dev/$m" "$D/$m"
-	fi
-done
-rm -f "$D/log"
-python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-os.chmod(sys.argv[1], 0o666)
-with open(sys.argv[2], "ab", buffering=0) as f:
-    while True:
-        f.write(s.recv(65536) + b"\n")' "$D/log" "$SLOTS_SCRATCH/log" &
-receiver=$!
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	[ -S "$D/log" ] && break
-	sleep 0.1
-done
-mount --rbind "$D" /dev
-check "the receiver listens at /dev/log" test -S /dev/log
+check "the receiver listens at /dev/log" slots_syslog_to "$SLOTS_SCRATCH/log"
 
 R=$SLOTS_SCRATCH/root
 mkdir -p "$R/etc"
@@ -71,5 +46,5 @@ sleep 0.5
 check "run by sudo: one line, ending in '; by alice (via sudo)'" \
 	test "$(grep -c . "$L")/$(grep -c '; by alice (via sudo)$' "$L")" = 1/1
 check "run by sudo: the line names slot04 alone" grep -q ' of them to 1 slot (slot04)' "$L"
-kill "$receiver"
+kill "$slots_syslog_pid"
 slots_done
