@@ -12,17 +12,7 @@ check_fixture
 chmod 0755 "$OUT"
 cp -p "$LAUNCHER" "$OUT/launcher.good"
 
-run_svc() {
-	name=$1
-	shift
-	runuser -u "$SERVICE" -- "$SLOTS_ADMIN" "$@" check >"$OUT/$name.out" 2>"$OUT/$name.err"
-	echo $? >"$OUT/$name.rc"
-}
 
-# What is left of the slots' runs: every live process of a slot of the fixture.
-slot_procs() {
-	ps -e -o uid=,pid=,pgid=,sid=,stat=,args= | awk -v lo=$UID_MIN -v hi=$UID_MAX '$1 > lo && $1 <= hi && $5 !~ /^Z/'
-}
 
 # case_hang NAME WHO LAUNCHER-BODY: with the launcher's body (after #!/bin/sh), check as WHO
 # (root or svc, --timeout 3) says slot01's chain and sudo-env probes did not finish within

@@ -11,11 +11,6 @@ slots_enter_namespace "$@"
 check_fixture
 chmod 0755 "$OUT"
 
-run_svc() {
-	runuser -u "$SERVICE" -- "$SLOTS_ADMIN" check >"$OUT/$1.out" 2>"$OUT/$1.err"
-	echo $? >"$OUT/$1.rc"
-}
-
 BUSY=
 stop_busy() {
 	[ -n "$BUSY" ] && kill $BUSY 2>/dev/null

@@ -23,17 +23,7 @@ printf '#!/bin/sh\nprintf "%%s slotctl %%s\\n" "$(id -un)" "$*" >>%s\nexec %s "$
 	>"$SLOTCTL_BIN"
 cp -p "$LAUNCHER" "$OUT/launcher.good"
 
-run_svc() {
-	name=$1
-	shift
-	runuser -u "$SERVICE" -- "$SLOTS_ADMIN" "$@" check >"$OUT/$name.out" 2>"$OUT/$name.err"
-	echo $? >"$OUT/$name.rc"
-}
 
-# What is left of the slots' runs: every process of a slot of the fixture.
-slot_procs() {
-	ps -e -o uid=,pid=,pgid=,sid=,stat=,args= | awk -v lo=$UID_MIN -v hi=$UID_MAX '$1 > lo && $1 <= hi && $5 !~ /^Z/'
-}
 
 # ---- the demonstration: a row that passes has run its own command, and TERM ended it ----
 # The launcher records what it runs and how that ended (it outlives the TERM only until then).

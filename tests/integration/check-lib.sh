@@ -182,6 +182,19 @@ run_check() {
 	echo $? >"$OUT/$name.rc"
 }
 
+# The same as the service account, as the deploy's self-test runs it (options before "check").
+run_svc() {
+	name=$1
+	shift
+	runuser -u "$SERVICE" -- "$SLOTS_ADMIN" "$@" check >"$OUT/$name.out" 2>"$OUT/$name.err"
+	echo $? >"$OUT/$name.rc"
+}
+
+# What is left of the slots' runs: every live process of a slot of the fixture.
+slot_procs() {
+	ps -e -o uid=,pid=,pgid=,sid=,stat=,args= | awk -v lo=$UID_MIN -v hi=$UID_MAX '$1 > lo && $1 <= hi && $5 !~ /^Z/'
+}
+
 rc_of() {
 	cat "$OUT/$1.rc"
 }

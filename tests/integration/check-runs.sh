@@ -11,12 +11,6 @@ slots_enter_namespace "$@"
 check_fixture
 chmod 0755 "$OUT"
 
-# run_svc NAME: check as the service account, as the deploy self-test runs it.
-run_svc() {
-	runuser -u "$SERVICE" -- "$SLOTS_ADMIN" check >"$OUT/$1.out" 2>"$OUT/$1.err"
-	echo $? >"$OUT/$1.rc"
-}
-
 # 8 runs in a row, as root and as the service: each exits 0, no FAIL row.
 for who in root svc; do
 	bad=
