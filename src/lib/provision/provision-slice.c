@@ -282,6 +282,14 @@ int slots_provision_slices(const struct slots_config *c, const struct slots_prov
         return r;
 }
 
+int prov_slice_check(struct prov_run *x)
+{
+        const struct slots_prov_slice_opts o = { .rootfd = x->rootfd, .host = x->o->host, .dry_run = true };
+        unsigned n = 0;
+
+        return slots_provision_slices(x->c, &o, &n, x->e);
+}
+
 int prov_slice_step(struct prov_run *x)
 {
         const struct slots_prov_slice_opts o = { .rootfd = x->rootfd, .host = x->o->host, .dry_run = x->dry,

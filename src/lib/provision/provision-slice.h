@@ -32,3 +32,9 @@ int slots_provision_slices(const struct slots_config *c, const struct slots_prov
 /* The step of the provision run (provision.c): slots_provision_slices() with the run's tree, mode and report. */
 struct prov_run;
 int prov_slice_step(struct prov_run *x);
+
+/*
+ * The same in the run's first pass: a dry run that reports nothing, so that a unit it would
+ * refuse (a masked one) refuses the run before its first change.
+ */
+int prov_slice_check(struct prov_run *x);

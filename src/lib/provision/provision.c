@@ -151,6 +151,8 @@ static int check_pass(struct prov_run *x)
                 r = prov_sudoers_check(x);
         if (r == 0)
                 r = file_check(x, c->slotctl_config);
+        if (r == 0)
+                r = prov_slice_check(x);
         if (r == 0 && prov_sudo_installed(x)) {
                 char name[128],
                         *path = slots_path_join(SUDOERS_DIR, slots_dropin_sudoers_name(c, name, sizeof(name)));
