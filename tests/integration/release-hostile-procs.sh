@@ -22,13 +22,18 @@ setsid-ignorer  1 setsid sh -c "trap \"\" TERM HUP INT QUIT USR1; while :; do sl
 user-namespace  3 unshare --user --map-root-user --pid --mount --fork --mount-proc sh -c "sleep 1000 & sleep 1000"
 '
 
+# procs_at_least UID N: the uid runs at least N processes.
+procs_at_least() {
+	[ "$(procs_of "$1")" -ge "$2" ]
+}
+
 # release_case NAME COMMAND...: start the attack, release, and check the result.
 release_case() {
 	name=$1
 	shift
 	check "assign alice slot01 ($name)" prints slot01 admin assign alice slot01
 	as1 "$@" >/dev/null 2>&1 &
-	sleep 1
+	wait_for procs_at_least "$U1" "$min"
 	n=$(procs_of "$U1")
 	echo "# $name: $n processes of slot01 before the release"
 	check "$name: slot01 runs processes before the release" test "$n" -ge "$min"

@@ -42,7 +42,7 @@ cat >"$SLOTS_SCRATCH/slots4.conf" <<'CONF'
 CONF
 SUDO_USER=alice "$SLOTS_PROVISION" --root "$R" --config "$SLOTS_SCRATCH/slots4.conf" >"$SLOTS_SCRATCH/out3" 2>&1
 check "a fourth slot, run by sudo: exits 0" test $? = 0
-sleep 0.5
+wait_for test -s "$L"
 check "run by sudo: one line, ending in '; by alice (via sudo)'" \
 	test "$(grep -c . "$L")/$(grep -c '; by alice (via sudo)$' "$L")" = 1/1
 check "run by sudo: the line names slot04 alone" grep -q ' of them to 1 slot (slot04)' "$L"
