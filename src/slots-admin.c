@@ -298,12 +298,25 @@ static json_t *skipped_json(const struct slots_assign_report *rep)
         return a;
 }
 
+/* What a refused or failed assign could not do: "invalid table", or "cannot assign" the slot it is about. */
+static void assign_what(char *what, size_t size, const struct slots_assign_report *rep, const struct slots_error *e,
+                        const char *asked)
+{
+        char name[SLOTS_NAME_MAX];
+
+        if (e->kind == SLOTS_ERR_INVALID)
+                snprintf(what, size, "invalid table");
+        else if (rep->slot && rep->verdict != SLOTS_ASSIGN_HELD_ELSEWHERE)
+                snprintf(what, size, "cannot assign %s", slots_slot_name(rep->slot, name));
+        else
+                snprintf(what, size, "cannot assign %s", asked ? asked : "a slot");
+}
+
 /* Reports slots_assign's result r (asked: the SLOT argument, or NULL); returns the exit status. */
 static int assign_report(const struct admin_run *x, const struct opts *o, const char *user, const char *asked, int r,
                          const struct slots_assign_report *rep, struct slots_error *e)
 {
         char what[SLOTS_NAME_MAX + 96], name[SLOTS_NAME_MAX] = "", fix[SLOTS_ERR_TEXT + 256] = "";
-        bool about_slot = rep->slot && rep->verdict != SLOTS_ASSIGN_HELD_ELSEWHERE;
         int st;
 
         if (rep->slot)
@@ -316,9 +329,7 @@ static int assign_report(const struct admin_run *x, const struct opts *o, const 
                          user, name);
                 e->fix[0] = '\0';
         } else if (r < 0) {
-                snprintf(what, sizeof(what), "%s", e->kind == SLOTS_ERR_INVALID ? "invalid table" : "");
-                if (!what[0])
-                        snprintf(what, sizeof(what), "cannot assign %s", about_slot ? name : asked ? asked : "a slot");
+                assign_what(what, sizeof(what), rep, e, asked);
         }
         if (r < 0) {
                 cmd_report(what, e, fix[0] ? fix : NULL);
@@ -356,13 +367,15 @@ static int dry_open(const struct admin_run *x, struct slots_store *st, const cha
 static int dry_done(const struct opts *o, int st, bool changed, unsigned slot, const char *user, const char *what,
                     const struct slots_error *e, json_t *skipped)
 {
-        if (o->json)
+        if (o->json) {
                 st = print_result_json(st, changed, slot, user, what, e, skipped);
-        else
+        } else {
                 json_decref(skipped);
-        if (!o->json && cmd_stdout_done() < 0) {
-                fprintf(stderr, "%s: cannot print the dry run: standard output: %s\n", cmd_name, strerror(errno));
-                st = EXIT_REFUSED;
+                if (cmd_stdout_done() < 0) {
+                        fprintf(stderr, "%s: cannot print the dry run: standard output: %s\n", cmd_name,
+                                strerror(errno));
+                        st = EXIT_REFUSED;
+                }
         }
         fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
         return st;
@@ -387,12 +400,7 @@ static int dry_assign(const struct admin_run *x, const struct opts *o, const cha
                 slots_slot_name(rep.slot, name);
         warn_skipped(&rep);
         if (r < 0) {
-                if (e.kind == SLOTS_ERR_INVALID)
-                        snprintf(what, sizeof(what), "invalid table");
-                else
-                        snprintf(what, sizeof(what), "cannot assign %s",
-                                 rep.slot && rep.verdict != SLOTS_ASSIGN_HELD_ELSEWHERE ? name :
-                                 asked ? asked : "a slot");
+                assign_what(what, sizeof(what), &rep, &e, asked);
                 cmd_report(what, &e, NULL);
                 return dry_done(o, cmd_exit_for(r, &e), false, rep.slot, user, what, &e, skipped_json(&rep));
         }
