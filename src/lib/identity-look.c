@@ -13,8 +13,10 @@
 
 #include "fsutil.h"
 #include "identity-look.h"
+#include "privdrop.h"
 
 #define PWFIELD_BUF_MAX ((size_t) 1 << 20)
+#define GROUP_BUF_MAX ((size_t) 1 << 24)        /* where nss.c's lookups stop growing */
 
 /* One lookup by name into a buffer that grows on ERANGE; the field copied into *out. */
 static int lookup(const char *name, bool shadow, char **out)
@@ -137,41 +139,84 @@ void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *
 }
 
 /*
- * Whether rootfd's account file path (/etc/passwd, /etc/group) has an entry "name:": 1 yes, 0 no
- * (the name service's then: a directory's), -errno when it cannot be read.
+ * rootfd's account file path (/etc/passwd, /etc/group) whole into *text: 0 (*text NULL when
+ * there is no such file), -errno when it cannot be read.
  */
-static int local_entry(int rootfd, const char *path, const char *name)
+static int account_file(int rootfd, const char *path, char **text)
 {
         const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
-        size_t nl = strlen(name), len = 0;
+        size_t len = 0;
         struct slots_error e;
-        char *text = NULL;
         int fd, r;
 
+        *text = NULL;
         fd = slots_open_in(rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
         if (fd == -ENOENT)
                 return 0;
         if (fd < 0)
                 return fd;
-        r = slots_read_text_fd(fd, &how, NULL, &text, &len, &e);
+        r = slots_read_text_fd(fd, &how, NULL, text, &len, &e);
         slots_close(fd);
-        for (const char *p = text; r == 0 && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-                if (strncmp(p, name, nl) == 0 && p[nl] == ':')
-                        r = 1;
-        free(text);
+        if (r < 0) {
+                free(*text);
+                *text = NULL;
+        }
         return r;
 }
 
-/* The groups that name the account: its primary group first, then each other once, each by name. */
-static int look_groups(const struct slots_accountmap *m, int rootfd, const char *name, gid_t gid,
-                       struct slots_identity_facts *f, struct slots_error *e)
+/*
+ * Whether an account file's text (r: account_file()'s answer) has an entry "name:": 1 yes, 0
+ * no (the name service's then: a directory's), -errno when the file could not be read.
+ */
+static int local_entry(int r, const char *text, const char *name)
 {
+        size_t nl = strlen(name);
+
+        for (const char *p = text; r == 0 && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, name, nl) == 0 && p[nl] == ':')
+                        r = 1;
+        return r;
+}
+
+/*
+ * A lookup buffer that holds the longest line of the group file's text as glibc's files
+ * module parses it: the line, then a pointer to each member (one at most each two bytes).
+ * Other sources that need more still get it: the lookup grows on ERANGE, up to nss.c's cap.
+ */
+static size_t group_buffer(const char *text)
+{
+        size_t longest = 0, need;
+
+        for (const char *p = text; p && *p;) {
+                const char *nl = strchr(p, '\n');
+                size_t l = nl ? (size_t) (nl - p) : strlen(p);
+
+                if (l > longest)
+                        longest = l;
+                p = nl ? nl + 1 : NULL;
+        }
+        need = longest + 1 + (longest / 2 + 3) * sizeof(char *);
+        return need < GROUP_BUF_MAX ? need : GROUP_BUF_MAX;
+}
+
+/*
+ * The groups that name the account: its primary group first, then each other once, each by
+ * name.  One getgrouplist() and one lookup by gid a group: no enumeration of the pool.
+ */
+static int look_groups(int rootfd, const char *name, gid_t gid, struct slots_identity_facts *f,
+                       struct slots_error *e)
+{
+        char *text = NULL;
+        int local = account_file(rootfd, "/etc/group", &text);
+        size_t hint = group_buffer(text);
         gid_t *gids = NULL;
         int n = 0, r;
 
-        r = slots_amap_grouplist(m, name, gid, &gids, &n);
-        if (r < 0)
+        r = slots_grouplist(name, gid, &gids, &n);
+        if (r < 0) {
+                free(text);
                 return slots_error_set(e, r, name, "cannot list its groups: %s", strerror(-r));
+        }
         f->groups = calloc((size_t) n + 1, sizeof(*f->groups));
         f->group_names = calloc((size_t) n + 1, sizeof(*f->group_names));
         if (!f->groups || !f->group_names)
@@ -181,17 +226,18 @@ static int look_groups(const struct slots_accountmap *m, int rootfd, const char 
 
                 if (i > 0 && gids[i] == gid)
                         continue;
-                r = slots_amap_gid(m, gids[i], nm);
+                r = slots_nss_gid_name(gids[i], hint, nm);
                 if (r == 0 && asprintf(nm, "gid %u (no group)", (unsigned) gids[i]) < 0)
                         *nm = NULL, r = -ENOMEM;
                 if (r < 0)
                         break;
                 f->groups[f->id.n_groups++] = (struct slots_identity_group){
                         .name = *nm, .primary = i == 0,
-                        .directory = r > 0 && local_entry(rootfd, "/etc/group", *nm) == 0,
+                        .directory = r > 0 && local_entry(local, text, *nm) == 0,
                 };
         }
         free(gids);
+        free(text);
         f->id.groups = f->groups;
         if (r < 0)
                 return slots_error_set(e, r, name, "cannot name its groups: %s", strerror(-r));
@@ -213,10 +259,10 @@ static int look_password(const char *name, struct slots_identity_facts *f, struc
         return 0;
 }
 
-int slots_identity_look(const struct slots_accountmap *m, int rootfd, const char *prefix, const char *shell,
-                        const char *name, const struct slots_pw *pw, struct slots_identity_facts *f,
-                        struct slots_error *e)
+int slots_identity_look(int rootfd, const char *prefix, const char *shell, const char *name,
+                        const struct slots_pw *pw, struct slots_identity_facts *f, struct slots_error *e)
 {
+        char *passwd = NULL;
         int r;
 
         memset(f, 0, sizeof(*f));
@@ -226,8 +272,10 @@ int slots_identity_look(const struct slots_accountmap *m, int rootfd, const char
                 return slots_error_set(e, -ENOMEM, name, "out of memory");
         }
         f->id.shared = f->shared;
-        f->id.directory = local_entry(rootfd, "/etc/passwd", name) == 0;
-        r = look_groups(m, rootfd, name, pw->gid, f, e);
+        r = account_file(rootfd, "/etc/passwd", &passwd);
+        f->id.directory = local_entry(r, passwd, name) == 0;
+        free(passwd);
+        r = look_groups(rootfd, name, pw->gid, f, e);
         if (r == 0)
                 r = slots_subid_read(rootfd, "/etc/subuid", name, pw->uid, &f->subuid, e);
         if (r == 0)

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "accountmap.h"
 #include "error.h"
 #include "identity.h"
 #include "nss.h"
@@ -60,16 +59,16 @@ struct slots_identity_facts {
 };
 
 /*
- * Looks up what identity.c judges of slot account name (pw: its passwd entry) under
- * config prefix and shell: the groups that name it (primary first, from m or NSS),
- * its ranges in rootfd's /etc/subuid and /etc/subgid, and both password fields; the
- * account, and each named group, not in rootfd's /etc/passwd or /etc/group is taken as
- * a directory's (an unreadable file: as local).  Every
- * fact is known on success: a lookup that fails (the shadow entry unreadable when the
- * passwd field says shadow, too) is an error naming it.  Returns 0 with *f filled (free
- * with slots_identity_facts_free()), or -errno with e set (kind failed).
+ * Looks up what identity.c judges of the one slot account name (pw: its passwd entry)
+ * under config prefix and shell, without a map of the pool: the groups that name it
+ * (primary first: getgrouplist(), each group named by its gid through NSS), its ranges in
+ * rootfd's /etc/subuid and /etc/subgid, and both password fields; the account, and each
+ * named group, not in rootfd's /etc/passwd or /etc/group is taken as a directory's (an
+ * unreadable file: as local).  Every fact is known on success: a lookup that fails (the
+ * shadow entry unreadable when the passwd field says shadow, too) is an error naming it.
+ * Returns 0 with *f filled (free with slots_identity_facts_free()), or -errno with e set
+ * (kind failed).
  */
-int slots_identity_look(const struct slots_accountmap *m, int rootfd, const char *prefix, const char *shell,
-                        const char *name, const struct slots_pw *pw, struct slots_identity_facts *f,
-                        struct slots_error *e);
+int slots_identity_look(int rootfd, const char *prefix, const char *shell, const char *name,
+                        const struct slots_pw *pw, struct slots_identity_facts *f, struct slots_error *e);
 void slots_identity_facts_free(struct slots_identity_facts *f);

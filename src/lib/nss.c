@@ -90,10 +90,10 @@ oom:
         return -ENOMEM;
 }
 
-/* Calls one *_r lookup with a buffer that grows on ERANGE. */
-#define LOOKUP(type, call, copy)                                                \
+/* Calls one *_r lookup with a buffer of start bytes that grows on ERANGE. */
+#define LOOKUP(type, start, call, copy)                                         \
         do {                                                                    \
-                size_t size = 1024;                                             \
+                size_t size = (start);                                          \
                 for (;;) {                                                      \
                         struct type ent, *res = NULL;                           \
                         char *buf = malloc(size);                               \
@@ -120,22 +120,33 @@ oom:
 
 int slots_nss_user(const char *name, struct slots_pw *out)
 {
-        LOOKUP(passwd, getpwnam_r(name, &ent, buf, size, &res), copy_pw);
+        LOOKUP(passwd, 1024, getpwnam_r(name, &ent, buf, size, &res), copy_pw);
 }
 
 int slots_nss_uid(uid_t uid, struct slots_pw *out)
 {
-        LOOKUP(passwd, getpwuid_r(uid, &ent, buf, size, &res), copy_pw);
+        LOOKUP(passwd, 1024, getpwuid_r(uid, &ent, buf, size, &res), copy_pw);
 }
 
 int slots_nss_group(const char *name, struct slots_gr *out)
 {
-        LOOKUP(group, getgrnam_r(name, &ent, buf, size, &res), copy_gr);
+        LOOKUP(group, 1024, getgrnam_r(name, &ent, buf, size, &res), copy_gr);
 }
 
 int slots_nss_gid(gid_t gid, struct slots_gr *out)
 {
-        LOOKUP(group, getgrgid_r(gid, &ent, buf, size, &res), copy_gr);
+        LOOKUP(group, 1024, getgrgid_r(gid, &ent, buf, size, &res), copy_gr);
+}
+
+static int copy_gr_name(const struct group *gr, char **out)
+{
+        *out = strdup(gr->gr_name);
+        return *out ? 1 : -ENOMEM;
+}
+
+int slots_nss_gid_name(gid_t gid, size_t hint, char **out)
+{
+        LOOKUP(group, hint < 1024 ? 1024 : hint, getgrgid_r(gid, &ent, buf, size, &res), copy_gr_name);
 }
 
 bool slots_gr_has_member(const struct slots_gr *g, const char *name)

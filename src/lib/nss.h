@@ -31,6 +31,15 @@ int slots_nss_uid(uid_t uid, struct slots_pw *out);
 int slots_nss_group(const char *name, struct slots_gr *out);
 int slots_nss_gid(gid_t gid, struct slots_gr *out);
 
+/*
+ * The name of group gid as slots_nss_gid() answers it: 1 with *out malloc'ed, 0, or -errno.
+ * The lookup's buffer starts at hint bytes (at least 1024) and grows on ERANGE as for the
+ * others.  glibc's files module answers ERANGE at any line longer than the buffer, not only
+ * the one asked for, and each retry reads the file again from its start: a caller that knows
+ * the longest line of the group file (a shared group of every slot) starts big enough once.
+ */
+int slots_nss_gid_name(gid_t gid, size_t hint, char **out);
+
 void slots_pw_clear(struct slots_pw *p);
 void slots_gr_clear(struct slots_gr *g);
 

@@ -205,6 +205,49 @@ static void test_nss_erange(void **state)
         assert_null(pw.name);
 }
 
+/* A group's name by gid: the same answers, the buffer starting at the caller's size, never below 1024. */
+static void test_nss_gid_name(void **state)
+{
+        static const struct {
+                enum answer answer;
+                int want;
+        } rows[] = {
+                { FOUND, 1 }, { NOTHING, 0 }, { FAIL_EIO, -EIO }, { FAIL_ENOENT, -ENOENT },
+        };
+        char *name = NULL;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                dir_reset(rows[i].answer);
+                if (slots_nss_gid_name(4242, 0, &name) != rows[i].want)
+                        fail_msg("row %zu: slots_nss_gid_name, want %d", i, rows[i].want);
+                if (rows[i].want == 1)
+                        assert_string_equal(name, "svcgroup");
+                else
+                        assert_null(name);
+                free(name);
+                name = NULL;
+        }
+        dir_reset(FOUND);
+        dir.need = 5000;        /* a line longer than the buffer: 1024, 2048, 4096 retried, 8192 fits */
+        assert_int_equal(slots_nss_gid_name(4242, 16, &name), 1);
+        assert_int_equal(dir.calls, 4);
+        assert_int_equal(dir.last_size, 8192);
+        free(name);
+        dir_reset(FOUND);
+        dir.need = 5000;        /* sized for it: one lookup */
+        assert_int_equal(slots_nss_gid_name(4242, 6000, &name), 1);
+        assert_int_equal(dir.calls, 1);
+        assert_int_equal(dir.last_size, 6000);
+        free(name);
+        dir_reset(FOUND);
+        dir.need = 7000;        /* sized too small: it still grows */
+        assert_int_equal(slots_nss_gid_name(4242, 6000, &name), 1);
+        assert_int_equal(dir.calls, 2);
+        assert_int_equal(dir.last_size, 12000);
+        free(name);
+}
+
 /* The copies: members in order, an entry without home, shell or member list. */
 static void test_nss_copies(void **state)
 {
@@ -978,6 +1021,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nss_answers),
                 cmocka_unit_test(test_nss_erange),
+                cmocka_unit_test(test_nss_gid_name),
                 cmocka_unit_test(test_nss_copies),
                 cmocka_unit_test(test_service_group),
                 cmocka_unit_test(test_service_group_by_gid),

@@ -119,7 +119,7 @@ int slots_assign_identity(const struct slots_config *c, const char *name, const 
         size_t rl = 0, fl = 0;
         int r;
 
-        r = slots_identity_look(NULL, AT_FDCWD, c->prefix, c->shell, name, pw, &f, e);
+        r = slots_identity_look(AT_FDCWD, c->prefix, c->shell, name, pw, &f, e);
         if (r < 0)
                 return r;
         r = slots_identity_judge(&f.id, &v);
