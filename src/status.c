@@ -185,18 +185,6 @@ static const char *uid_str(long uid, char buf[static 24])
         return p;
 }
 
-/* slots_slot_name() without its snprintf: "slot" and at least two digits. */
-static const char *slot_str(unsigned n, char buf[static 24])
-{
-        const char *d = uid_str(n, buf);
-        char *p = (char *) d;
-
-        if (n < 10)
-                *--p = '0';
-        memcpy(p - 4, "slot", 4);
-        return p - 4;
-}
-
 static void print_rows(const struct status *x)
 {
         static struct rowbuf rb;
@@ -204,7 +192,7 @@ static void print_rows(const struct status *x)
         printf("%-9s %-7s %-7s %-34s %s\n", "SLOT", "UID", "ACCOUNT", "USER", "SINCE");
         for (unsigned n = 1; n <= x->cfg->slots; n++) {
                 const char *user, *since, *released;
-                char uid[24], name[24];
+                char uid[24], name[SLOTS_NAME_MAX];
 
                 if (x->only && n != x->only)
                         continue;
@@ -220,7 +208,7 @@ static void print_rows(const struct status *x)
                 case SLOTS_SLOT_ASSIGNED:
                         break;
                 }
-                rb_field(&rb, slot_str(n, name), 9, ' ');
+                rb_field(&rb, slots_slot_name(n, name), 9, ' ');
                 rb_field(&rb, x->uids[n] >= 0 ? uid_str(x->uids[n], uid) : "-", 7, ' ');
                 rb_field(&rb, x->uids[n] >= 0 ? "yes" : "MISSING", 7, ' ');
                 rb_field(&rb, user, 34, ' ');

@@ -1,5 +1,4 @@
 /* Names the contract gives a syntax to: application user ids and slot names. */
-#include <stdio.h>
 #include <string.h>
 
 #include "ids.h"
@@ -48,6 +47,18 @@ unsigned slots_slot_parse(const char *name)
 
 const char *slots_slot_name(unsigned n, char buf[static SLOTS_NAME_MAX])
 {
-        snprintf(buf, SLOTS_NAME_MAX, "slot%02u", n);
+        char d[10];
+        size_t k = 0;
+
+        /* snprintf's "slot%02u" without snprintf: status, check and the table name every slot of a pool. */
+        do
+                d[k++] = (char) ('0' + n % 10);
+        while ((n /= 10) > 0);
+        if (k < 2)
+                d[k++] = '0';
+        memcpy(buf, "slot", 4);
+        for (size_t i = 0; i < k; i++)
+                buf[4 + i] = d[k - 1 - i];
+        buf[4 + k] = '\0';
         return buf;
 }

@@ -174,6 +174,8 @@ static const struct {
 } spelled[] = {
         { 1, "slot01" }, { 9, "slot09" }, { 10, "slot10" }, { 99, "slot99" },
         { 100, "slot100" }, { 1000, "slot1000" }, { 9999, "slot9999" },
+        /* Outside any pool, still what snprintf's "slot%02u" writes. */
+        { 0, "slot00" }, { 4294967295u, "slot4294967295" },
 };
 
 static void test_slot_name(void **state)
