@@ -9,8 +9,10 @@
 
 #include "acl.h"
 #include "fsutil.h"
+#include "ids.h"
 #include "replace.h"
 #include "store.h"
+#include "table-done.h"
 #include "table-index.h"
 
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
@@ -57,6 +59,7 @@ static int take_lock(struct slots_store *s, const char *path, struct slots_error
         /* Under the lock the stale temp is ours to remove. */
         (void) slots_replace_clean_stale(s->dirfd, s->name);
         (void) slots_tindex_clean_stale(s->dirfd, s->name);
+        (void) slots_done_clean_stale(s->dirfd, s->name);
         return 0;
 }
 
@@ -90,53 +93,13 @@ static int open_dir(struct slots_store *s, int rootfd, const char *path, unsigne
         return r;
 }
 
-/* What a relock brings: the tree of the file last saved, that file's stat and an fd on it (or -1). */
-struct kept {
-        struct slots_table *table;
-        struct stat st;
-        int fd;
-};
-
-/*
- * The same file, unchanged since st_was: the index's test (table-index.c).  The
- * inode cannot be another file's: the kept fd holds it, so its number is not
- * given to a new file; and every writer saves through a new file renamed over
- * the table, so a save by anyone else leaves another inode at the name.
- */
-static bool same_file(const struct stat *now, const struct stat *st_was)
-{
-        return S_ISREG(now->st_mode) && now->st_dev == st_was->st_dev && now->st_ino == st_was->st_ino &&
-               now->st_size == st_was->st_size && now->st_ctim.tv_sec == st_was->st_ctim.tv_sec &&
-               now->st_ctim.tv_nsec == st_was->st_ctim.tv_nsec;
-}
-
-/* Takes the kept tree as s->table when the file at s->name is still the kept one: true, k emptied. */
-static bool adopt(struct slots_store *s, struct kept *k)
-{
-        struct stat now;
-
-        if (!k->table || k->fd < 0 || fstatat(s->dirfd, s->name, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
-            !same_file(&now, &k->st))
-                return false;
-        s->table = k->table;
-        s->st = now;
-        s->filefd = k->fd;
-        s->exists = true;
-        s->kept = true;
-        k->table = NULL;
-        k->fd = -1;
-        return true;
-}
-
-/* s->table from the table file: k's tree when adopt() says so, else read and parsed. */
-static int load(struct slots_store *s, const char *path, unsigned pool, struct kept *k, struct slots_error *e)
+/* s->table from the table file, read and parsed, with the finished releases folded in. */
+static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
 {
         char *text = NULL;
         size_t len = 0;
         int r;
 
-        if (k && adopt(s, k))
-                return 0;
         r = slots_read_text(s->dirfd, s->name, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &s->st,
                             &text, &len, e);
         if (r == -ENOENT) {
@@ -158,31 +121,27 @@ static int load(struct slots_store *s, const char *path, unsigned pool, struct k
         s->exists = true;
         r = slots_table_parse(text, len, path, pool, &s->table, e);
         free(text);
-        return r;
-}
-
-static int store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
-                      unsigned flags, struct kept *k, struct slots_error *e)
-{
-        int r;
-
-        memset(s, 0, sizeof(*s));
-        s->dirfd = s->lockfd = s->filefd = -1;
-        s->pool = pool;
-        s->group = group;
-        s->path = strdup(path);
-        r = s->path ? open_dir(s, rootfd, path, flags, e) : -ENOMEM;
         if (r == 0)
-                r = load(s, path, pool, k, e);
-        if (r < 0)
-                slots_store_close(s);
+                s->finished = slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table);
         return r;
 }
 
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e)
 {
-        return store_open(s, rootfd, path, pool, group, flags, NULL, e);
+        int r;
+
+        memset(s, 0, sizeof(*s));
+        s->dirfd = s->lockfd = -1;
+        s->pool = pool;
+        s->group = group;
+        s->path = strdup(path);
+        r = s->path ? open_dir(s, rootfd, path, flags, e) : -ENOMEM;
+        if (r == 0)
+                r = load(s, path, pool, e);
+        if (r < 0)
+                slots_store_close(s);
+        return r;
 }
 
 void slots_store_unlock(struct slots_store *s)
@@ -192,19 +151,23 @@ void slots_store_unlock(struct slots_store *s)
         s->lockfd = s->dirfd = -1;
 }
 
-int slots_store_relock(struct slots_store *s, int rootfd, struct slots_error *e)
+int slots_store_finish(struct slots_store *s, int rootfd, unsigned n, struct slots_error *e)
 {
-        struct kept k = { .table = s->table, .st = s->st, .fd = s->filefd };
-        char *path = s->path;
+        const char *released = NULL;
+        struct stat st;
         int r;
 
-        s->table = NULL;
-        s->filefd = -1;
-        s->path = NULL;
-        r = store_open(s, rootfd, path, s->pool, s->group, SLOTS_STORE_WRITE, &k, e);
-        slots_table_free(k.table);
-        slots_close(k.fd);
-        free(path);
+        if (slots_table_get(s->table, n, NULL, NULL, &released) != SLOTS_SLOT_PENDING || !released)
+                return slots_error_set(e, -EINVAL, s->path, "slot %u is not pending in the table as loaded", n);
+        r = open_dir(s, rootfd, s->path, SLOTS_STORE_WRITE, e);
+        if (r == 0 && fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                r = slots_error_set(e, -errno, s->path, "cannot stat: %s", strerror(errno));
+        else if (r == 0 && !S_ISREG(st.st_mode))
+                r = slots_error_refuse(e, -EINVAL, s->path, "is not a regular file");
+        /* The entry is in the file as it is now: writers since step 1 kept it, pending. */
+        if (r == 0)
+                r = slots_done_add(s->dirfd, s->name, s->path, &st, n, released, e);
+        slots_store_unlock(s);
         return r;
 }
 
@@ -279,12 +242,10 @@ static int write_table(int fd, void *arg)
 }
 
 /*
- * The file just saved, opened: s->st and s->filefd name it from now on (a
- * relock knows it by them), and the index pam_slots reads instead of the table
- * (table-index.h) is made from it.  The table is saved whatever happens here: an
+ * The file just saved: s->st names it from now on, and the index pam_slots reads
+ * instead of the table (table-index.h) is made from it.  The table is saved whatever happens here: an
  * index that is missing or names an older table file is never trusted, so a
- * failure only costs the next sessions a read of the whole table, and a relock a
- * parse.
+ * failure only costs the next sessions a read of the whole table.
  */
 static void saved(struct slots_store *s)
 {
@@ -292,8 +253,6 @@ static void saved(struct slots_store *s)
         struct stat st;
         int fd;
 
-        slots_close(s->filefd);
-        s->filefd = -1;
         fd = openat(s->dirfd, s->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (fd < 0)
                 return;
@@ -301,7 +260,7 @@ static void saved(struct slots_store *s)
                 slots_close(fd);
                 return;
         }
-        s->filefd = fd;
+        slots_close(fd);
         s->st = st;
         slots_error_clear(&ie);
         (void) slots_tindex_write(s->dirfd, s->name, s->path, &st, s->table, s->pool, &ie);
@@ -330,6 +289,8 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
         if (r == 0) {
                 s->exists = true;
                 saved(s);
+                /* Its lines are about the file just replaced: the folded entries left with this write. */
+                slots_done_remove(s->dirfd, s->name);
         }
         return r;
 }
@@ -340,8 +301,7 @@ void slots_store_close(struct slots_store *s)
         s->table = NULL;
         slots_close(s->lockfd);
         slots_close(s->dirfd);
-        slots_close(s->filefd);
-        s->lockfd = s->dirfd = s->filefd = -1;
+        s->lockfd = s->dirfd = -1;
         free(s->path);
         s->path = NULL;
 }

@@ -15,8 +15,7 @@ struct slots_store {
         int lockfd;                     /* -1 unless opened for writing */
         bool exists;                    /* the table file existed when loaded */
         struct stat st;                 /* its stat when it existed; after a save, the saved file's */
-        int filefd;                     /* -1, or after a save the saved file, open: its inode stays taken */
-        bool kept;                      /* slots_store_relock kept the table, not read again */
+        unsigned finished;              /* pending slots the finished-releases file freed at the load */
         gid_t group;                    /* service group: owner group of a new table */
         unsigned pool;
         struct slots_table *table;
@@ -28,15 +27,20 @@ enum {
 
 /*
  * Opens the table at path inside rootfd, takes the lock when writing, and loads
- * it (a missing table loads as empty).  group is the service group, used when
- * the table is created.  Refuses a table that is a symlink or not a regular
- * file, and a directory writable by others (e's kind says refused), and
- * invalid content (e's kind says invalid).  Returns 0 or a -errno.
+ * it (a missing table loads as empty) with the finished releases folded in
+ * (table-done.h).
+ * group is the service group, used when the table is created.  Refuses a table
+ * that is a symlink or not a regular file, and a directory writable by others
+ * (e's kind says refused), and invalid content (e's kind says invalid).
+ * Returns 0 or a -errno.
  */
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e);
 
-/* Writes s->table back (owner, group, mode and ACL kept; new: root:group 0640). */
+/*
+ * Writes s->table back (owner, group, mode and ACL kept; new: root:group 0640),
+ * then removes the finished-releases file: its lines were about the file replaced.
+ */
 int slots_store_save(struct slots_store *s, struct slots_error *e);
 
 /*
@@ -51,21 +55,17 @@ int slots_store_reindex(struct slots_store *s, struct slots_error *e);
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
 
-/*
- * Lets the lock of a store opened for writing go and keeps its table, with
- * what names the file the table was saved to (its stat, and an fd on it).
- * Only slots_store_relock and slots_store_close may follow.
- */
+/* Lets the lock and folder of a store opened for writing go and keeps its table. */
 void slots_store_unlock(struct slots_store *s);
 
 /*
- * slots_store_open for writing again, of the same path, pool and group, after
- * slots_store_unlock: when the table file is still the one s last saved (the
- * same device, inode, size and change time), s->table stays as it is and
- * s->kept is set; else the file is read and parsed again.  Returns what
- * slots_store_open returns; on failure s is closed.
+ * After slots_store_unlock: slot n, pending in s->table, is finished, without a
+ * write of the table.  The table's folder is opened and checked again and its
+ * lock taken (as slots_store_open for writing), the slot's line added to the
+ * finished-releases file (table-done.h) about the table file as it is now, and
+ * the lock let go.  Returns 0 or -errno (e says why).
  */
-int slots_store_relock(struct slots_store *s, int rootfd, struct slots_error *e);
+int slots_store_finish(struct slots_store *s, int rootfd, unsigned n, struct slots_error *e);
 
 /*
  * The table's policy: root:<service group> SLOTS_TABLE_MODE (table.h) and no POSIX ACL,

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Another admin writes the table between release's two table steps (step 1 marks the slot
-# pending, step 5 frees it): the release is stopped (faultshim) just before step 5 takes the
-# table lock, an assign and a release of other slots run, and step 5 reads the table again, so
-# their changes stay.  With nothing written in between, step 5 keeps step 1's tree: the release
-# reads the table file once (as many read calls as status makes).
+# A release writes the table once: step 1 marks the slot pending (the user leaves), step 5
+# appends the slot's line to the finished-releases file beside it (slots.json.done) instead of
+# writing the table again, and every reader then sees the slot free; the next write drops the
+# entry and the file.  Another admin writes the table between the two steps: the release is
+# stopped (faultshim) just before step 5 takes the table lock, an assign and a release of other
+# slots run, and their changes stay.
 RELEASE_POOL=3
 . "$top_srcdir/tests/integration/release-lib.sh"
 SHIM=$top_builddir/tests/fault/.libs/faultshim.so
@@ -22,21 +23,29 @@ check "release bob exits 0 under the shim" test $? = 0
 check "release takes the table lock twice (steps 1 and 5)" \
 	test "$(grep -c ' flock /etc/slots/slots.json.lock$' "$S/flocks")" = 2
 
-# --- nothing in between: the table is read once ---
+# --- one write of the table (its one rename), one read (as many read calls as status makes) ---
 LD_PRELOAD=$SHIM FAULT_PROG=slots-admin FAULT_CALLS=read FAULT_LOG=$S/status-reads \
 	"$SLOTS_ADMIN" --config "$CONF" status >/dev/null 2>&1
 one=$(reads_of "$S/status-reads")
 check "status reads the table (read calls: $one)" test "$one" -gt 0
 check "assign bob slot01 again" prints slot01 admin assign bob slot01
-LD_PRELOAD=$SHIM FAULT_PROG=slots-admin FAULT_CALLS=read FAULT_LOG=$S/reads \
+LD_PRELOAD=$SHIM FAULT_PROG=slots-admin FAULT_CALLS=read,rename,renameat,renameat2 FAULT_LOG=$S/reads \
 	"$SLOTS_ADMIN" --config "$CONF" release bob >"$S/out" 2>"$S/err"
 check "release bob exits 0" test $? = 0
-check "step 5 kept step 1's tree: release reads the table as often as status ($one)" \
-	test "$(reads_of "$S/reads")" = "$one"
-check "slot01 is free" test "$(table_entry slot01)" = null
+check "release reads the table as often as status ($one)" test "$(reads_of "$S/reads")" = "$one"
+check "release renames one new table into place" \
+	test "$(grep -Ec ' rename(at2?)? ([^ ]*/)?slots\.json$' "$S/reads")" = 1
+check "the table keeps slot01 pending" json_ok '.cleanup == "pending"' "$(table_entry slot01 >"$S/entry"; echo "$S/entry")"
+check "the finished-releases file names slot01 and its time" \
+	grep -qx "slot01 $(jq -r .released "$S/entry")" /etc/slots/slots.json.done
+check "it is root:svc 0640, as the table" test "$(stat -c %U:%G:%a /etc/slots/slots.json.done)" = "root:$(stat -c %G "$TABLE"):640"
+admin status --json slot01 >"$S/one.json"
+check "status shows slot01 free" json_ok '.slots[0].user == null and .slots[0].cleanup == null' "$S/one.json"
+check "release bob again: bob holds no slot" quiet admin release bob
+check "assign bob slot01 at once: the slot is free" prints slot01 admin assign bob slot01
+check "that write dropped the finished-releases file" test ! -e /etc/slots/slots.json.done
 
 # --- another admin writes the table while the release is stopped before step 5 ---
-check "assign bob slot01" prints slot01 admin assign bob slot01
 check "assign carol slot02" prints slot02 admin assign carol slot02
 LD_PRELOAD=$SHIM FAULT_PROG=slots-admin FAULT_CALLS=flock FAULT_AT=2 FAULT_ACTION=stop \
 	"$SLOTS_ADMIN" --config "$CONF" release bob >"$S/out" 2>"$S/err" &
@@ -57,10 +66,11 @@ st=$?
 cat "$S/out" "$S/err"
 check "release bob exits 0 after the others' writes" test "$st" = 0
 check "and says slot01 released" grep -qx "slot01 released" "$S/out"
-check "slot01 is free" test "$(table_entry slot01)" = null
+check "its line is beside the table" grep -q '^slot01 ' /etc/slots/slots.json.done
 table_entry slot03 >"$S/entry"
 check "dave's assign stays: slot03 holds dave" json_ok '.user == "dave"' "$S/entry"
-check "carol's release stays: slot02 is free" test "$(table_entry slot02)" = null
+admin status --json slot02 >"$S/two.json"
+check "carol's release stays: slot02 is free" json_ok '.slots[0].user == null and .slots[0].cleanup == null' "$S/two.json"
 admin status --json >"$S/status.json"
 check "status --json agrees: one slot assigned, none pending" \
 	json_ok '.assigned == 1 and .pending == 0' "$S/status.json"

@@ -36,7 +36,7 @@ st=$?
 cat "$S/out" "$S/err"
 check "release in the plain chroot exits 0" test "$st" = 0
 check "it says slot01 released" grep -qx "slot01 released" "$S/out"
-check "slot01 is free, not pending" test "$(table_entry slot01)" = null
+check "slot01 is free, not pending" slot_is_free slot01
 check "the slot's queue is gone" test "$(mq_list | grep -c chroot-q)" = 0
 check "the chroot's mounts are as they were (no mqueue left behind)" \
 	sh -c "! grep -q ' $R[^ ]* .* mqueue ' /proc/self/mountinfo"

@@ -114,7 +114,7 @@ st=$?
 cat "$S/out" "$S/err"
 check "release alice exits 0" test "$st" = 0
 check "it says slot01 released" grep -q "slot01 released" "$S/out"
-check "slot01 has left the table" test "$(table_entry slot01)" = null
+check "slot01 is free" slot_is_free slot01
 
 # processes
 sleep 0.2

@@ -106,6 +106,13 @@ table_entry() {
 	jq -c --arg s "$1" '.slots[$s]' "$TABLE"
 }
 
+# slot_is_free SLOT: status --json shows SLOT neither held nor pending.  A finished release
+# leaves its entry "cleanup": "pending" in the table file, freed by the line beside it, until
+# the table's next write (slots.json(5)): only a reader that folds both knows.
+slot_is_free() {
+	admin status --json "$1" | jq -e '.slots[0].user == null and .slots[0].cleanup == null' >/dev/null
+}
+
 # "owner:group mode" of each path, one line, never following a symlink.
 stat_all() {
 	for p in "$@"; do stat -c '%u:%g %a' -- "$p"; done | tr '\n' ' '

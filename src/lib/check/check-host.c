@@ -19,6 +19,7 @@
 #include "path.h"
 #include "service.h"
 #include "store.h"
+#include "table-done.h"
 #include "walk.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
@@ -164,7 +165,10 @@ static void table_policy(struct check_run *k, int dirfd, const char *base, struc
         slots_close(fd);
 }
 
-/* The content: readable as root, within the size, and parsed into k->table; -1 when it cannot be read. */
+/*
+ * The content: readable as root, within the size, and parsed into k->table with the
+ * finished releases folded in; -1 when it cannot be read.
+ */
 static int table_content(struct check_run *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
 {
         const char *path = k->cfg->table;
@@ -205,7 +209,10 @@ static int table_content(struct check_run *k, int dirfd, const char *base, struc
                 strbuf_addf(f, "correct %s at line %u (see slots.json(5)), or restore it from a backup", path,
                         e.line);
                 k->table = NULL;
+                return 0;
         }
+        /* As every reader of the table: the releases finished since its last write are free slots. */
+        (void) slots_done_fold(dirfd, base, &st, k->cfg->slots, k->table);
         return 0;
 }
 

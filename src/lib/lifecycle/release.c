@@ -472,21 +472,15 @@ static int step_mark(struct hold *h, const struct slots_config *c, gid_t service
 }
 
 /*
- * Step 5: the pending slot rep->slot leaves the table, locked again.  Step 1's
- * tree serves when the file is still the one step 1 saved; when anyone wrote
- * the table in between, it is read again, and that write stays.
+ * Step 5: the slot returns to the pool without a second write of the table: its
+ * line in the finished-releases file beside it (store.h), under the table's lock.
  */
 static int free_slot(struct hold *h, struct slots_release_report *rep, struct slots_error *e)
 {
-        int r = slots_store_relock(&h->s, AT_FDCWD, e);
+        int r = slots_store_finish(&h->s, AT_FDCWD, rep->slot, e);
 
-        h->open = r == 0;
-        if (r == 0 && slots_table_get(h->s.table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
-                slots_table_remove(h->s.table, rep->slot);
-                r = slots_store_save(&h->s, e);
-        }
         if (r < 0)
-                rep->step = "step 5 of 5, freeing the slot in the table";
+                rep->step = "step 5 of 5, freeing the slot beside the table";
         return r;
 }
 

@@ -3,8 +3,9 @@
  * owner, group, mode and ACL; a missing table is created root:<group> 0640; a folder
  * others or a foreign group can write, a symlink or a FIFO at the table or its lock is
  * refused; a malformed table is refused with its position (kind invalid) and nothing is
- * written; a save that fails (injected) leaves the table as it was; a relock keeps
- * the tree only while the file is the one the store saved.
+ * written; a save that fails (injected) leaves the table as it was; the
+ * finished-releases file frees a pending slot only with its exact line, only when
+ * root wrote it alone, and goes with the next save.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -412,10 +413,114 @@ static void test_store_index_fault(void **state)
         assert_dir("slots.json,slots.json.lock");
 }
 
-/* ---- slots_store_unlock / slots_store_relock: the tree kept while the lock is let go ---- */
+/* ---- the finished-releases file: folded at every load, appended by slots_store_finish, gone at a save ---- */
 
-/* Opens the scratch table for writing, gives slot n to user and saves. */
-static void open_and_assign(struct slots_store *s, unsigned n, const char *user)
+static const char pending_text[] =
+        "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+        "      \"user\": \"alice\"\n    },\n    \"slot03\": {\n      \"cleanup\": \"pending\",\n"
+        "      \"released\": \"2026-10-02T00:00:00Z\"\n    }\n  },\n  \"version\": 1\n}\n";
+
+/*
+ * One slots.json.done beside pending_text (its first line made for the table file
+ * as it is, unless other_table), and the state of slot03 a load gives.
+ */
+static const struct done_case {
+        const char *what;
+        const char *text;
+        mode_t mode;
+        bool second_link, symlink, foreign;
+        enum slots_slot_state slot03;
+        bool other_table;
+} done_cases[] = {
+        { "the line of its release", "slot03 2026-10-02T00:00:00Z\n", 0640, false, false, false, SLOTS_SLOT_FREE, false },
+        { "after other lines", "garbage\nslot02 2026-10-02T00:00:00Z\nslot03 2026-10-02T00:00:00Z\n", 0640,
+          false, false, false, SLOTS_SLOT_FREE, false },
+        { "another release's time", "slot03 2026-10-02T00:00:01Z\n", 0640, false, false, false,
+          SLOTS_SLOT_PENDING, false },
+        { "a line cut before its newline", "slot03 2026-10-02T00:00:00Z", 0640, false, false, false,
+          SLOTS_SLOT_PENDING, false },
+        { "a time with more after it", "slot03 2026-10-02T00:00:00Z0\n", 0640, false, false, false,
+          SLOTS_SLOT_PENDING, false },
+        { "a slot outside the pool", "slot09 2026-10-02T00:00:00Z\n", 0640, false, false, false,
+          SLOTS_SLOT_PENDING, false },
+        { "writable by its group", "slot03 2026-10-02T00:00:00Z\n", 0660, false, false, false, SLOTS_SLOT_PENDING, false },
+        { "writable by others", "slot03 2026-10-02T00:00:00Z\n", 0642, false, false, false, SLOTS_SLOT_PENDING, false },
+        { "with a second name", "slot03 2026-10-02T00:00:00Z\n", 0640, true, false, false, SLOTS_SLOT_PENDING, false },
+        { "a symlink to the line", "slot03 2026-10-02T00:00:00Z\n", 0640, false, true, false, SLOTS_SLOT_PENDING, false },
+        { "owned by another (root only)", "slot03 2026-10-02T00:00:00Z\n", 0640, false, false, true,
+          SLOTS_SLOT_PENDING, false },
+        { "about another table file", "slot03 2026-10-02T00:00:00Z\n", 0640, false, false, false,
+          SLOTS_SLOT_PENDING, true },
+};
+
+/* The finished-releases file's text: the first line about the scratch table file as it is, then lines. */
+static char *done_text(const char *lines, bool other_table)
+{
+        struct stat st;
+        char *text;
+
+        assert_int_equal(fstatat(dfd, "slots.json", &st, AT_SYMLINK_NOFOLLOW), 0);
+        if (other_table)
+                st.st_ino++;
+        assert_true(asprintf(&text, "table %ju %ju %jd %jd.%09ld\n%s", (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
+                             (intmax_t) st.st_size, (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec, lines) > 0);
+        return text;
+}
+
+/* The state of slot n in the table at the scratch folder, loaded for reading. */
+static enum slots_slot_state load_state(unsigned n, unsigned *finished)
+{
+        enum slots_slot_state state;
+        struct slots_store s;
+        struct slots_error e;
+        char path[512];
+
+        table_path(path, sizeof(path), "slots.json");
+        slots_error_clear(&e);
+        if (slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), 0, &e) != 0)
+                fail_msg("%s: %s", e.object, e.reason);
+        state = slots_table_get(s.table, n, NULL, NULL, NULL);
+        *finished = s.finished;
+        slots_store_close(&s);
+        return state;
+}
+
+static void test_store_done_fold(void **state)
+{
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(done_cases); i++) {
+                const struct done_case *c = &done_cases[i];
+                unsigned finished;
+                char *text;
+
+                if (c->foreign && !is_root())
+                        continue;
+                make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+                text = done_text(c->text, c->other_table);
+                make_file(c->symlink ? "real.done" : "slots.json.done", text, c->foreign ? 4242 : geteuid(),
+                          owner_gid(), c->mode);
+                free(text);
+                if (c->symlink)
+                        assert_int_equal(symlinkat("real.done", dfd, "slots.json.done"), 0);
+                if (c->second_link)
+                        assert_int_equal(linkat(dfd, "slots.json.done", dfd, "other", 0), 0);
+                if (load_state(3, &finished) != c->slot03)
+                        fail_msg("%s: slot03 is %d, expected %d", c->what, load_state(3, &finished), c->slot03);
+                assert_int_equal(finished, c->slot03 == SLOTS_SLOT_FREE);
+                assert_int_equal(load_state(2, &finished), SLOTS_SLOT_ASSIGNED);
+                /* A reader changes nothing: the file stays. */
+                assert_int_equal(faccessat(dfd, "slots.json.done", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+                unlinkat(dfd, "slots.json", 0);
+                unlinkat(dfd, "slots.json.done", 0);
+                unlinkat(dfd, "real.done", 0);
+                unlinkat(dfd, "other", 0);
+                unlinkat(dfd, "slots.json.index", 0);
+                unlinkat(dfd, "slots.json.lock", 0);
+        }
+}
+
+/* Opens the scratch table for writing. */
+static void open_write(struct slots_store *s)
 {
         struct slots_error e;
         char path[512];
@@ -424,158 +529,109 @@ static void open_and_assign(struct slots_store *s, unsigned n, const char *user)
         slots_error_clear(&e);
         if (slots_store_open(s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e) != 0)
                 fail_msg("%s: %s", e.object, e.reason);
-        assert_int_equal(slots_table_assign(s->table, n, user, "2026-10-02T00:00:00Z"), 0);
-        assert_int_equal(slots_store_save(s, &e), 0);
-}
-
-static void assert_user(const struct slots_store *s, unsigned n, const char *want)
-{
-        const char *user = NULL;
-
-        assert_int_equal(slots_table_get(s->table, n, &user, NULL, NULL), SLOTS_SLOT_ASSIGNED);
-        assert_string_equal(user, want);
-}
-
-/* Nothing wrote the table while it was unlocked: the tree stays, not read again; the lock is back. */
-static void test_store_relock_kept(void **state)
-{
-        struct slots_table *before;
-        struct slots_store s, other;
-        struct slots_error e;
-        char path[512];
-
-        (void) state;
-        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
-        open_and_assign(&s, 3, "bob");
-        before = s.table;
-        slots_store_unlock(&s);
-        assert_int_equal(s.lockfd, -1);
-        /* Unlocked: another writer gets the lock at once. */
-        table_path(path, sizeof(path), "slots.json");
-        assert_int_equal(slots_store_open(&other, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
-        assert_false(other.kept);
-        slots_store_close(&other);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_true(s.kept);
-        assert_ptr_equal(s.table, before);
-        assert_true(s.lockfd >= 0);
-        assert_int_equal(slots_table_remove(s.table, 2), 0);
-        assert_int_equal(slots_store_save(&s, &e), 0);
-        slots_store_close(&s);
-        assert_file("slots.json",
-                    "{\n  \"slots\": {\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
-                    "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
-                    owner_uid(), owner_gid(), 0640);
 }
 
 /*
- * Another writer saved while the table was unlocked, a table of the very same size
- * (carol and alice have as many letters), most likely within the same tick of the
- * change time: its new file is another inode, so the table is read again and the
- * other's change stays.
+ * A release's step 5: the line appended under the lock, the table not written;
+ * every load then sees the slot free, and the next save drops both the entry and
+ * the file.
  */
-static void test_store_relock_other_writer(void **state)
-{
-        struct slots_store s, other;
-        struct slots_error e;
-        struct stat mine, theirs;
-
-        (void) state;
-        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
-        open_and_assign(&s, 3, "bob");
-        mine = s.st;
-        slots_store_unlock(&s);
-        open_and_assign(&other, 3, "eve");
-        theirs = other.st;
-        slots_store_close(&other);
-        assert_int_equal(mine.st_size, theirs.st_size);
-        assert_true(mine.st_ino != theirs.st_ino);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_false(s.kept);
-        assert_user(&s, 3, "eve");
-        assert_user(&s, 2, "alice");
-        slots_store_close(&s);
-}
-
-/* Changed in place (same inode: another size, the same size, a chmod), or never saved here: read again. */
-static void test_store_relock_read_again(void **state)
-{
-        static const char grown[] =
-                "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
-                "      \"user\": \"alice-b\"\n    }\n  },\n  \"version\": 1\n}\n";
-        struct slots_store s;
-        struct slots_error e;
-        char path[512];
-        int fd;
-
-        (void) state;
-        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
-        open_and_assign(&s, 3, "bob");
-        slots_store_unlock(&s);
-        fd = openat(dfd, "slots.json", O_WRONLY | O_TRUNC | O_CLOEXEC);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, grown, sizeof(grown) - 1), (ssize_t) sizeof(grown) - 1);
-        close(fd);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_false(s.kept);
-        assert_user(&s, 2, "alice-b");
-        assert_int_equal(slots_table_get(s.table, 3, NULL, NULL, NULL), SLOTS_SLOT_FREE);
-
-        /*
-         * The same in place keeping the size (alice-b to alice-c), and a chmod: only the change
-         * time tells, and the kernel's clock ticks every few ms: each waits out the save's tick.
-         */
-        slots_store_close(&s);
-        open_and_assign(&s, 3, "bob");
-        slots_store_unlock(&s);
-        usleep(20000);
-        fd = openat(dfd, "slots.json", O_RDWR | O_CLOEXEC);
-        assert_true(fd >= 0);
-        assert_int_equal(pwrite(fd, "alice-c", 7, strstr(grown, "alice-b") - grown), 7);
-        close(fd);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_false(s.kept);
-        assert_user(&s, 2, "alice-c");
-        assert_user(&s, 3, "bob");
-        assert_int_equal(slots_store_save(&s, &e), 0);
-        slots_store_unlock(&s);
-        usleep(20000);
-        assert_int_equal(fchmodat(dfd, "slots.json", 0600, 0), 0);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_false(s.kept);
-        assert_int_equal(fchmodat(dfd, "slots.json", 0640, 0), 0);
-
-        /* Opened and let go without a save: no file is held to know it by. */
-        slots_store_close(&s);
-        table_path(path, sizeof(path), "slots.json");
-        assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);
-        slots_store_unlock(&s);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), 0);
-        assert_false(s.kept);
-        assert_user(&s, 2, "alice-c");
-        slots_store_close(&s);
-}
-
-/* A relock that cannot open the table (its folder now writable by others) closes the store. */
-static void test_store_relock_refused(void **state)
+static void test_store_finish(void **state)
 {
         struct slots_store s;
         struct slots_error e;
+        unsigned finished;
         struct stat st;
+        char *text;
 
         (void) state;
-        make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
-        open_and_assign(&s, 3, "bob");
+        make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+        open_write(&s);
+        assert_int_equal(slots_table_get(s.table, 3, NULL, NULL, NULL), SLOTS_SLOT_PENDING);
         slots_store_unlock(&s);
-        assert_int_equal(fstat(dfd, &st), 0);
-        assert_int_equal(fchmod(dfd, 0777), 0);
         slots_error_clear(&e);
-        assert_int_equal(slots_store_relock(&s, AT_FDCWD, &e), -EPERM);
-        assert_non_null(strstr(e.reason, "writable by others"));
-        assert_null(s.table);
-        assert_int_equal(s.filefd, -1);
-        assert_int_equal(fchmod(dfd, st.st_mode & 07777), 0);
+        assert_int_equal(slots_store_finish(&s, AT_FDCWD, 2, &e), -EINVAL);
+        assert_int_equal(slots_store_finish(&s, AT_FDCWD, 3, &e), 0);
+        assert_int_equal(s.lockfd, -1);
         slots_store_close(&s);
+        assert_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+        text = done_text("slot03 2026-10-02T00:00:00Z\n", false);
+        assert_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
+        free(text);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+        assert_int_equal(finished, 1);
+
+        /* A second line goes after the first, the same first line kept. */
+        open_write(&s);
+        assert_int_equal(slots_table_get(s.table, 3, NULL, NULL, NULL), SLOTS_SLOT_FREE);
+        assert_int_equal(slots_table_mark_pending(s.table, 3, "2026-10-02T00:00:00Z"), 0);
+        slots_store_unlock(&s);
+        assert_int_equal(slots_store_finish(&s, AT_FDCWD, 3, &e), 0);
+        slots_store_close(&s);
+        text = done_text("slot03 2026-10-02T00:00:00Z\nslot03 2026-10-02T00:00:00Z\n", false);
+        assert_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
+        free(text);
+
+        /* Another table file in its place (an admin's copy): the lines free nothing there. */
+        assert_int_equal(renameat(dfd, "slots.json", dfd, "old.json"), 0);
+        make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_PENDING);
+        assert_int_equal(finished, 0);
+        /* and the next finish starts a new file about it */
+        open_write(&s);
+        slots_store_unlock(&s);
+        assert_int_equal(slots_store_finish(&s, AT_FDCWD, 3, &e), 0);
+        slots_store_close(&s);
+        text = done_text("slot03 2026-10-02T00:00:00Z\n", false);
+        assert_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
+        free(text);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+
+        /* The next write: the entry leaves the table, the file goes. */
+        open_write(&s);
+        assert_int_equal(slots_table_assign(s.table, 4, "bob", "2026-10-03T00:00:00Z"), 0);
+        assert_int_equal(slots_store_save(&s, &e), 0);
+        slots_store_close(&s);
+        assert_int_equal(fstatat(dfd, "slots.json.done", &st, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(errno, ENOENT);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+        assert_int_equal(finished, 0);
+        assert_int_equal(load_state(4, &finished), SLOTS_SLOT_ASSIGNED);
+        assert_dir("old.json,slots.json,slots.json.index,slots.json.lock");
+}
+
+/* A symlink, or a file others may write, where the line goes: refused, the slot stays pending. */
+static void test_store_finish_refused(void **state)
+{
+        static const struct {
+                bool symlink;
+                mode_t mode;
+                int r;
+        } rows[] = { { true, 0640, -ELOOP }, { false, 0662, -EPERM } };
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_store s;
+                struct slots_error e;
+                unsigned finished;
+
+                make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+                make_file("real.done", "", geteuid(), owner_gid(), rows[i].mode);
+                if (rows[i].symlink)
+                        assert_int_equal(symlinkat("real.done", dfd, "slots.json.done"), 0);
+                else
+                        assert_int_equal(renameat(dfd, "real.done", dfd, "slots.json.done"), 0);
+                open_write(&s);
+                slots_store_unlock(&s);
+                slots_error_clear(&e);
+                assert_int_equal(slots_store_finish(&s, AT_FDCWD, 3, &e), rows[i].r);
+                assert_non_null(strstr(e.reason, rows[i].symlink ? "symlink" : "not a plain file"));
+                slots_store_close(&s);
+                assert_int_equal(load_state(3, &finished), SLOTS_SLOT_PENDING);
+                unlinkat(dfd, "slots.json", 0);
+                unlinkat(dfd, "slots.json.done", 0);
+                unlinkat(dfd, "real.done", 0);
+        }
 }
 
 static void test_store_bad_path(void **state)
@@ -729,10 +785,9 @@ int main(void)
                 TEST(test_store_not_text),
                 TEST(test_store_save_fault),
                 TEST(test_store_index_fault),
-                TEST(test_store_relock_kept),
-                TEST(test_store_relock_other_writer),
-                TEST(test_store_relock_read_again),
-                TEST(test_store_relock_refused),
+                TEST(test_store_done_fold),
+                TEST(test_store_finish),
+                TEST(test_store_finish_refused),
                 TEST(test_store_bad_path),
                 TEST(test_verdict_table),
                 TEST(test_verdict_acl),
