@@ -363,6 +363,11 @@ check "the refusal names slot01, the user and slots-admin release USER" \
 	grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870" \
 	$base/remove-held.log
 check "and the override SLOTS_REMOVE_ASSIGNED=1" grep -q SLOTS_REMOVE_ASSIGNED=1 $base/remove-held.log
+# BOB's release finished: the table keeps slot02 pending, its line in slots.json.done frees it.
+check "the table file still shows slot02 pending after BOB's release" grep -q '"cleanup": "pending"' \
+	$R/etc/slots/slots.json
+check "the refusal does not name slot02, whose release finished beside the table" \
+	sh -c "! grep -q slot02 $base/remove-held.log"
 check "dpkg --purge with slot01 assigned is refused too" sh -c \
 	"! chroot $R dpkg --purge slots >$base/purge-held.log 2>&1 && test -x $R/usr/sbin/slots-admin"
 check "the drop-in is still there after the refusals" test -f $R/etc/sudoers.d/slots-video-studio
