@@ -93,8 +93,8 @@ static int open_dir(struct slots_store *s, int rootfd, const char *path, unsigne
         return r;
 }
 
-/* s->table from the table file, read and parsed, with the finished releases folded in. */
-static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
+/* s->table from the table file, read and parsed. */
+static int load_once(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
 {
         char *text = NULL;
         size_t len = 0;
@@ -121,9 +121,34 @@ static int load(struct slots_store *s, const char *path, unsigned pool, struct s
         s->exists = true;
         r = slots_table_parse(text, len, path, pool, &s->table, e);
         free(text);
-        if (r == 0)
-                s->finished = slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table);
         return r;
+}
+
+/* The loads a reader makes while writers keep replacing the table under it, before it stops folding. */
+#define LOAD_ATTEMPTS 10
+
+/*
+ * s->table from the table file, with the finished releases folded in.  A save
+ * between the table's read and the finished-releases file's (a reader holds no
+ * lock) makes both be read again; after LOAD_ATTEMPTS the table stands unfolded,
+ * its finished slots pending: the safe side.
+ */
+static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
+{
+        for (int attempt = 1;; attempt++) {
+                int r = load_once(s, path, pool, e);
+
+                if (r < 0 || !s->exists)
+                        return r;
+                r = slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table);
+                if (r >= 0 || attempt == LOAD_ATTEMPTS) {
+                        s->finished = r > 0 ? (unsigned) r : 0;
+                        return 0;
+                }
+                slots_table_free(s->table);
+                s->table = NULL;
+                s->exists = false;
+        }
 }
 
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,

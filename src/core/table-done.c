@@ -28,13 +28,24 @@ static bool trusted(const struct stat *st)
                !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* The first line for the table file table_st, with its newline, into buf[128]. */
+/*
+ * The first line for the table file table_st, with its newline, into buf[128]: its
+ * device, inode, size and modification time.  Not the change time: a chmod, chown
+ * or ACL of the table (an admin's, slots-provision's repair) changes no content.
+ */
 static const char *header(const struct stat *table_st, char buf[static 128])
 {
         snprintf(buf, 128, "table %ju %ju %jd %jd.%09ld\n", (uintmax_t) table_st->st_dev,
-                 (uintmax_t) table_st->st_ino, (intmax_t) table_st->st_size, (intmax_t) table_st->st_ctim.tv_sec,
-                 table_st->st_ctim.tv_nsec);
+                 (uintmax_t) table_st->st_ino, (intmax_t) table_st->st_size, (intmax_t) table_st->st_mtim.tv_sec,
+                 table_st->st_mtim.tv_nsec);
         return buf;
+}
+
+/* The same content as table_st names: nothing saved in between (every save renames a new file). */
+static bool same_table(const struct stat *a, const struct stat *b)
+{
+        return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+               a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 /* The lines after the first, when the first names table_st: their start, or NULL. */
@@ -46,22 +57,32 @@ static const char *lines_about(const char *text, size_t len, const struct stat *
         return len >= n && memcmp(text, want, n) == 0 ? text + n : NULL;
 }
 
-unsigned slots_done_fold(int dirfd, const char *table_name, const struct stat *table_st, unsigned pool,
-                         struct slots_table *t)
+int slots_done_fold(int dirfd, const char *table_name, const struct stat *table_st, unsigned pool,
+                    struct slots_table *t)
 {
         struct slots_error ignored;
         char name[256], *text = NULL;
-        const char *lines;
-        unsigned freed = 0;
-        struct stat st;
+        const char *lines = NULL;
+        struct stat st, now;
         size_t len = 0;
+        int freed = 0;
 
         if (done_name(table_name, name) < 0)
                 return 0;
         slots_error_clear(&ignored);
         if (slots_read_text(dirfd, name, &(struct slots_read){ .path = name, .max = SLOTS_DONE_MAX }, &st, &text,
-                            &len, &ignored) == 0 && trusted(&st) && (lines = lines_about(text, len, table_st)))
-                freed = slots_table_fold_done(t, pool, lines, len - (size_t) (lines - text));
+                            &len, &ignored) == 0 && trusted(&st))
+                lines = lines_about(text, len, table_st);
+        /*
+         * A save between the table's read and this one replaced the file (its lines gone
+         * with the table they were about): what was read is no moment of the table.
+         */
+        if (fstatat(dirfd, table_name, &now, AT_SYMLINK_NOFOLLOW) < 0 || !same_table(&now, table_st)) {
+                free(text);
+                return -ESTALE;
+        }
+        if (lines)
+                freed = (int) slots_table_fold_done(t, pool, lines, len - (size_t) (lines - text));
         free(text);
         return freed;
 }

@@ -10,8 +10,8 @@
  * "<table>.done" in the table's folder.  A release writes the table once, in its
  * step 1 (the user leaves, the slot is "cleanup": "pending"); when its cleanup is
  * done it adds a line here instead of writing the table again.  The first line
- * names the one table file the others are about, as the index does (device,
- * inode, size, change time): "table DEV INO SIZE SEC.NSEC"; each other line is
+ * names the one table file the others are about (device, inode, size,
+ * modification time): "table DEV INO SIZE SEC.NSEC"; each other line is
  * "<slot> <released>", a pending entry of that file that is finished.  Every
  * write of the table makes a new file, so the lines go with it: a reader believes
  * them only when the first line names the table file it read, and only from a
@@ -26,10 +26,12 @@
  * table_st) each pending slot the finished-releases file finishes, when that
  * file is believed.  A file missing, unreadable, about another table file or not
  * believed frees nothing: its slots stay pending, the side a reader may safely
- * err on.  Returns how many slots it freed.
+ * err on.  Returns how many slots it freed, or -ESTALE when the table file at
+ * table_name is no longer the one table_st names (a save in between: read the
+ * table again; t is unchanged then).
  */
-unsigned slots_done_fold(int dirfd, const char *table_name, const struct stat *table_st, unsigned pool,
-                         struct slots_table *t);
+int slots_done_fold(int dirfd, const char *table_name, const struct stat *table_st, unsigned pool,
+                    struct slots_table *t);
 
 /*
  * Adds "<slot n> <released>" to the finished-releases file of the table

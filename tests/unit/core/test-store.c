@@ -463,7 +463,7 @@ static char *done_text(const char *lines, bool other_table)
         if (other_table)
                 st.st_ino++;
         assert_true(asprintf(&text, "table %ju %ju %jd %jd.%09ld\n%s", (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
-                             (intmax_t) st.st_size, (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec, lines) > 0);
+                             (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, lines) > 0);
         return text;
 }
 
