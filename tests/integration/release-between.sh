@@ -74,4 +74,26 @@ check "carol's release stays: slot02 is free" json_ok '.slots[0].user == null an
 admin status --json >"$S/status.json"
 check "status --json agrees: one slot assigned, none pending" \
 	json_ok '.assigned == 1 and .pending == 0' "$S/status.json"
+
+# --- the table made a symlink while the release is stopped before step 5: refused, pending ---
+check "assign erin slot02" prints slot02 admin assign erin slot02
+LD_PRELOAD=$SHIM FAULT_PROG=slots-admin FAULT_CALLS=flock FAULT_AT=2 FAULT_ACTION=stop \
+	"$SLOTS_ADMIN" --config "$CONF" release erin >"$S/out" 2>"$S/err" &
+rel=$!
+wait_for sh -c 'test "$(awk "{ print \$3 }" /proc/$1/stat)" = T' _ "$rel"
+check "the release stops before step 5" test "$(awk '{ print $3 }' "/proc/$rel/stat")" = T
+cp -p "$TABLE" "$TABLE.real"
+ln -s slots.json.real "$TABLE.link"
+mv -T "$TABLE.link" "$TABLE"
+kill -CONT "$rel"
+wait "$rel"
+st=$?
+cat "$S/err"
+check "step 5 with the table a symlink: exit 1" test "$st" = 1
+check "the message says the table is not a regular file" grep -q "slots.json: is not a regular file" "$S/err"
+mv -T "$TABLE.real" "$TABLE"
+check "no line for slot02 beside the table" sh -c "! grep -qs '^slot02 ' /etc/slots/slots.json.done"
+check "slot02 stays pending" json_ok '.cleanup == "pending"' "$(table_entry slot02 >"$S/entry"; echo "$S/entry")"
+check "release --slot slot02 finishes it" prints "slot02 released" admin release --slot slot02
+check "slot02 is free" slot_is_free slot02
 slots_done
