@@ -90,6 +90,10 @@ uid nslcd
 gid nslcd
 uri $DIR_URI
 base $DIR_SUFFIX
+# A lookup while the directory is down fails after 2 s of retries, not 10 (the default):
+# the same failure, sooner.
+reconnect_sleeptime 1
+reconnect_retrytime 2
 CONF
 	chown root:nslcd /etc/nslcd.conf
 	chmod 0640 /etc/nslcd.conf
