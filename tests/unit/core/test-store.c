@@ -5,7 +5,8 @@
  * refused; a malformed table is refused with its position (kind invalid) and nothing is
  * written; a save that fails (injected) leaves the table as it was; the
  * finished-releases file frees a pending slot only with its exact line, only when
- * root wrote it alone, and goes with the next save.
+ * root wrote it alone, and goes with the next save; a reader between two saves
+ * (openat wrapped) reads again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -600,6 +601,66 @@ static void test_store_finish(void **state)
         assert_dir("old.json,slots.json,slots.json.index,slots.json.lock");
 }
 
+/* ---- a save by another writer between a reader's two reads ---- */
+
+/* Armed: the next open of slots.json.done first renames next.json over the table and removes the file. */
+static bool between_armed;
+static unsigned between_fired;
+
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __wrap_openat(int dirfd, const char *path, int flags, ...);
+
+int __wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+        mode_t mode = 0;
+
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+
+                va_start(ap, flags);
+                mode = (mode_t) va_arg(ap, int);
+                va_end(ap);
+        }
+        if (between_armed && strcmp(path, "slots.json.done") == 0) {
+                between_armed = false;
+                between_fired++;
+                assert_int_equal(renameat(dfd, "next.json", dfd, "slots.json"), 0);
+                assert_int_equal(unlinkat(dfd, "slots.json.done", 0), 0);
+        }
+        return __real_openat(dirfd, path, flags, mode);
+}
+
+/*
+ * A reader read the table (slot03 pending, finished by its line), then another
+ * writer saved (slot03 dropped, slot04 given to bob) and removed the lines, then the
+ * reader looked for them: it reads again and sees the new table, never the old one
+ * without its lines (slot03 pending, a state the table never was).
+ */
+static void test_store_fold_between_saves(void **state)
+{
+        static const char next_text[] =
+                "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+                "      \"user\": \"alice\"\n    },\n    \"slot04\": {\n      \"since\": \"2026-10-03T00:00:00Z\",\n"
+                "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n";
+        unsigned finished;
+        char *text;
+
+        (void) state;
+        make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
+        text = done_text("slot03 2026-10-02T00:00:00Z\n", false);
+        make_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
+        free(text);
+        make_file("next.json", next_text, owner_uid(), owner_gid(), 0640);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+        assert_int_equal(finished, 1);
+        between_fired = 0;
+        between_armed = true;
+        assert_int_equal(load_state(4, &finished), SLOTS_SLOT_ASSIGNED);
+        assert_int_equal(between_fired, 1);
+        assert_int_equal(finished, 0);
+        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+}
+
 /* A symlink, or a file others may write, where the line goes: refused, the slot stays pending. */
 static void test_store_finish_refused(void **state)
 {
@@ -788,6 +849,7 @@ int main(void)
                 TEST(test_store_done_fold),
                 TEST(test_store_finish),
                 TEST(test_store_finish_refused),
+                TEST(test_store_fold_between_saves),
                 TEST(test_store_bad_path),
                 TEST(test_verdict_table),
                 TEST(test_verdict_acl),
