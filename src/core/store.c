@@ -9,7 +9,6 @@
 
 #include "acl.h"
 #include "fsutil.h"
-#include "ids.h"
 #include "replace.h"
 #include "store.h"
 #include "table-done.h"
@@ -124,13 +123,10 @@ static int load_once(struct slots_store *s, const char *path, unsigned pool, str
         return r;
 }
 
-/* The loads a reader makes while writers keep replacing the table under it, before it stops folding. */
-#define LOAD_ATTEMPTS 10
-
 /*
  * s->table from the table file, with the finished releases folded in.  A save
  * between the table's read and the finished-releases file's (a reader holds no
- * lock) makes both be read again; after LOAD_ATTEMPTS the table stands unfolded,
+ * lock) makes both be read again; after SLOTS_DONE_READS the table stands unfolded,
  * its finished slots pending: the safe side.
  */
 static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
@@ -140,11 +136,9 @@ static int load(struct slots_store *s, const char *path, unsigned pool, struct s
 
                 if (r < 0 || !s->exists)
                         return r;
-                r = slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table);
-                if (r >= 0 || attempt == LOAD_ATTEMPTS) {
-                        s->finished = r > 0 ? (unsigned) r : 0;
+                if (slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table) != -ESTALE ||
+                    attempt == SLOTS_DONE_READS)
                         return 0;
-                }
                 slots_table_free(s->table);
                 s->table = NULL;
                 s->exists = false;

@@ -15,7 +15,6 @@ struct slots_store {
         int lockfd;                     /* -1 unless opened for writing */
         bool exists;                    /* the table file existed when loaded */
         struct stat st;                 /* its stat when it existed; after a save, the saved file's */
-        unsigned finished;              /* pending slots the finished-releases file freed at the load */
         gid_t group;                    /* service group: owner group of a new table */
         unsigned pool;
         struct slots_table *table;

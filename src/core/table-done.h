@@ -21,6 +21,9 @@
 #define SLOTS_DONE_SUFFIX ".done"
 #define SLOTS_DONE_MAX ((size_t) 4 << 20)
 
+/* The reads of the table and this file a reader makes while saves keep replacing both, before it stops folding. */
+#define SLOTS_DONE_READS 10
+
 /*
  * Frees in t (the content of the table file dirfd/table_name whose fstat is
  * table_st) each pending slot the finished-releases file finishes, when that

@@ -84,7 +84,7 @@ int slots_table_remove(struct slots_table *t, unsigned n);
 
 /*
  * Frees each pending slot that a line "<slot> <released>" of text (the table's
- * finished-releases file, store.h) says was finished: the slot's entry is pending
+ * finished-releases file, table-done.h) says was finished: the slot's entry is pending
  * and its "released" is exactly that time.  Any other line (a slot that is free or
  * assigned, another time, a malformed or cut line) changes nothing.  Returns how
  * many slots it freed.

@@ -440,7 +440,7 @@ fault_case() {
 	call=$3
 	e=${6:--}
 	[ "$e" = - ] && e=$(errno_for "$3")
-	what="$1: $e at the $3 of ...$4 in $5"
+	what="$1: $e at the $3 of [...]$4 in $5"
 	if ! command -v addr2line >/dev/null; then
 		echo "# $what: not run (no addr2line to find the call)"
 		return

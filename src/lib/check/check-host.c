@@ -223,7 +223,7 @@ static int table_content(struct check_run *k, int dirfd, const char *base, struc
 
                 if (r < 0 || !k->table)
                         return r;
-                if (slots_done_fold(dirfd, base, &st, k->cfg->slots, k->table) != -ESTALE || attempt == 10)
+                if (slots_done_fold(dirfd, base, &st, k->cfg->slots, k->table) != -ESTALE || attempt == SLOTS_DONE_READS)
                         return 0;
                 slots_table_free(k->table);
                 k->table = NULL;

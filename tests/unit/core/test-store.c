@@ -469,7 +469,7 @@ static char *done_text(const char *lines, bool other_table)
 }
 
 /* The state of slot n in the table at the scratch folder, loaded for reading. */
-static enum slots_slot_state load_state(unsigned n, unsigned *finished)
+static enum slots_slot_state load_state(unsigned n)
 {
         enum slots_slot_state state;
         struct slots_store s;
@@ -481,7 +481,6 @@ static enum slots_slot_state load_state(unsigned n, unsigned *finished)
         if (slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), 0, &e) != 0)
                 fail_msg("%s: %s", e.object, e.reason);
         state = slots_table_get(s.table, n, NULL, NULL, NULL);
-        *finished = s.finished;
         slots_store_close(&s);
         return state;
 }
@@ -491,7 +490,6 @@ static void test_store_done_fold(void **state)
         (void) state;
         for (size_t i = 0; i < N_ELEM(done_cases); i++) {
                 const struct done_case *c = &done_cases[i];
-                unsigned finished;
                 char *text;
 
                 if (c->foreign && !is_root())
@@ -505,10 +503,9 @@ static void test_store_done_fold(void **state)
                         assert_int_equal(symlinkat("real.done", dfd, "slots.json.done"), 0);
                 if (c->second_link)
                         assert_int_equal(linkat(dfd, "slots.json.done", dfd, "other", 0), 0);
-                if (load_state(3, &finished) != c->slot03)
-                        fail_msg("%s: slot03 is %d, expected %d", c->what, load_state(3, &finished), c->slot03);
-                assert_int_equal(finished, c->slot03 == SLOTS_SLOT_FREE);
-                assert_int_equal(load_state(2, &finished), SLOTS_SLOT_ASSIGNED);
+                if (load_state(3) != c->slot03)
+                        fail_msg("%s: slot03 is %d, expected %d", c->what, load_state(3), c->slot03);
+                assert_int_equal(load_state(2), SLOTS_SLOT_ASSIGNED);
                 /* A reader changes nothing: the file stays. */
                 assert_int_equal(faccessat(dfd, "slots.json.done", F_OK, AT_SYMLINK_NOFOLLOW), 0);
                 unlinkat(dfd, "slots.json", 0);
@@ -541,7 +538,6 @@ static void test_store_finish(void **state)
 {
         struct slots_store s;
         struct slots_error e;
-        unsigned finished;
         struct stat st;
         char *text;
 
@@ -559,8 +555,7 @@ static void test_store_finish(void **state)
         text = done_text("slot03 2026-10-02T00:00:00Z\n", false);
         assert_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
         free(text);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
-        assert_int_equal(finished, 1);
+        assert_int_equal(load_state(3), SLOTS_SLOT_FREE);
 
         /* A second line goes after the first, the same first line kept. */
         open_write(&s);
@@ -576,8 +571,7 @@ static void test_store_finish(void **state)
         /* Another table file in its place (an admin's copy): the lines free nothing there. */
         assert_int_equal(renameat(dfd, "slots.json", dfd, "old.json"), 0);
         make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_PENDING);
-        assert_int_equal(finished, 0);
+        assert_int_equal(load_state(3), SLOTS_SLOT_PENDING);
         /* and the next finish starts a new file about it */
         open_write(&s);
         slots_store_unlock(&s);
@@ -586,7 +580,7 @@ static void test_store_finish(void **state)
         text = done_text("slot03 2026-10-02T00:00:00Z\n", false);
         assert_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
         free(text);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+        assert_int_equal(load_state(3), SLOTS_SLOT_FREE);
 
         /* The next write: the entry leaves the table, the file goes. */
         open_write(&s);
@@ -595,9 +589,14 @@ static void test_store_finish(void **state)
         slots_store_close(&s);
         assert_int_equal(fstatat(dfd, "slots.json.done", &st, AT_SYMLINK_NOFOLLOW), -1);
         assert_int_equal(errno, ENOENT);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
-        assert_int_equal(finished, 0);
-        assert_int_equal(load_state(4, &finished), SLOTS_SLOT_ASSIGNED);
+        /* slot03's entry left the file itself: free without a line. */
+        assert_file("slots.json",
+                    "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
+                    "      \"user\": \"alice\"\n    },\n    \"slot04\": {\n      \"since\": \"2026-10-03T00:00:00Z\",\n"
+                    "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
+                    owner_uid(), owner_gid(), 0640);
+        assert_int_equal(load_state(3), SLOTS_SLOT_FREE);
+        assert_int_equal(load_state(4), SLOTS_SLOT_ASSIGNED);
         assert_dir("old.json,slots.json,slots.json.index,slots.json.lock");
 }
 
@@ -642,7 +641,6 @@ static void test_store_fold_between_saves(void **state)
                 "{\n  \"slots\": {\n    \"slot02\": {\n      \"since\": \"2026-10-01T09:12:00Z\",\n"
                 "      \"user\": \"alice\"\n    },\n    \"slot04\": {\n      \"since\": \"2026-10-03T00:00:00Z\",\n"
                 "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n";
-        unsigned finished;
         char *text;
 
         (void) state;
@@ -651,14 +649,12 @@ static void test_store_fold_between_saves(void **state)
         make_file("slots.json.done", text, geteuid(), owner_gid(), 0640);
         free(text);
         make_file("next.json", next_text, owner_uid(), owner_gid(), 0640);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
-        assert_int_equal(finished, 1);
+        assert_int_equal(load_state(3), SLOTS_SLOT_FREE);
         between_fired = 0;
         between_armed = true;
-        assert_int_equal(load_state(4, &finished), SLOTS_SLOT_ASSIGNED);
+        assert_int_equal(load_state(4), SLOTS_SLOT_ASSIGNED);
         assert_int_equal(between_fired, 1);
-        assert_int_equal(finished, 0);
-        assert_int_equal(load_state(3, &finished), SLOTS_SLOT_FREE);
+        assert_int_equal(load_state(3), SLOTS_SLOT_FREE);
 }
 
 /* A symlink, or a file others may write, where the line goes: refused, the slot stays pending. */
@@ -674,7 +670,6 @@ static void test_store_finish_refused(void **state)
         for (size_t i = 0; i < N_ELEM(rows); i++) {
                 struct slots_store s;
                 struct slots_error e;
-                unsigned finished;
 
                 make_file("slots.json", pending_text, owner_uid(), owner_gid(), 0640);
                 make_file("real.done", "", geteuid(), owner_gid(), rows[i].mode);
@@ -688,7 +683,7 @@ static void test_store_finish_refused(void **state)
                 assert_int_equal(slots_store_finish(&s, AT_FDCWD, 3, &e), rows[i].r);
                 assert_non_null(strstr(e.reason, rows[i].symlink ? "symlink" : "not a plain file"));
                 slots_store_close(&s);
-                assert_int_equal(load_state(3, &finished), SLOTS_SLOT_PENDING);
+                assert_int_equal(load_state(3), SLOTS_SLOT_PENDING);
                 unlinkat(dfd, "slots.json", 0);
                 unlinkat(dfd, "slots.json.done", 0);
                 unlinkat(dfd, "real.done", 0);
