@@ -36,6 +36,7 @@ static const char usage_text[] =
         "  release --slot SLOT       the same by slot; also finishes a release left pending\n"
         "  status [--json] [USER|SLOT]\n"
         "                            one row per slot, the table file's owner and mode, the test slot\n"
+        "  status --held             one line per slot assigned or pending, with what releases it\n"
         "  check [--json] [--format FORMAT] [--output FILE] [--timeout SECONDS]\n"
         "                            read-only self-check of the host, as the slots see it; exit 1 on\n"
         "                            any failure, each with its fix\n"
@@ -63,6 +64,7 @@ struct opts {
         const char *slot;
         bool json;
         bool dry_run;                   /* --dry-run: say what would change, write nothing */
+        bool held;                      /* status --held */
         const char *cmd;                /* "assign", "release", ... */
         int timeout_s;                  /* check's --timeout; 0: its defaults */
         const char *format;             /* check's --format, else NULL */
@@ -595,11 +597,13 @@ out:
 
 static int cmd_status(const struct opts *o, int argc, char **argv)
 {
-        if (argc > 1)
-                return usage_error("status takes at most one USER or SLOT");
+        if (argc > (o->held ? 0 : 1))
+                return usage_error(o->held ? "status --held takes no USER or SLOT" :
+                                   "status takes at most one USER or SLOT");
         if (argc == 1 && !slots_slot_parse(argv[0]) && !slots_user_valid(argv[0]))
                 return usage_error("the argument is neither a slot name nor a valid user id");
-        return cmd_status_show(o->config, o->json, argc == 1 ? argv[0] : NULL);
+        return cmd_status_show(o->config, o->held ? CMD_STATUS_HELD : o->json ? CMD_STATUS_JSON : CMD_STATUS_TEXT,
+                               argc == 1 ? argv[0] : NULL);
 }
 
 /* check's --timeout: whole seconds from 1 to 3600; false for anything else. */
@@ -623,6 +627,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
                 { "config", required_argument, NULL, 'c' },
                 { "json", no_argument, NULL, 'j' },
                 { "dry-run", no_argument, NULL, 'n' },
+                { "held", no_argument, NULL, 'H' },
                 { "format", required_argument, NULL, 'f' },
                 { "output", required_argument, NULL, 'o' },
                 { "slot", required_argument, NULL, 's' },
@@ -646,6 +651,9 @@ static int parse_options(int argc, char **argv, struct opts *o)
                         break;
                 case 'n':
                         o->dry_run = true;
+                        break;
+                case 'H':
+                        o->held = true;
                         break;
                 case 'f':
                         o->format = optarg;
@@ -680,6 +688,8 @@ static int options_fit(const struct opts *o, const char *cmd, struct cmd_check_a
         if (o->json && strcmp(cmd, "status") != 0 && !is_check && strcmp(cmd, "assign") != 0 &&
             strcmp(cmd, "release") != 0)
                 return usage_error("--json goes with assign, release, status or check");
+        if (o->held && (strcmp(cmd, "status") != 0 || o->json))
+                return usage_error(o->json ? "--held and --json: give one of them" : "--held goes with status");
         if (o->slot && strcmp(cmd, "release") != 0)
                 return usage_error("--slot goes with release");
         if (o->dry_run && strcmp(cmd, "assign") != 0 && strcmp(cmd, "release") != 0)

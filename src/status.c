@@ -236,17 +236,43 @@ static void print_text(const struct status *x)
         printf("test slot: %s\n", x->test ? slots_slot_name(x->test, name) : "none (every slot is in use)");
 }
 
-int cmd_status_show(const char *config, bool json, const char *only)
+/*
+ * --held: the slots that keep users' trees granted and may run their code, one
+ * line each with the command that frees it (the package's prerm names them).
+ */
+static void print_held(const struct status *x)
+{
+        for (unsigned n = 1; n <= x->cfg->slots; n++) {
+                char name[SLOTS_NAME_MAX];
+                const char *user;
+
+                switch (slots_table_get(x->store.table, n, &user, NULL, NULL)) {
+                case SLOTS_SLOT_ASSIGNED:
+                        printf("%s is assigned to %s: slots-admin release %s\n", slots_slot_name(n, name), user, user);
+                        break;
+                case SLOTS_SLOT_PENDING:
+                        slots_slot_name(n, name);
+                        printf("%s's release is pending: slots-admin release --slot %s\n", name, name);
+                        break;
+                case SLOTS_SLOT_FREE:
+                        break;
+                }
+        }
+}
+
+int cmd_status_show(const char *config, enum cmd_status_format format, const char *only)
 {
         struct status x = { 0 };
         int r;
 
         r = status_open(&x, config);
-        if (r == EXIT_DONE)
-                r = status_gather(&x, only);
-        if (r == EXIT_DONE && json)
-                r = print_json(&x);
+        if (r == EXIT_DONE && format == CMD_STATUS_HELD)
+                print_held(&x);
         else if (r == EXIT_DONE)
+                r = status_gather(&x, only);
+        if (r == EXIT_DONE && format == CMD_STATUS_JSON)
+                r = print_json(&x);
+        else if (r == EXIT_DONE && format == CMD_STATUS_TEXT)
                 print_text(&x);
         /* A status that never reached its reader (a full or closed stdout) is no answer. */
         if (r == EXIT_DONE && (r = cmd_stdout_done()) < 0) {

@@ -11,7 +11,6 @@
 #include "fsutil.h"
 #include "replace.h"
 #include "store.h"
-#include "table-done.h"
 #include "table-index.h"
 
 static int check_dir(int dirfd, const char *path, unsigned flags, struct slots_error *e)
@@ -58,7 +57,6 @@ static int take_lock(struct slots_store *s, const char *path, struct slots_error
         /* Under the lock the stale temp is ours to remove. */
         (void) slots_replace_clean_stale(s->dirfd, s->name);
         (void) slots_tindex_clean_stale(s->dirfd, s->name);
-        (void) slots_done_clean_stale(s->dirfd, s->name);
         return 0;
 }
 
@@ -93,7 +91,7 @@ static int open_dir(struct slots_store *s, int rootfd, const char *path, unsigne
 }
 
 /* s->table from the table file, read and parsed. */
-static int load_once(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
+static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
 {
         char *text = NULL;
         size_t len = 0;
@@ -123,28 +121,6 @@ static int load_once(struct slots_store *s, const char *path, unsigned pool, str
         return r;
 }
 
-/*
- * s->table from the table file, with the finished releases folded in.  A save
- * between the table's read and the finished-releases file's (a reader holds no
- * lock) makes both be read again; after SLOTS_DONE_READS the table stands unfolded,
- * its finished slots pending: the safe side.
- */
-static int load(struct slots_store *s, const char *path, unsigned pool, struct slots_error *e)
-{
-        for (int attempt = 1;; attempt++) {
-                int r = load_once(s, path, pool, e);
-
-                if (r < 0 || !s->exists)
-                        return r;
-                if (slots_done_fold(s->dirfd, s->name, &s->st, pool, s->table) != -ESTALE ||
-                    attempt == SLOTS_DONE_READS)
-                        return 0;
-                slots_table_free(s->table);
-                s->table = NULL;
-                s->exists = false;
-        }
-}
-
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e)
 {
@@ -160,33 +136,6 @@ int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsign
                 r = load(s, path, pool, e);
         if (r < 0)
                 slots_store_close(s);
-        return r;
-}
-
-void slots_store_unlock(struct slots_store *s)
-{
-        slots_close(s->lockfd);
-        slots_close(s->dirfd);
-        s->lockfd = s->dirfd = -1;
-}
-
-int slots_store_finish(struct slots_store *s, int rootfd, unsigned n, struct slots_error *e)
-{
-        const char *released = NULL;
-        struct stat st;
-        int r;
-
-        if (slots_table_get(s->table, n, NULL, NULL, &released) != SLOTS_SLOT_PENDING || !released)
-                return slots_error_set(e, -EINVAL, s->path, "slot %u is not pending in the table as loaded", n);
-        r = open_dir(s, rootfd, s->path, SLOTS_STORE_WRITE, e);
-        if (r == 0 && fstatat(s->dirfd, s->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                r = slots_error_set(e, -errno, s->path, "cannot stat: %s", strerror(errno));
-        else if (r == 0 && !S_ISREG(st.st_mode))
-                r = slots_error_refuse(e, -EINVAL, s->path, "is not a regular file");
-        /* The entry is in the file as it is now: writers since step 1 kept it, pending. */
-        if (r == 0)
-                r = slots_done_add(s->dirfd, s->name, s->path, &st, n, released, e);
-        slots_store_unlock(s);
         return r;
 }
 
@@ -262,9 +211,10 @@ static int write_table(int fd, void *arg)
 
 /*
  * The file just saved: s->st names it from now on, and the index pam_slots reads
- * instead of the table (table-index.h) is made from it.  The table is saved whatever happens here: an
- * index that is missing or names an older table file is never trusted, so a
- * failure only costs the next sessions a read of the whole table.
+ * instead of the table (table-index.h) is made from it.  The table is saved
+ * whatever happens here: an index that is missing or names an older table file
+ * is never trusted, so a failure only costs the next sessions a read of the
+ * whole table.
  */
 static void saved(struct slots_store *s)
 {
@@ -308,8 +258,6 @@ int slots_store_save(struct slots_store *s, struct slots_error *e)
         if (r == 0) {
                 s->exists = true;
                 saved(s);
-                /* Its lines are about the file just replaced: the folded entries left with this write. */
-                slots_done_remove(s->dirfd, s->name);
         }
         return r;
 }

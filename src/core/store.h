@@ -26,20 +26,15 @@ enum {
 
 /*
  * Opens the table at path inside rootfd, takes the lock when writing, and loads
- * it (a missing table loads as empty) with the finished releases folded in
- * (table-done.h).
- * group is the service group, used when the table is created.  Refuses a table
- * that is a symlink or not a regular file, and a directory writable by others
- * (e's kind says refused), and invalid content (e's kind says invalid).
- * Returns 0 or a -errno.
+ * it (a missing table loads as empty).  group is the service group, used when
+ * the table is created.  Refuses a table that is a symlink or not a regular
+ * file, and a directory writable by others (e's kind says refused), and
+ * invalid content (e's kind says invalid).  Returns 0 or a -errno.
  */
 int slots_store_open(struct slots_store *s, int rootfd, const char *path, unsigned pool, gid_t group,
                      unsigned flags, struct slots_error *e);
 
-/*
- * Writes s->table back (owner, group, mode and ACL kept; new: root:group 0640),
- * then removes the finished-releases file: its lines were about the file replaced.
- */
+/* Writes s->table back (owner, group, mode and ACL kept; new: root:group 0640). */
 int slots_store_save(struct slots_store *s, struct slots_error *e);
 
 /*
@@ -53,18 +48,6 @@ int slots_store_reindex(struct slots_store *s, struct slots_error *e);
 
 /* Releases lock, fds and the table. */
 void slots_store_close(struct slots_store *s);
-
-/* Lets the lock and folder of a store opened for writing go and keeps its table. */
-void slots_store_unlock(struct slots_store *s);
-
-/*
- * After slots_store_unlock: slot n, pending in s->table, is finished, without a
- * write of the table.  The table's folder is opened and checked again and its
- * lock taken (as slots_store_open for writing), the slot's line added to the
- * finished-releases file (table-done.h) about the table file as it is now, and
- * the lock let go.  Returns 0 or -errno (e says why).
- */
-int slots_store_finish(struct slots_store *s, int rootfd, unsigned n, struct slots_error *e);
 
 /*
  * The table's policy: root:<service group> SLOTS_TABLE_MODE (table.h) and no POSIX ACL,

@@ -637,48 +637,6 @@ int slots_table_remove(struct slots_table *t, unsigned n)
         return 0;
 }
 
-/* One line of the finished-releases file, [line, end): the slot it frees, or 0. */
-static unsigned done_line(const struct slots_table *t, unsigned pool, const char *line, const char *end)
-{
-        const char *sp = memchr(line, ' ', (size_t) (end - line)), *released;
-        char name[SLOTS_NAME_MAX];
-        size_t len;
-        unsigned n;
-
-        if (!sp || (size_t) (sp - line) >= sizeof(name))
-                return 0;
-        memcpy(name, line, (size_t) (sp - line));
-        name[sp - line] = '\0';
-        n = slots_slot_parse(name);
-        len = (size_t) (end - sp - 1);
-        if (n == 0 || n > pool || slots_table_get(t, n, NULL, NULL, &released) != SLOTS_SLOT_PENDING ||
-            !released || strlen(released) != len || memcmp(released, sp + 1, len) != 0)
-                return 0;
-        return n;
-}
-
-unsigned slots_table_fold_done(struct slots_table *t, unsigned pool, const char *text, size_t len)
-{
-        const char *p = text, *end = text + len;
-        unsigned freed = 0;
-
-        while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t) (end - p));
-                unsigned n;
-
-                /* A line without its newline was cut by a crash or is being written: not believed. */
-                if (!nl)
-                        break;
-                n = done_line(t, pool, p, nl);
-                if (n) {
-                        slots_table_remove(t, n);
-                        freed++;
-                }
-                p = nl + 1;
-        }
-        return freed;
-}
-
 struct dumpbuf {
         char *p;
         size_t len, size;

@@ -82,15 +82,6 @@ int slots_table_mark_pending(struct slots_table *t, unsigned n, const char *rele
 /* Removes slot n's entry. */
 int slots_table_remove(struct slots_table *t, unsigned n);
 
-/*
- * Frees each pending slot that a line "<slot> <released>" of text (the table's
- * finished-releases file, table-done.h) says was finished: the slot's entry is pending
- * and its "released" is exactly that time.  Any other line (a slot that is free or
- * assigned, another time, a malformed or cut line) changes nothing.  Returns how
- * many slots it freed.
- */
-unsigned slots_table_fold_done(struct slots_table *t, unsigned pool, const char *text, size_t len);
-
 /* Serializes: sorted keys, two-space indent, final newline.  malloc'ed; NULL on ENOMEM. */
 char *slots_table_dump(const struct slots_table *t, size_t *len);
 

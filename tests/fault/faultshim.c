@@ -40,8 +40,7 @@
  *                         "since"/"released" and shadow dates are reproducible
  *                         (clock_gettime is left alone: file times stay real)
  *   FAULT_RANDOM=counter  getrandom() returns a predictable sequence (temp names)
- *   FAULT_COMMIT_NAME=N,M after each successful rename onto a file named N or M,
- *                         or write into one (an append to slots.json.done) ...
+ *   FAULT_COMMIT_NAME=N   after each successful rename onto a file named N ...
  *   FAULT_COMMIT_LOG=F    ... append "TAG BEFORE AFTER" to F (CLOCK_MONOTONIC
  *                         seconds.nanoseconds around the rename),
  *   FAULT_TAG=TAG         so a harness learns the order in which commits happened
@@ -598,7 +597,7 @@ static void committed(const char *newpath, struct timespec before)
                 return;
         base = strrchr(newpath, '/');
         base = base ? base + 1 : newpath;
-        if (!in_list(S.commit_name, base))
+        if (strcmp(base, S.commit_name) != 0)
                 return;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         len = snprintf(line, sizeof(line), "%s %lld.%09ld %lld.%09ld\n", S.tag, (long long) before.tv_sec,
@@ -619,19 +618,11 @@ ssize_t write(int fd, const void *buf, size_t count)
         bool ka;
         ssize_t r;
 
-        struct timespec t0;
-        char path[4096];
-
         if (!f)
                 f = real("write");
         if (BEFORE(C_WRITE, fd, NULL, &ka))
                 FAIL_WITH_ERRNO();
-        t0 = rename_start();
         r = f(fd, buf, count);
-        if (r > 0 && S.commitfd >= 0) {
-                describe_fd(fd, path, sizeof(path));
-                committed(path, t0);
-        }
         after(ka);
         return r;
 }

@@ -66,11 +66,8 @@ check "assign bob slot02 into a table with an ACL" prints slot02 admin assign bo
 check "release bob from a table with an ACL" prints "slot02 released" admin release bob
 check "assign and release keep the POSIX ACL" [ "$(getfacl -cn "$TABLE" 2>/dev/null)" = "$acl_before" ]
 setfacl -b "$TABLE"
-check "the release's line is beside the table, root:svc 0640 as the table" \
-	test "$(stat -c '%u:%g %a' "$T/etc/slots.json.done")" = "0:$(stat -c %g "$TABLE") 640"
 check "no temp or backup file is left next to the table" \
-	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' -e '^slots.json.index$' \
-		-e '^slots.json.done$' | wc -l)" = 0 ]
+	[ "$(ls -A "$T/etc" | grep -v -e '^slots.json$' -e '^slots.json.lock$' -e '^slots.json.index$' | wc -l)" = 0 ]
 
 # --- 2. a malformed table: exit 2, file:line:column named, file byte-for-byte unchanged ---
 bad_table() {

@@ -38,6 +38,9 @@ usage release-bad-user "invalid user id: it must be 1-64 of A-Z a-z 0-9 . _ -, n
 	release -- -alice
 usage status-two "status takes at most one USER or SLOT" status alice bob
 usage status-neither "the argument is neither a slot name nor a valid user id" status 'a/b'
+usage held-with-assign "--held goes with status" assign --held alice
+usage held-with-json "--held and --json: give one of them" status --held --json
+usage held-with-slot "status --held takes no USER or SLOT" status --held slot01
 
 # --help and --version: exit 0, on stdout, nothing on stderr.
 "$SLOTS_ADMIN" --help >"$OUT/help.out" 2>"$OUT/help.err"

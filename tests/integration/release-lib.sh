@@ -106,11 +106,11 @@ table_entry() {
 	jq -c --arg s "$1" '.slots[$s]' "$TABLE"
 }
 
-# slot_is_free SLOT: status --json shows SLOT neither held nor pending.  A finished release
-# leaves its entry "cleanup": "pending" in the table file, freed by the line beside it, until
-# the table's next write (slots.json(5)): only a reader that folds both knows.
+# slot_is_free SLOT: the table itself has no entry for SLOT (neither held nor pending), and
+# status --json agrees.
 slot_is_free() {
-	admin status --json "$1" | jq -e '.slots[0].user == null and .slots[0].cleanup == null' >/dev/null
+	test "$(table_entry "$1")" = null &&
+		admin status --json "$1" | jq -e '.slots[0].user == null and .slots[0].cleanup == null' >/dev/null
 }
 
 # "owner:group mode" of each path, one line, never following a symlink.

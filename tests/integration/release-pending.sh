@@ -51,6 +51,11 @@ check "release bob again: he holds no slot" grep -q 'holds no slot' "$S/out"
 admin_run status --json
 check "status --json exits 0 again" test "$st" = 0
 check "the pending slot is not the test slot" json_ok '.test_slot == "slot03"' "$S/out"
+admin_run status --held
+check "status --held exits 0" test "$st" = 0
+check "status --held names the pending and the assigned slot, each with what frees it" test "$(cat "$S/out")" = \
+	"slot01's release is pending: slots-admin release --slot slot01
+slot02 is assigned to carol: slots-admin release carol"
 admin release --slot slot01 >/dev/null 2>&1
 check "release --slot while the cause is still there fails again (exit 1)" test $? = 1
 check "and the slot is still pending" pending_ok slot01
@@ -61,6 +66,8 @@ st=$?
 cat "$S/out" "$S/err"
 check "after removing the cause, release --slot slot01 exits 0" test "$st" = 0
 check "slot01 is free" slot_is_free slot01
+admin_run status --held
+check "status --held no longer names slot01" test "$(cat "$S/out")" = "slot02 is assigned to carol: slots-admin release carol"
 check "the home is empty" test -z "$(ls -A "$HOME1")"
 check "the home is slot01's 0700 still" test "$(stat -c '%U:%G %a' "$HOME1")" = "slot01:slot01 700"
 check "slot01 can be assigned again" prints slot01 admin assign dave slot01

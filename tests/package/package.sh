@@ -363,13 +363,19 @@ check "the refusal names slot01, the user and slots-admin release USER" \
 	grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870" \
 	$base/remove-held.log
 check "and the override SLOTS_REMOVE_ASSIGNED=1" grep -q SLOTS_REMOVE_ASSIGNED=1 $base/remove-held.log
-# BOB's release finished: the table keeps slot02 pending, its line in slots.json.done frees it.
-check "the table file still shows slot02 pending after BOB's release" grep -q '"cleanup": "pending"' \
-	$R/etc/slots/slots.json
-check "the refusal does not name slot02, whose release finished beside the table" \
-	sh -c "! grep -q slot02 $base/remove-held.log"
-check "dpkg --purge with slot01 assigned is refused too" sh -c \
-	"! chroot $R dpkg --purge slots >$base/purge-held.log 2>&1 && test -x $R/usr/sbin/slots-admin"
+# BOB's release finished: the table itself has no entry for slot02, and no refusal names it.
+check "the table has no entry for slot02 after BOB's release" \
+	test "$(jq -c .slots.slot02 $R/etc/slots/slots.json)" = null
+check "the refusal does not name slot02, whose release finished" sh -c "! grep -q slot02 $base/remove-held.log"
+check "slots-admin status --held prints the line the refusal shows" sh -c \
+	"chroot $R slots-admin status --held | grep -qx 'slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870: slots-admin release aa73da63e26b40a1bb701c2b4c024870'"
+check "libpam-slots depends on slots of its own version" sh -c \
+	"chroot $R dpkg-query -W -f='\${Depends}\n' libpam-slots | grep -q 'slots (= '"
+# slots' own prerm (libpam-slots' dependency forced aside) refuses the same way.
+check "dpkg --purge slots with slot01 assigned is refused too" sh -c \
+	"! chroot $R dpkg --force-depends --purge slots >$base/purge-held.log 2>&1 && test -x $R/usr/sbin/slots-admin"
+check "slots' refusal names slot01 too" grep -q "slot01 is assigned to aa73da63e26b40a1bb701c2b4c024870" \
+	$base/purge-held.log
 check "the drop-in is still there after the refusals" test -f $R/etc/sudoers.d/slots-video-studio
 if in_root env SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots >$base/remove2.log 2>&1; then
 	ok "SLOTS_REMOVE_ASSIGNED=1 dpkg -r libpam-slots slots"

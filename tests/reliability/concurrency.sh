@@ -33,7 +33,7 @@ echo "# $WORKERS workers x $OPS operations over a pool of $POOL, $READERS reader
 check "the operations replay exactly (slots, users, refusals, readers, final table)" \
 	python3 "$top_srcdir/tests/reliability/concurrency.py" "$P" "$TABLE" $POOL $WORKERS "$OPS" $READERS 8 "$SEED" -- \
 	env LD_PRELOAD="$SHIM $NSSW" NSS_WRAPPER_PASSWD="$W/passwd" NSS_WRAPPER_GROUP="$W/group" \
-	FAULT_PROG=slots-admin FAULT_COMMIT_NAME=slots.json,slots.json.done FAULT_COMMIT_LOG="$P/commits" \
+	FAULT_PROG=slots-admin FAULT_COMMIT_NAME=slots.json FAULT_COMMIT_LOG="$P/commits" \
 	"$SLOTS_ADMIN" --config "$W/slots.conf"
 check "the table is still root:<service group> 0640" [ "$(stat -c '%u:%g %a' "$TABLE")" = "0:$SVC_UID 640" ]
 check "no temp is left next to the table" [ -z "$(rel_temps "$W/s/etc")" ]

@@ -154,20 +154,22 @@ rm -f "$TABLE"
 $ORACLE assign - slot01 erin "$NOW_TEXT" "$P/new3"
 scenario "assign creates the table" "assign erin" "$P/new3"
 
-# 4. release a user: the table goes old -> pending, written once; the slot is freed by its
-# line in slots.json.done beside it, and the slot's leftovers are cleaned.
+# 4. release a user: the table goes old -> pending -> free; the slot's leftovers are cleaned.
 put_table "$P/t0" "0:$SVC_UID" 0640
 $ORACLE pending "$P/t0" slot02 "$NOW_TEXT" "$P/pend4"
-scenario "release a user" "release bob" "$P/pend4" "$P/pend4" slot02
+$ORACLE remove "$P/t0" slot02 "$P/new4"
+scenario "release a user" "release bob" "$P/new4" "$P/pend4" slot02
 
-# 5. release --slot of a slot left pending: the table is not written at all.
+# 5. release --slot of a slot left pending.
 put_table "$P/t0" "0:$SVC_UID" 0640
-scenario "release --slot finishes a pending slot" "release --slot slot03" "$P/t0"
+$ORACLE remove "$P/t0" slot03 "$P/new5"
+scenario "release --slot finishes a pending slot" "release --slot slot03" "$P/new5"
 
 # 6. release --slot of an assigned slot.
 put_table "$P/t0" "0:$SVC_UID" 0640
 $ORACLE pending "$P/t0" slot01 "$NOW_TEXT" "$P/pend6"
-scenario "release --slot of an assigned slot" "release --slot slot01" "$P/pend6" "$P/pend6" slot01
+$ORACLE remove "$P/t0" slot01 "$P/new6"
+scenario "release --slot of an assigned slot" "release --slot slot01" "$P/new6" "$P/pend6" slot01
 
 echo "# crash-admin: $total_points kill points in all, $total_temps left a temp; nothing lost"
 slots_done

@@ -32,8 +32,6 @@ synced() {
 	# The table index is written without fsync on purpose: a lost or torn copy is never
 	# believed (slots.json(5)), so only its own rename may go unsynced.
 	$2 ~ /^rename/ && $3 ~ /\/slots\.json\.index$/ { next }
-	# So is the finished-releases file: a lost line leaves its slot pending (slots.json(5)).
-	$2 ~ /^rename/ && $3 ~ /\/slots\.json\.done$/ { next }
 	$2 ~ /^rename/ { renames++; d = $3; sub(/\/[^\/]*$/, "", d); pending[d] = $1; next }
 	$2 ~ /sync$/ {
 		if ($3 in pending) { delete pending[$3]; next }

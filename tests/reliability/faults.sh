@@ -77,19 +77,6 @@ fault_loop() {
 			# parse (slots.json(5)): a fault there fails nothing, leaves no temp, and the
 			# world is the undisturbed run's (rel_snap leaves the index out).
 			case $call in
-			"unlinkat slots.json.done"*)
-				# The finished-releases file removed after a save: its lines are about the
-				# table file just replaced and no reader believes them; one that stays
-				# changes nothing else.
-				temps=$(find "$root" -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' | head -n 3)
-				rel_snap "$root" "$P/now.qsnap"
-				if [ "$st" != 0 ] || [ -n "$temps" ] || [ "$(grep -v 'slots\.json\.done' "$P/now.qsnap")" != \
-					"$(grep -v 'slots\.json\.done' "$P/after.qsnap")" ]; then
-					not_ok "$what: a fault in the removal of the done file: exit $st, want 0; temps: ${temps:-none}"
-					bad=$((bad + 1))
-				fi
-				continue
-				;;
 			*slots.json.index*)
 				temps=$(find "$root" -regextype posix-extended -regex '.*/\.[^/]+\.[0-9a-f]{12}' | head -n 3)
 				rel_snap "$root" "$P/now.qsnap"

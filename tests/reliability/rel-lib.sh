@@ -9,7 +9,6 @@ REL_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$REL_PY" ] && [ -x "$REL_PY" ] || REL_PY=python3
 SNAP="$REL_PY $top_srcdir/tests/reliability/snap.py"
 REL_INDEX=slots.json.index
-REL_DONE=slots.json.done
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
 [ -f "$NSSW" ] || NSSW=libnss_wrapper.so
 FULL=${SLOTS_RELIABILITY_FULL:-0}
@@ -225,16 +224,11 @@ rel_points() {
 # for exact comparisons with cmp; snap.py does the finer "between" comparison.  The table's
 # index is left out: it names the table file's inode and change time, which no two runs
 # share, and a reader believes it only when it names the table as it is (test-table-index).
-# So does the first line of the finished-releases file: only its other lines are compared.
 rel_snap() {
 	(
 		cd "$1" || exit 1
 		find . ! -name "$REL_INDEX" -printf '%p %y %U:%G %m %l\n' | LC_ALL=C sort
-		find . -type f ! -name "$REL_INDEX" ! -name "$REL_DONE" -print0 | LC_ALL=C sort -z |
-			xargs -0 -r sha256sum
-		find . -type f -name "$REL_DONE" | LC_ALL=C sort | while read -r f; do
-			printf '%s lines %s\n' "$f" "$(tail -n +2 "$f" | sha256sum)"
-		done
+		find . -type f ! -name "$REL_INDEX" -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
 		getfacl -Rnps . 2>/dev/null
 	) >"$2"
 }

@@ -41,12 +41,7 @@ def entry(path):
     if stat.S_ISREG(st.st_mode):
         e["type"] = "file"
         with open(path, "rb") as f:
-            data = f.read()
-        # The finished-releases file's first line names the table file's inode and change
-        # time too: only its lines about slots are compared.
-        if os.path.basename(path) == DONE:
-            data = data.split(b"\n", 1)[-1]
-        e["sha256"] = hashlib.sha256(data).hexdigest()
+            e["sha256"] = hashlib.sha256(f.read()).hexdigest()
     elif stat.S_ISDIR(st.st_mode):
         e["type"] = "dir"
     elif stat.S_ISLNK(st.st_mode):
@@ -63,7 +58,6 @@ def entry(path):
 # a reader believes it only when it names the table as it is (test-table-index), so it is
 # no part of a world to compare.
 INDEX = "slots.json.index"
-DONE = "slots.json.done"
 
 
 def save(root):

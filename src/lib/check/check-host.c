@@ -19,7 +19,6 @@
 #include "path.h"
 #include "service.h"
 #include "store.h"
-#include "table-done.h"
 #include "walk.h"
 
 #define SLOTCTL_MAX ((size_t) 1 << 20)
@@ -166,18 +165,18 @@ static void table_policy(struct check_run *k, int dirfd, const char *base, struc
 }
 
 /* The content: readable as root, within the size, and parsed into k->table; -1 when it cannot be read. */
-static int table_parsed(struct check_run *k, int dirfd, const char *base, struct stat *st, struct strbuf *d,
-                        struct strbuf *f)
+static int table_content(struct check_run *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
 {
         const char *path = k->cfg->table;
         enum slots_table_problem problem = SLOTS_TABLE_SYNTAX;
         struct slots_error e;
+        struct stat st;
         char *text = NULL;
         size_t len;
         int r;
 
         slots_error_clear(&e);
-        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, st, &text,
+        r = slots_read_text(dirfd, base, &(struct slots_read){ .path = path, .max = SLOTS_TABLE_MAX }, &st, &text,
                             &len, &e);
         if (r < 0 && e.kind == SLOTS_ERR_INVALID) {
                 /* Too big or a NUL byte: no position to show. */
@@ -208,26 +207,6 @@ static int table_parsed(struct check_run *k, int dirfd, const char *base, struct
                 k->table = NULL;
         }
         return 0;
-}
-
-/*
- * table_parsed, with the releases finished since the table's last write folded in
- * (free slots), as every reader of the table does: read again when an admin's save
- * came between the two reads (store.c's load does the same).
- */
-static int table_content(struct check_run *k, int dirfd, const char *base, struct strbuf *d, struct strbuf *f)
-{
-        for (int attempt = 1;; attempt++) {
-                struct stat st;
-                int r = table_parsed(k, dirfd, base, &st, d, f);
-
-                if (r < 0 || !k->table)
-                        return r;
-                if (slots_done_fold(dirfd, base, &st, k->cfg->slots, k->table) != -ESTALE || attempt == SLOTS_DONE_READS)
-                        return 0;
-                slots_table_free(k->table);
-                k->table = NULL;
-        }
 }
 
 /* Readable by the service account: as that account, from / down to the file; -1 when out of memory. */

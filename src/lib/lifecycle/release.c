@@ -444,7 +444,7 @@ static int find_and_lock(struct hold *h, const struct slots_config *c, gid_t ser
 
 /*
  * Step 1: the slot found and locked, then the user leaves the table, which is
- * unlocked at the end with its tree kept for step 5.  1 when there is nothing
+ * closed at the end (step 5 reads it again).  1 when there is nothing
  * to release (the user holds no slot, the slot is free), 0, or -errno.
  */
 static int step_mark(struct hold *h, const struct slots_config *c, gid_t service_gid, const char *user,
@@ -467,20 +467,27 @@ static int step_mark(struct hold *h, const struct slots_config *c, gid_t service
                 if (r < 0)
                         return r;
         }
-        slots_store_unlock(&h->s);
+        slots_store_close(&h->s);
+        h->open = false;
         return 0;
 }
 
 /*
- * Step 5: the slot returns to the pool without a second write of the table: its
- * line in the finished-releases file beside it (store.h), under the table's lock.
+ * Step 5: the pending slot rep->slot leaves the table, locked and read again
+ * (whatever anyone wrote since step 1 stays), in the store's one save.
  */
-static int free_slot(struct hold *h, struct slots_release_report *rep, struct slots_error *e)
+static int free_slot(struct hold *h, const struct slots_config *c, gid_t service_gid,
+                     struct slots_release_report *rep, struct slots_error *e)
 {
-        int r = slots_store_finish(&h->s, AT_FDCWD, rep->slot, e);
+        int r = slots_store_open(&h->s, AT_FDCWD, c->table, c->slots, service_gid, SLOTS_STORE_WRITE, e);
 
+        h->open = r == 0;
+        if (r == 0 && slots_table_get(h->s.table, rep->slot, NULL, NULL, NULL) == SLOTS_SLOT_PENDING) {
+                slots_table_remove(h->s.table, rep->slot);
+                r = slots_store_save(&h->s, e);
+        }
         if (r < 0)
-                rep->step = "step 5 of 5, freeing the slot beside the table";
+                rep->step = "step 5 of 5, freeing the slot in the table";
         return r;
 }
 
@@ -518,7 +525,7 @@ static int release(const struct slots_config *c, gid_t service_gid, const char *
 
         /* Step 5: the slot returns to the pool. */
         if (r == 0)
-                r = free_slot(&h, rep, e);
+                r = free_slot(&h, c, service_gid, rep, e);
 out:
         if (h.open)
                 slots_store_close(&h.s);

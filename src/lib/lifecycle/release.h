@@ -19,9 +19,8 @@
  *   4  scheduled jobs, FUSE mounts, home/state/run, temp files, shared folders,
  *      the slot's set-id files wherever slots write, IPC objects and keyrings, then a last check that nothing runs and the
  *      three folders are exact;
- *   5  the slot is free: its line in the finished-releases file beside the
- *      table (slots_store_finish), under the table lock again; the table is
- *      written once, in step 1, and its next write drops the entry.
+ *   5  the entry leaves the table, read again under the table lock (a write
+ *      of anyone's since step 1 stays), in the store's one save.
  * Steps 2 to 4 run without the table lock (assign and status go on meanwhile)
  * but under the slot's own lock (byte n of the table's lock file, see
  * slots_release_lock), so two releases of one slot never overlap.  Step 2
