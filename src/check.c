@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "emit.h"
+#include "verbs.h"
 #include "cmdutil.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -298,18 +300,37 @@ static int emit(struct run *x)
 static void log_check(const struct slots_check_report *rep)
 {
         const struct slots_check_row *first = NULL;
+        struct cmd_outcome out;
 
+        cmd_outcome_init(&out, "check", false, false);
         for (size_t i = 0; i < rep->n && !first; i++)
                 if (rep->rows[i].status == SLOTS_CHECK_FAIL)
                         first = &rep->rows[i];
-        if (first)
-                cmd_event(CMD_EV_CHECK_FAILED, strcmp(first->slot, "-") ? first->slot : NULL, NULL,
-                          "self-check: %u passed, %u failed, %u skipped; first failure: %s%s%s: %s", rep->passed,
-                          rep->failed, rep->skipped, first->check, strcmp(first->slot, "-") ? " " : "",
-                          strcmp(first->slot, "-") ? first->slot : "", first->detail);
-        else
-                cmd_event(CMD_EV_CHECK_PASSED, NULL, NULL, "self-check: %u passed, %u failed, %u skipped",
-                          rep->passed, rep->failed, rep->skipped);
+        if (first) {
+                out.asked = strcmp(first->slot, "-") ? first->slot : NULL;
+                cmd_outcome_event(&out, CMD_EV_CHECK_FAILED, "self-check: %u passed, %u failed, %u skipped; first "
+                                  "failure: %s%s%s: %s", rep->passed, rep->failed, rep->skipped, first->check,
+                                  out.asked ? " " : "", out.asked ? out.asked : "", first->detail);
+        } else {
+                cmd_outcome_event(&out, CMD_EV_CHECK_PASSED, "self-check: %u passed, %u failed, %u skipped",
+                                  rep->passed, rep->failed, rep->skipped);
+        }
+        (void) cmd_emit(&out);
+}
+
+/* A run by neither root nor the service: refused, with the fix. */
+static int check_refused(const struct cmd_check_args *a)
+{
+        struct cmd_outcome out;
+        struct slots_error e;
+
+        cmd_outcome_init(&out, "check", false, false);
+        slots_error_refuse(&e, -EPERM, "", "permission denied: it runs as root or as the service account");
+        slots_error_fix(&e, "run it as root (sudo slots-admin check) or as the service account");
+        cmd_outcome_fail(&out, "cannot run the self-check", &e);
+        cmd_outcome_event(&out, CMD_EV_CHECK_REFUSED, "refused: cannot run the self-check: permission denied");
+        (void) cmd_emit(&out);
+        return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
 }
 
 int cmd_check(const struct cmd_check_args *a)
@@ -321,14 +342,8 @@ int cmd_check(const struct cmd_check_args *a)
         int r;
 
         r = slots_selfcheck(&o, &x.rep);
-        if (r == -EPERM) {
-                fprintf(stderr, "%s: cannot run the self-check: permission denied: it runs as root or as the "
-                        "service account\n", cmd_name);
-                fprintf(stderr, "%s: fix: run it as root (sudo slots-admin check) or as the service account\n",
-                        cmd_name);
-                cmd_event(CMD_EV_CHECK_REFUSED, NULL, NULL, "refused: cannot run the self-check: permission denied");
-                return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
-        }
+        if (r == -EPERM)
+                return check_refused(a);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot run the self-check: %s\n", cmd_name, strerror(-r));
                 return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
@@ -355,4 +370,19 @@ int cmd_check_format(const char *name)
                 if (strcmp(name, names[i]) == 0)
                         return i;
         return -1;
+}
+
+int verb_check(const struct admin_opts *o, int argc, char **argv)
+{
+        struct cmd_check_args a = { .config = o->config, .output = o->output, .timeout_s = o->timeout_s,
+                                    .format = o->json ? CMD_CHECK_JSON : CMD_CHECK_TEXT };
+
+        (void) argc;
+        (void) argv;
+        if (o->format && (o->json || (int) (a.format = cmd_check_format(o->format)) < 0))
+                return cmd_usage_error(o->json ? "--json and --format: give one of them" :
+                                       "--format takes text, json, nagios or prometheus");
+        if (o->output && !o->output[0])
+                return cmd_usage_error("--output needs a file name");
+        return cmd_check(&a);
 }

@@ -13,6 +13,7 @@
 
 #include "cmdutil.h"
 #include "config.h"
+#include "emit.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "ids.h"
@@ -34,7 +35,9 @@ struct run {
         unsigned slot_changes;          /* changes about a slot */
         char host_log[600];             /* the changes about no slot, joined with "; " */
         unsigned host_more;             /* host changes that did not fit */
-        bool logged;                    /* the run's event is logged */
+        char (*slot_names)[SLOTS_NAME_MAX];     /* the changed slots the event names, and a list of them */
+        const char **slot_list;
+        struct cmd_outcome out;         /* the run's error, event and last lines, for cmd_emit() */
 };
 
 static void usage(FILE *f)
@@ -113,9 +116,10 @@ static void json_error(struct run *run, const char *what, const struct slots_err
                 run->json_lost++;
 }
 
+/* The error that ends the run: in its outcome (printed once, by cmd_emit) and its --json report. */
 static void fail(struct run *run, const char *what, const struct slots_error *e)
 {
-        cmd_report(what, e, NULL);
+        cmd_outcome_fail(&run->out, what, e);
         json_error(run, what, e);
 }
 
@@ -169,7 +173,7 @@ static void log_summary(struct run *run, unsigned changes, int r)
 {
         char (*names)[SLOTS_NAME_MAX] = calloc(run->slots + 1, SLOTS_NAME_MAX);
         const char **list = calloc(run->slots + 1, sizeof(*list));
-        char ranges[400], under[300] = "", more[48] = "";
+        char ranges[400], under[300] = "", more[48] = "", err[1400];
         size_t n = 0;
 
         if (run->dry_run || (r >= 0 && changes == 0))
@@ -184,16 +188,22 @@ static void log_summary(struct run *run, unsigned changes, int r)
                 snprintf(under, sizeof(under), " under %s", run->root);
         if (run->host_more)
                 snprintf(more, sizeof(more), "; and %u more", run->host_more);
+        run->out.slots = list;
+        run->out.n_slots = n;
         if (r < 0)
-                cmd_event_slots(CMD_EV_PROVISION_REFUSED, list, n, NULL, "provision%s refused: %s; %u changes made "
-                                "before it%s%s%s%s%s", under, cmd_last_error(), changes, n ? " to " : "",
-                                n ? ranges : "", run->host_log[0] ? "; " : "", run->host_log, more);
+                cmd_outcome_event(&run->out, CMD_EV_PROVISION_REFUSED, "provision%s refused: %s; %u changes made "
+                                  "before it%s%s%s%s%s", under, cmd_outcome_error_text(&run->out, err, sizeof(err)),
+                                  changes, n ? " to " : "", n ? ranges : "", run->host_log[0] ? "; " : "",
+                                  run->host_log, more);
         else
-                cmd_event_slots(CMD_EV_PROVISIONED, list, n, NULL, "provisioned%s: %u changes, %u of them to %zu "
-                                "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
-                                n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
-                                run->host_log, more);
-        run->logged = true;
+                cmd_outcome_event(&run->out, CMD_EV_PROVISIONED, "provisioned%s: %u changes, %u of them to %zu "
+                                  "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
+                                  n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
+                                  run->host_log, more);
+        /* The names live as long as the run: the outcome points at them. */
+        run->slot_names = names;
+        run->slot_list = list;
+        return;
 out:
         free(names);
         free(list);
@@ -468,7 +478,7 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         run->slots = c->slots;
         /* Without it (out of memory) the changes about slots are counted in the host's list. */
         run->slot_changed = calloc(c->slots + 1, 1);
-        cmd_log_service(c->service);
+        run->out.service = c->service;
         slots_error_clear(&e);
         r = slots_provision(rootfd, c, &po, changes, &e);
         if (r < 0)
@@ -478,14 +488,14 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         free(run->slot_changed);
         if (r < 0) {
                 if (*changes)
-                        fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
-                                cmd_name, *changes, *changes == 1 ? " was" : "s were");
+                        snprintf(run->out.closing, sizeof(run->out.closing), "%u change%s made before this failure; "
+                                 "fix it and run again", *changes, *changes == 1 ? " was" : "s were");
                 return cmd_exit_for(r, &e);
         }
         if (!run->json)
-                printf("%u changes\n", *changes);
+                snprintf(run->out.line, sizeof(run->out.line), "%u changes", *changes);
         if (run->dry_run)
-                fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
+                snprintf(run->out.closing, sizeof(run->out.closing), "dry run: nothing was changed");
         return *changes ? run->changed_exit : EXIT_DONE;
 }
 
@@ -519,13 +529,16 @@ int main(int argc, char **argv)
 {
         struct run run = { .changed_exit = EXIT_DONE };
         struct slots_config *c = NULL;
+        char err[1400];
         unsigned changes = 0;
         int rootfd = -1, status;
 
         cmd_name = "slots-provision";
+        cmd_outcome_init(&run.out, "provision", false, false);
         status = parse_args(&run, argc, argv);
         if (status >= 0)
                 return status;
+        run.out.dry_run = run.dry_run;
         if (!json_start(&run))
                 return EXIT_REFUSED;
 
@@ -551,10 +564,16 @@ int main(int argc, char **argv)
                 status = provision(&run, rootfd, c, &changes);
 out:
         /* Every refusal is logged, those before the run began too (not root, a config refused). */
-        if (status != EXIT_DONE && status != run.changed_exit && !run.logged && !run.dry_run && !run.ldif)
-                cmd_event(CMD_EV_PROVISION_REFUSED, NULL, NULL, "provision%s%s refused: %s", run.root ? " under " : "",
-                          run.root ? run.root : "", cmd_last_error());
+        if (status != EXIT_DONE && status != run.changed_exit && run.out.event == CMD_EV_N && !run.dry_run &&
+            !run.ldif)
+                cmd_outcome_event(&run.out, CMD_EV_PROVISION_REFUSED, "provision%s%s refused: %s",
+                                  run.root ? " under " : "", run.root ? run.root : "",
+                                  cmd_outcome_error_text(&run.out, err, sizeof(err)));
+        run.out.status = status;
+        status = cmd_emit(&run.out);
         status = json_finish(&run, changes, status);
+        free(run.slot_names);
+        free(run.slot_list);
         slots_config_free(c);
         slots_close(rootfd);
         return status;

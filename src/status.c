@@ -13,6 +13,7 @@
 #include "nss.h"
 #include "service.h"
 #include "status.h"
+#include "verbs.h"
 #include "store.h"
 
 /* What status shows: the config, the table, the accounts' uids and the verdict on the table file. */
@@ -266,4 +267,11 @@ int cmd_status_show(const char *config, bool json, const char *only)
         free(x.group_name);
         slots_config_free(x.cfg);
         return r;
+}
+
+int verb_status(const struct admin_opts *o, int argc, char **argv)
+{
+        if (argc == 1 && !slots_slot_parse(argv[0]) && !slots_user_valid(argv[0]))
+                return cmd_usage_error("the argument is neither a slot name nor a valid user id");
+        return cmd_status_show(o->config, o->json, argc == 1 ? argv[0] : NULL);
 }
