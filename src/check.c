@@ -137,7 +137,8 @@ static int print_nagios(FILE *f, const struct run *x)
         } else {
                 fprintf(f, "SLOTS OK - %u passed, %u skipped", rep->passed, rep->skipped);
         }
-        fprintf(f, " | passed=%u failed=%u skipped=%u\n", rep->passed, rep->failed, rep->skipped);
+        /* label=value;warn;crit;min: every count has min 0 (the Monitoring Plugins guidelines). */
+        fprintf(f, " | passed=%u;;;0 failed=%u;;;0 skipped=%u;;;0\n", rep->passed, rep->failed, rep->skipped);
         return first ? NAGIOS_CRITICAL : NAGIOS_OK;
 }
 
