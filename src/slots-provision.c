@@ -60,8 +60,8 @@ static void usage(FILE *f)
                 "  --json            print one JSON object: the changes, their count, warnings\n"
                 "  --changed-exit N  exit N (3 to 125) instead of 0 when something changed\n"
                 "                    (or, with --dry-run, would change)\n"
-                "  --help            show this help\n"
-                "  --version         show the version\n",
+                "  -h, --help        show this help\n"
+                "  -V, --version     show the version\n",
                 SLOTS_DEFAULT_CONFIG);
 }
 
@@ -332,7 +332,7 @@ static int parse_args(struct run *run, int argc, char **argv)
         };
         int opt;
 
-        while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
                 switch (opt) {
                 case 'r':
                         run->root = optarg;
