@@ -274,18 +274,22 @@ static void emit_event(const struct cmd_outcome *o)
         }
 }
 
+json_t *cmd_error_json(const char *what, const struct slots_error *e, const char *fix)
+{
+        return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object", cmd_json_text(e->object), "line",
+                         e->line ? json_integer(e->line) : json_null(), "column",
+                         e->column ? json_integer(e->column) : json_null(), "reason", cmd_json_text(e->reason), "fix",
+                         e->fix[0] ? cmd_json_text(e->fix) : fix && fix[0] ? cmd_json_text(fix) : json_null());
+}
+
 /* The --json envelope: version, dry_run, changed, slot, user, error, and the notes with a slot under notes_key. */
 static json_t *envelope(const struct cmd_outcome *o)
 {
         char name[SLOTS_NAME_MAX];
-        const struct slots_error *e = &o->error;
         json_t *root, *err = json_null(), *notes;
 
         if (o->what[0])
-                err = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", o->what, "object", cmd_json_text(e->object),
-                                "line", e->line ? json_integer(e->line) : json_null(), "column",
-                                e->column ? json_integer(e->column) : json_null(), "reason", cmd_json_text(e->reason),
-                                "fix", e->fix[0] ? cmd_json_text(e->fix) : o->fix[0] ? cmd_json_text(o->fix) : json_null());
+                err = cmd_error_json(o->what, &o->error, o->fix);
         root = json_pack("{s:i, s:b, s:b, s:o, s:o, s:o}", "version", CMD_JSON_VERSION, "dry_run", o->dry_run,
                          "changed", o->changed, "slot", o->slot ? json_string(slots_slot_name(o->slot, name)) :
                          json_null(), "user", o->user ? cmd_json_text(o->user) : json_null(), "error",

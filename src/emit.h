@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include <jansson.h>
+
 #include "cmdutil.h"
 #include "error.h"
 #include "ids.h"
@@ -101,6 +103,9 @@ const char *cmd_outcome_error_text(const struct cmd_outcome *o, char *buf, size_
  * standard output was to carry did not reach it.
  */
 int cmd_emit(const struct cmd_outcome *o);
+
+/* --json's "error": what, object, line, column, reason and fix (the error's, else fix; null when none). */
+json_t *cmd_error_json(const char *what, const struct slots_error *e, const char *fix);
 
 /* The journal entry as a list of "NAME=value" fields; cmd_journal_send() sends it. */
 struct cmd_fields {

@@ -101,26 +101,12 @@ static void json_note(struct run *run, const char *key, const struct slots_prov_
                 run->json_lost++;
 }
 
-/* --json: the error that ended the run, as cmd_report prints it. */
-static void json_error(struct run *run, const char *what, const struct slots_error *e)
-{
-        if (!run->json)
-                return;
-        if (json_object_set_new(run->json, "error",
-                                json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object",
-                                          cmd_json_text(e->object), "line",
-                                          e->line ? json_integer(e->line) : json_null(), "column",
-                                          e->column ? json_integer(e->column) : json_null(), "reason",
-                                          cmd_json_text(e->reason), "fix",
-                                          e->fix[0] ? cmd_json_text(e->fix) : json_null())) < 0)
-                run->json_lost++;
-}
-
 /* The error that ends the run: in its outcome (printed once, by cmd_emit) and its --json report. */
 static void fail(struct run *run, const char *what, const struct slots_error *e)
 {
         cmd_outcome_fail(&run->out, what, e);
-        json_error(run, what, e);
+        if (run->json && json_object_set_new(run->json, "error", cmd_error_json(what, e, NULL)) < 0)
+                run->json_lost++;
 }
 
 /* Counts a change for the summary: its slot, or its text when it is about no slot. */
@@ -209,33 +195,33 @@ out:
         free(list);
 }
 
+/* Each kind of record: its --json list and, but for a change (printed on stdout), the word stderr gives it. */
+static const struct {
+        const char *key, *word;
+} kinds[] = {
+        [SLOTS_PROV_CHANGE] = { "changes", NULL },
+        [SLOTS_PROV_WARNING] = { "warnings", "warning" },
+        [SLOTS_PROV_PROBLEM] = { "conflicts", "conflict" },
+};
+
 static void report(void *arg, const struct slots_prov_msg *m)
 {
         struct run *run = arg;
 
-        switch (m->kind) {
-        case SLOTS_PROV_CHANGE: {
-                json_note(run, "changes", m);
-                if (!run->json) {
-                        char *text = slots_escape(m->text);
+        json_note(run, kinds[m->kind].key, m);
+        if (kinds[m->kind].word) {
+                print_msg(kinds[m->kind].word, m);
+                return;
+        }
+        if (!run->json) {
+                char *text = slots_escape(m->text);
 
-                        /* Not flushed line by line (a write per change); cmd_err() flushes. */
-                        printf("%s\n", text ? text : "(out of memory)");
-                        free(text);
-                }
-                if (!run->dry_run)
-                        note_change(run, m->slot, m->text);
-                break;
+                /* Not flushed line by line (a write per change); cmd_err() flushes. */
+                printf("%s\n", text ? text : "(out of memory)");
+                free(text);
         }
-        case SLOTS_PROV_WARNING:
-                json_note(run, "warnings", m);
-                print_msg("warning", m);
-                break;
-        case SLOTS_PROV_PROBLEM:
-                json_note(run, "conflicts", m);
-                print_msg("conflict", m);
-                break;
-        }
+        if (!run->dry_run)
+                note_change(run, m->slot, m->text);
 }
 
 /* The day written into new shadow lines: SOURCE_DATE_EPOCH when set (reproducible images), else today. */
@@ -459,8 +445,8 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
                 const struct slots_prov_msg m = { .kind = SLOTS_PROV_WARNING, .object = "", .text = e.reason,
                                                   .fix = e.fix };
 
-                json_note(run, "warnings", &m);
-                print_msg("warning", &m);
+                json_note(run, kinds[m.kind].key, &m);
+                print_msg(kinds[m.kind].word, &m);
                 fprintf(cmd_err(), "%s: a run without --dry-run refuses this config, and pam_slots refuses every "
                         "slot session with it\n", cmd_name);
         }
