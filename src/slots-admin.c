@@ -77,14 +77,13 @@ static void usage(void)
         fputs(usage_options, stdout);
 }
 
-/* The verbs that take an option (all of them: opt 0), "assign, release or check" ("," for sep 0). */
+/* The verbs that take option opt (opt 0: every verb) as "assign, release or check" (or: else ", check"). */
 static const char *verb_list(unsigned opt, bool or, char *buf, size_t size)
 {
         size_t n = 0, k = 0, len = 0;
 
         for (size_t i = 0; i < N_VERBS; i++)
                 n += !opt || (verbs[i].opts & opt);
-        buf[0] = '\0';
         for (size_t i = 0; i < N_VERBS; i++)
                 if (!opt || (verbs[i].opts & opt))
                         len += (size_t) snprintf(buf + len, size - len, "%s%s", k++ == 0 ? "" :
@@ -146,10 +145,8 @@ static int parse_options(int argc, char **argv, struct admin_opts *o, unsigned *
 /* Each option given goes with the verb: -1 when they fit, else the usage error's exit status. */
 static int options_fit(const struct verb *v, const struct admin_opts *o, unsigned given)
 {
-        static const struct {
-                unsigned opt;
-                const char *name;
-        } names[] = { { OPT_JSON, "--json goes" }, { OPT_SLOT, "--slot goes" }, { OPT_DRY_RUN, "--dry-run goes" } };
+        static const struct { unsigned opt; const char *name; } names[] = {
+                { OPT_JSON, "--json goes" }, { OPT_SLOT, "--slot goes" }, { OPT_DRY_RUN, "--dry-run goes" } };
         char list[128];
 
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
