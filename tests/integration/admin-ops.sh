@@ -73,6 +73,13 @@ check "the refusal is in the journal: slot01, the user who asked, refused" test 
 	"$(count SLOTS_ACTION=assign SLOTS_RESULT=refused SLOTS_SLOT=slot01 SLOTS_USER=intruder SLOTS_ADMIN=alice)" = 1
 field MESSAGE SLOTS_RESULT=refused SLOTS_USER=intruder | grep -q "refused to assign slot01 to user intruder: cannot assign slot01: .*held by another user" &&
 	ok "the refusal's message names the reason" || not_ok "the refusal's message names the reason: $(field MESSAGE SLOTS_USER=intruder)"
+# The error record itself, as fields: the reason and the object as standard error names them, the fix.
+reason=$(field SLOTS_REASON SLOTS_RESULT=refused SLOTS_USER=intruder)
+check "the refusal's SLOTS_REASON is the error's reason" sh -c 'case "$1" in *"held by another user"*) grep -qF -- ": $1" "$2" ;; *) false ;; esac' _ "$reason" "$OUT/refused.err"
+check "and SLOTS_OBJECT the object standard error names" sh -c 'test -n "$1" && grep -qF -- "cannot assign slot01: $1: " "$2"' _ \
+	"$(field SLOTS_OBJECT SLOTS_RESULT=refused SLOTS_USER=intruder)" "$OUT/refused.err"
+check "and SLOTS_FIX the fix line" sh -c 'test -n "$1" && grep -qxF -- "slots-admin: fix: $1" "$2"' _ \
+	"$(field SLOTS_FIX SLOTS_RESULT=refused SLOTS_USER=intruder)" "$OUT/refused.err"
 # The attack: someone who is not root sets SUDO_USER to blame another admin.
 runuser -u slot04 -- env SUDO_USER=alice "$SLOTS_ADMIN" assign mallory slot06 >/dev/null 2>"$OUT/nonroot.err"
 check "assign by slot04: exit 1" test $? = 1
