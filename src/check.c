@@ -181,6 +181,19 @@ int cmd_check_format(const char *name)
         return -1;
 }
 
+bool cmd_check_timeout(const char *arg, int *seconds)
+{
+        char *end;
+        long t;
+
+        errno = 0;
+        t = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || t < 1 || t > 3600)
+                return false;
+        *seconds = (int) t;
+        return true;
+}
+
 int verb_check(const struct admin_opts *o, int argc, char **argv)
 {
         struct cmd_check_args a = { .config = o->config, .output = o->output, .timeout_s = o->timeout_s,

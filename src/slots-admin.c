@@ -1,11 +1,11 @@
 /* slots-admin: the command line for the slot table (assign, release, status, check), driven by one table of verbs. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "check.h"
 #include "cmdutil.h"
 #include "verbs.h"
 
@@ -91,20 +91,6 @@ static const char *verb_list(unsigned opt, bool or, char *buf, size_t size)
         return buf;
 }
 
-/* check's --timeout: whole seconds from 1 to 3600; false for anything else. */
-static bool parse_timeout(const char *arg, int *seconds)
-{
-        char *end;
-        long t;
-
-        errno = 0;
-        t = strtol(arg, &end, 10);
-        if (errno || end == arg || *end || t < 1 || t > 3600)
-                return false;
-        *seconds = (int) t;
-        return true;
-}
-
 /* The options before the command into o, what was given into *given; -1 to go on, else the exit status. */
 static int parse_options(int argc, char **argv, struct admin_opts *o, unsigned *given)
 {
@@ -128,7 +114,7 @@ static int parse_options(int argc, char **argv, struct admin_opts *o, unsigned *
                         o->dry_run = (*given |= OPT_DRY_RUN) != 0;
                 else if (c == 'f' || c == 'o')
                         *given |= OPT_CHECK, *(c == 'f' ? &o->format : &o->output) = optarg;
-                else if (c == 't' && !parse_timeout(optarg, &o->timeout_s))
+                else if (c == 't' && !cmd_check_timeout(optarg, &o->timeout_s))
                         return cmd_usage_error("--timeout takes a number of seconds from 1 to 3600, not '%s'", optarg);
                 else if (c == 't')
                         *given |= OPT_CHECK;
