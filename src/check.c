@@ -1,4 +1,4 @@
-/* slots-admin check: the self-check's rows as the table of slots-admin(8), JSON, a Nagios line or Prometheus text. */
+/* slots-admin check: the self-check's run, the pool counts, --output, its event; the rendering is check-format.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check-format.h"
+#include "emit.h"
+#include "verbs.h"
 #include "cmdutil.h"
 #include "escape.h"
 #include "fsutil.h"
@@ -18,193 +21,8 @@
 #include "service.h"
 #include "store.h"
 
-/* Nagios plugin statuses (the Monitoring Plugins guidelines). */
-enum { NAGIOS_OK = 0, NAGIOS_CRITICAL = 2, NAGIOS_UNKNOWN = 3 };
-
-/* What the machine outputs add to the rows: the config's fate and the pool's counts. */
-struct run {
-        const struct cmd_check_args *a;
-        struct slots_check_report rep;
-        char config_error[2 * SLOTS_ERR_TEXT + 64];     /* "" when the config loaded */
-        bool pool_known;                                /* the table could be read */
-        unsigned slots, assigned, pending;
-        time_t when;
-};
-
-/* The table, one FAIL line per failure, the closing line. */
-static void print_text(FILE *f, const struct slots_check_report *rep)
-{
-        int wcheck = (int) strlen("CHECK"), wslot = (int) strlen("SLOT");
-
-        for (size_t i = 0; i < rep->n; i++) {
-                int c = (int) strlen(rep->rows[i].check), s = (int) strlen(rep->rows[i].slot);
-                wcheck = c > wcheck ? c : wcheck;
-                wslot = s > wslot ? s : wslot;
-        }
-        fprintf(f, "%-6s  %-*s  %-*s  %s\n", "STATUS", wcheck, "CHECK", wslot, "SLOT", "DETAIL");
-        for (size_t i = 0; i < rep->n; i++) {
-                const struct slots_check_row *r = &rep->rows[i];
-                char *detail = slots_escape(r->detail);
-
-                /* Details name files a slot or the service may have named: escaped for the terminal. */
-                fprintf(f, "%-6s  %-*s  %-*s  %s\n", slots_check_status_name(r->status), wcheck, r->check, wslot,
-                        r->slot, detail ? detail : "(out of memory)");
-                free(detail);
-        }
-        if (rep->failed)
-                fputc('\n', f);
-        for (size_t i = 0; i < rep->n; i++) {
-                const struct slots_check_row *r = &rep->rows[i];
-                char *detail, *fix;
-
-                if (r->status != SLOTS_CHECK_FAIL)
-                        continue;
-                detail = slots_escape(r->detail);
-                fix = slots_escape(r->fix);
-                fprintf(f, "FAIL %s%s%s: %s -- fix: %s\n", r->check, strcmp(r->slot, "-") ? " " : "",
-                        strcmp(r->slot, "-") ? r->slot : "", detail ? detail : "(out of memory)",
-                        fix ? fix : "(out of memory)");
-                free(detail);
-                free(fix);
-        }
-        fprintf(f, "slot self-check: %u passed, %u failed, %u skipped\n", rep->passed, rep->failed, rep->skipped);
-}
-
-static int print_json(FILE *f, const struct slots_check_report *rep)
-{
-        json_t *rows = json_array(), *root;
-        int r;
-
-        for (size_t i = 0; i < rep->n; i++) {
-                const struct slots_check_row *c = &rep->rows[i];
-                /* detail and fix name files the service or a slot named: any byte but NUL. */
-                json_t *row = json_pack("{s:s, s:s, s:o, s:o, s:o}", "status", slots_check_status_name(c->status),
-                                        "check", c->check, "slot",
-                                        strcmp(c->slot, "-") ? json_string(c->slot) : json_null(), "detail",
-                                        cmd_json_text(c->detail), "fix",
-                                        c->fix ? cmd_json_text(c->fix) : json_null());
-                if (!row || json_array_append_new(rows, row) < 0) {
-                        json_decref(rows);
-                        return -ENOMEM;
-                }
-        }
-        root = json_pack("{s:i, s:o, s:i, s:i, s:i, s:b}", "version", CMD_JSON_VERSION, "checks", rows, "passed",
-                         (int) rep->passed, "failed", (int) rep->failed, "skipped", (int) rep->skipped, "ok",
-                         rep->failed == 0);
-        if (!root)
-                return -ENOMEM;
-        errno = 0;
-        r = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(root);
-        /* The write's own errno (a full disk is ENOSPC), not a made-up one. */
-        if (r < 0)
-                return errno ? -errno : -EIO;
-        fputc('\n', f);
-        return 0;
-}
-
-/* A row's detail on one plugin line: escaped, and no '|' (it starts the perfdata). */
-static void nagios_text(FILE *f, const char *s)
-{
-        char *shown = slots_escape(s);
-
-        for (const char *p = shown ? shown : "(out of memory)"; *p; p++)
-                fputc(*p == '|' ? '/' : *p, f);
-        free(shown);
-}
-
-/* One plugin status line with perfdata; returns the plugin's exit status. */
-static int print_nagios(FILE *f, const struct run *x)
-{
-        const struct slots_check_report *rep = &x->rep;
-        const struct slots_check_row *first = NULL;
-
-        if (x->config_error[0]) {
-                fputs("SLOTS UNKNOWN - ", f);
-                nagios_text(f, x->config_error);
-                fputc('\n', f);
-                return NAGIOS_UNKNOWN;
-        }
-        for (size_t i = 0; i < rep->n && !first; i++)
-                if (rep->rows[i].status == SLOTS_CHECK_FAIL)
-                        first = &rep->rows[i];
-        if (first) {
-                fprintf(f, "SLOTS CRITICAL - %u failed, first %s%s%s: ", rep->failed, first->check,
-                        strcmp(first->slot, "-") ? " " : "", strcmp(first->slot, "-") ? first->slot : "");
-                nagios_text(f, first->detail);
-        } else {
-                fprintf(f, "SLOTS OK - %u passed, %u skipped", rep->passed, rep->skipped);
-        }
-        fprintf(f, " | passed=%u failed=%u skipped=%u\n", rep->passed, rep->failed, rep->skipped);
-        return first ? NAGIOS_CRITICAL : NAGIOS_OK;
-}
-
-/* A label value as the exposition format wants it: backslash, double quote and newline escaped. */
-static void prom_label(FILE *f, const char *s)
-{
-        for (; *s; s++) {
-                if (*s == '\\' || *s == '"')
-                        fputc('\\', f);
-                if (*s == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*s, f);
-        }
-}
-
-static void prom_metric(FILE *f, const char *name, const char *help, unsigned long value)
-{
-        fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s %lu\n", name, help, name, name, value);
-}
-
-/* The textfile node_exporter's textfile collector reads; one series per failed (check, slot). */
-static void print_prometheus(FILE *f, const struct run *x)
-{
-        const struct slots_check_report *rep = &x->rep;
-        bool ok = rep->failed == 0 && !x->config_error[0];
-
-        prom_metric(f, "slots_check_ok", "1 when no row of the slot self-check failed, else 0.", ok);
-        prom_metric(f, "slots_check_failed", "Rows of the slot self-check that failed.", rep->failed);
-        prom_metric(f, "slots_check_passed", "Rows of the slot self-check that passed.", rep->passed);
-        prom_metric(f, "slots_check_skipped", "Rows of the slot self-check that were skipped.", rep->skipped);
-        fputs("# HELP slots_check_fail Failed rows of the slot self-check, by check and slot (\"\" host-wide).\n"
-              "# TYPE slots_check_fail gauge\n", f);
-        for (size_t i = 0; i < rep->n; i++) {
-                const struct slots_check_row *r = &rep->rows[i];
-                unsigned count = 0;
-                bool seen = false;
-
-                if (r->status != SLOTS_CHECK_FAIL)
-                        continue;
-                /* Two rows of one check and slot are one series, its value their number. */
-                for (size_t k = 0; k < rep->n && !seen; k++) {
-                        const struct slots_check_row *o = &rep->rows[k];
-
-                        if (o->status != SLOTS_CHECK_FAIL || strcmp(o->check, r->check) || strcmp(o->slot, r->slot))
-                                continue;
-                        seen = k < i;
-                        count++;
-                }
-                if (seen)
-                        continue;
-                fputs("slots_check_fail{check=\"", f);
-                prom_label(f, r->check);
-                fputs("\",slot=\"", f);
-                prom_label(f, strcmp(r->slot, "-") ? r->slot : "");
-                fprintf(f, "\"} %u\n", count);
-        }
-        if (x->pool_known) {
-                prom_metric(f, "slots_pool_assigned", "Slots of the pool held by a user.", x->assigned);
-                prom_metric(f, "slots_pool_pending", "Slots whose release is pending.", x->pending);
-                prom_metric(f, "slots_pool_free", "Slots neither held nor pending.",
-                            x->slots - x->assigned - x->pending);
-        }
-        prom_metric(f, "slots_check_timestamp_seconds", "When the slot self-check ended, in Unix time.",
-                    (unsigned long) x->when);
-}
-
 /* The config and the table's counts for nagios and prometheus, read as status reads them. */
-static void read_pool(struct run *x)
+static void read_pool(struct check_run *x)
 {
         struct slots_config *c = NULL;
         struct slots_store st = { 0 };
@@ -260,7 +78,7 @@ static int write_output(const char *path, const char *text, size_t len)
 }
 
 /* Renders the run in its format into one buffer, then to stdout or --output; the exit status. */
-static int emit(struct run *x)
+static int emit(struct check_run *x)
 {
         const struct cmd_check_args *a = x->a;
         char *text = NULL;
@@ -270,14 +88,7 @@ static int emit(struct run *x)
 
         if (!f)
                 return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
-        if (a->format == CMD_CHECK_JSON)
-                r = print_json(f, &x->rep);
-        else if (a->format == CMD_CHECK_NAGIOS)
-                st = print_nagios(f, x);
-        else if (a->format == CMD_CHECK_PROMETHEUS)
-                print_prometheus(f, x);
-        else
-                print_text(f, &x->rep);
+        r = check_format(f, x, &st);
         if (fclose(f) != 0 && r == 0)
                 r = -ENOMEM;
         if (r == 0 && a->output)
@@ -298,37 +109,50 @@ static int emit(struct run *x)
 static void log_check(const struct slots_check_report *rep)
 {
         const struct slots_check_row *first = NULL;
+        struct cmd_outcome out;
 
+        cmd_outcome_init(&out, "check", false, false);
         for (size_t i = 0; i < rep->n && !first; i++)
                 if (rep->rows[i].status == SLOTS_CHECK_FAIL)
                         first = &rep->rows[i];
-        if (first)
-                cmd_event(CMD_EV_CHECK_FAILED, strcmp(first->slot, "-") ? first->slot : NULL, NULL,
-                          "self-check: %u passed, %u failed, %u skipped; first failure: %s%s%s: %s", rep->passed,
-                          rep->failed, rep->skipped, first->check, strcmp(first->slot, "-") ? " " : "",
-                          strcmp(first->slot, "-") ? first->slot : "", first->detail);
-        else
-                cmd_event(CMD_EV_CHECK_PASSED, NULL, NULL, "self-check: %u passed, %u failed, %u skipped",
-                          rep->passed, rep->failed, rep->skipped);
+        if (first) {
+                out.asked = strcmp(first->slot, "-") ? first->slot : NULL;
+                cmd_outcome_event(&out, CMD_EV_CHECK_FAILED, "self-check: %u passed, %u failed, %u skipped; first "
+                                  "failure: %s%s%s: %s", rep->passed, rep->failed, rep->skipped, first->check,
+                                  out.asked ? " " : "", out.asked ? out.asked : "", first->detail);
+        } else {
+                cmd_outcome_event(&out, CMD_EV_CHECK_PASSED, "self-check: %u passed, %u failed, %u skipped",
+                                  rep->passed, rep->failed, rep->skipped);
+        }
+        (void) cmd_emit(&out);
+}
+
+/* A run by neither root nor the service: refused, with the fix. */
+static int check_refused(const struct cmd_check_args *a)
+{
+        struct cmd_outcome out;
+        struct slots_error e;
+
+        cmd_outcome_init(&out, "check", false, false);
+        slots_error_refuse(&e, -EPERM, "", "permission denied: it runs as root or as the service account");
+        slots_error_fix(&e, "run it as root (sudo slots-admin check) or as the service account");
+        cmd_outcome_fail(&out, "cannot run the self-check", &e);
+        cmd_outcome_event(&out, CMD_EV_CHECK_REFUSED, "refused: cannot run the self-check: permission denied");
+        (void) cmd_emit(&out);
+        return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
 }
 
 int cmd_check(const struct cmd_check_args *a)
 {
         const struct slots_check_opts o = { .config = a->config, .sudo_timeout_ms = a->timeout_s * 1000,
                                             .probe_timeout_ms = a->timeout_s * 1000 };
-        struct run x = { .a = a };
+        struct check_run x = { .a = a };
         bool machine = a->format == CMD_CHECK_NAGIOS || a->format == CMD_CHECK_PROMETHEUS;
         int r;
 
         r = slots_selfcheck(&o, &x.rep);
-        if (r == -EPERM) {
-                fprintf(stderr, "%s: cannot run the self-check: permission denied: it runs as root or as the "
-                        "service account\n", cmd_name);
-                fprintf(stderr, "%s: fix: run it as root (sudo slots-admin check) or as the service account\n",
-                        cmd_name);
-                cmd_event(CMD_EV_CHECK_REFUSED, NULL, NULL, "refused: cannot run the self-check: permission denied");
-                return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
-        }
+        if (r == -EPERM)
+                return check_refused(a);
         if (r < 0) {
                 fprintf(stderr, "%s: cannot run the self-check: %s\n", cmd_name, strerror(-r));
                 return a->format == CMD_CHECK_NAGIOS ? NAGIOS_UNKNOWN : EXIT_REFUSED;
@@ -355,4 +179,32 @@ int cmd_check_format(const char *name)
                 if (strcmp(name, names[i]) == 0)
                         return i;
         return -1;
+}
+
+bool cmd_check_timeout(const char *arg, int *seconds)
+{
+        char *end;
+        long t;
+
+        errno = 0;
+        t = strtol(arg, &end, 10);
+        if (errno || end == arg || *end || t < 1 || t > 3600)
+                return false;
+        *seconds = (int) t;
+        return true;
+}
+
+int verb_check(const struct admin_opts *o, int argc, char **argv)
+{
+        struct cmd_check_args a = { .config = o->config, .output = o->output, .timeout_s = o->timeout_s,
+                                    .format = o->json ? CMD_CHECK_JSON : CMD_CHECK_TEXT };
+
+        (void) argc;
+        (void) argv;
+        if (o->format && (o->json || (int) (a.format = cmd_check_format(o->format)) < 0))
+                return cmd_usage_error(o->json ? "--json and --format: give one of them" :
+                                       "--format takes text, json, nagios or prometheus");
+        if (o->output && !o->output[0])
+                return cmd_usage_error("--output needs a file name");
+        return cmd_check(&a);
 }

@@ -25,3 +25,6 @@ int cmd_check(const struct cmd_check_args *a);
 
 /* The format named by --format's argument; -1 for an unknown name. */
 int cmd_check_format(const char *name);
+
+/* --timeout's argument: whole seconds from 1 to 3600 into *seconds; false for anything else. */
+bool cmd_check_timeout(const char *arg, int *seconds);

@@ -1,4 +1,4 @@
-/* What both commands do at their boundary: report errors, log events to syslog and the journal, make JSON. */
+/* What both commands do at their boundary: standard streams, the error lines and exit status, the config, JSON text. */
 #pragma once
 
 #include <stdbool.h>
@@ -56,57 +56,6 @@ void cmd_report(const char *what, const struct slots_error *e, const char *fix);
 /* Exit status for a library result r and its error e: 0 done, 2 invalid, 1 failed or refused. */
 int cmd_exit_for(int r, const struct slots_error *e);
 
-/*
- * The kinds of event the commands log, each with its MESSAGE_ID (data/slots.catalog
- * explains each for journalctl -x), its SLOTS_ACTION and its SLOTS_RESULT.
- */
-enum cmd_event {
-        CMD_EV_ASSIGNED,                /* assign: the user holds the slot, the tree is ready */
-        CMD_EV_ASSIGN_REFUSED,          /* assign: refused or failed, the table unchanged */
-        CMD_EV_ASSIGN_UNFINISHED,       /* assign: saved, but the tree could not be prepared */
-        CMD_EV_RELEASED,                /* release: the slot is clean and free */
-        CMD_EV_RELEASE_REFUSED,         /* release: refused or failed, the table unchanged */
-        CMD_EV_RELEASE_PENDING,         /* release: a step failed, the slot stays "cleanup": "pending" */
-        CMD_EV_PROVISIONED,             /* provision: the run's changes, as one summary */
-        CMD_EV_PROVISION_REFUSED,       /* provision: refused or failed */
-        CMD_EV_CHECK_PASSED,            /* check: no row failed */
-        CMD_EV_CHECK_FAILED,            /* check: a row failed */
-        CMD_EV_CHECK_REFUSED,           /* check: it could not run (not root nor the service) */
-        CMD_EV_N,
-};
-
-/* The MESSAGE_ID of ev, 32 hex digits (as in data/slots.catalog). */
-const char *cmd_event_id(enum cmd_event ev);
-
-/* The service account the events name (SLOTS_SERVICE); set once the config is loaded. */
-void cmd_log_service(const char *service);
-
-/*
- * Logs one event: one syslog line (LOG_AUTHPRIV) "<text>; by <admin>", and, where
- * journald runs, one journal entry with MESSAGE_ID, SLOTS_ACTION, SLOTS_RESULT,
- * SLOTS_SLOT (one field for each of the n_slots slots, up to CMD_EVENT_MAX_SLOTS; more
- * are named in the text only), SLOTS_SLOT_COUNT (n_slots, when more than one),
- * SLOTS_USER, SLOTS_ADMIN and SLOTS_SERVICE (fields without a value are left out).  The admin is SUDO_USER (only
- * when run by root, as sudo does), else the login uid's name, else the uid's.  Names
- * are escaped (escape.c) in the text and the fields.
- */
-#define CMD_EVENT_MAX_SLOTS 400
-void cmd_event(enum cmd_event ev, const char *slot, const char *user, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-void cmd_event_slots(enum cmd_event ev, const char *const *slots, size_t n_slots, const char *user,
-                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/*
- * The file the login uid is read from (/proc/self/loginuid) and the journal's socket
- * (/run/systemd/journal/socket; journald runs where it is or sd_booted() says so): the
- * unit test points them elsewhere.
- */
-extern const char *cmd_loginuid_file;
-extern const char *cmd_journal_socket;
-
-/* What cmd_report last printed ("<what>: <object>: <reason>"), for the refusal's log line; "" before. */
-const char *cmd_last_error(void);
-
 /* Loads the config named by --config, SLOTS_CONFIG or the default; reports and returns an exit status. */
 int cmd_load_config(const char *path, struct slots_config **c);
 
@@ -115,6 +64,16 @@ int cmd_load_config(const char *path, struct slots_config **c);
  * but root can change, SLOTS_CONFIG_ROOT_OWNED) is exit 1, with the fix.
  */
 int cmd_load_config_flags(const char *path, unsigned flags, struct slots_config **c);
+
+/*
+ * The same without a word printed: the exit status, and for a config not loaded the
+ * heading of its error ("invalid config") in *what and the error in e.
+ */
+int cmd_config_get(const char *path, unsigned flags, struct slots_config **c, const char **what,
+                   struct slots_error *e);
+
+/* "<cmd>: <message>" and "Try '<cmd> --help'." on standard error; returns EXIT_USAGE. */
+int cmd_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A warning on stderr, with the fix, when someone but root can change config c (slots_config_writers). */
 void cmd_warn_config_writers(const struct slots_config *c);

@@ -13,6 +13,7 @@
 
 #include "cmdutil.h"
 #include "config.h"
+#include "emit.h"
 #include "escape.h"
 #include "fsutil.h"
 #include "ids.h"
@@ -34,7 +35,9 @@ struct run {
         unsigned slot_changes;          /* changes about a slot */
         char host_log[600];             /* the changes about no slot, joined with "; " */
         unsigned host_more;             /* host changes that did not fit */
-        bool logged;                    /* the run's event is logged */
+        char (*slot_names)[SLOTS_NAME_MAX];     /* the changed slots the event names, and a list of them */
+        const char **slot_list;
+        struct cmd_outcome out;         /* the run's error, event and last lines, for cmd_emit() */
 };
 
 static void usage(FILE *f)
@@ -57,8 +60,8 @@ static void usage(FILE *f)
                 "  --json            print one JSON object: the changes, their count, warnings\n"
                 "  --changed-exit N  exit N (3 to 125) instead of 0 when something changed\n"
                 "                    (or, with --dry-run, would change)\n"
-                "  --help            show this help\n"
-                "  --version         show the version\n",
+                "  -h, --help        show this help\n"
+                "  -V, --version     show the version\n",
                 SLOTS_DEFAULT_CONFIG);
 }
 
@@ -98,25 +101,12 @@ static void json_note(struct run *run, const char *key, const struct slots_prov_
                 run->json_lost++;
 }
 
-/* --json: the error that ended the run, as cmd_report prints it. */
-static void json_error(struct run *run, const char *what, const struct slots_error *e)
-{
-        if (!run->json)
-                return;
-        if (json_object_set_new(run->json, "error",
-                                json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object",
-                                          cmd_json_text(e->object), "line",
-                                          e->line ? json_integer(e->line) : json_null(), "column",
-                                          e->column ? json_integer(e->column) : json_null(), "reason",
-                                          cmd_json_text(e->reason), "fix",
-                                          e->fix[0] ? cmd_json_text(e->fix) : json_null())) < 0)
-                run->json_lost++;
-}
-
+/* The error that ends the run: in its outcome (printed once, by cmd_emit) and its --json report. */
 static void fail(struct run *run, const char *what, const struct slots_error *e)
 {
-        cmd_report(what, e, NULL);
-        json_error(run, what, e);
+        cmd_outcome_fail(&run->out, what, e);
+        if (run->json && json_object_set_new(run->json, "error", cmd_error_json(what, e, NULL)) < 0)
+                run->json_lost++;
 }
 
 /* Counts a change for the summary: its slot, or its text when it is about no slot. */
@@ -169,7 +159,7 @@ static void log_summary(struct run *run, unsigned changes, int r)
 {
         char (*names)[SLOTS_NAME_MAX] = calloc(run->slots + 1, SLOTS_NAME_MAX);
         const char **list = calloc(run->slots + 1, sizeof(*list));
-        char ranges[400], under[300] = "", more[48] = "";
+        char ranges[400], under[300] = "", more[48] = "", err[1400];
         size_t n = 0;
 
         if (run->dry_run || (r >= 0 && changes == 0))
@@ -184,48 +174,54 @@ static void log_summary(struct run *run, unsigned changes, int r)
                 snprintf(under, sizeof(under), " under %s", run->root);
         if (run->host_more)
                 snprintf(more, sizeof(more), "; and %u more", run->host_more);
+        run->out.slots = list;
+        run->out.n_slots = n;
         if (r < 0)
-                cmd_event_slots(CMD_EV_PROVISION_REFUSED, list, n, NULL, "provision%s refused: %s; %u changes made "
-                                "before it%s%s%s%s%s", under, cmd_last_error(), changes, n ? " to " : "",
-                                n ? ranges : "", run->host_log[0] ? "; " : "", run->host_log, more);
+                cmd_outcome_event(&run->out, CMD_EV_PROVISION_REFUSED, "provision%s refused: %s; %u changes made "
+                                  "before it%s%s%s%s%s", under, cmd_outcome_error_text(&run->out, err, sizeof(err)),
+                                  changes, n ? " to " : "", n ? ranges : "", run->host_log[0] ? "; " : "",
+                                  run->host_log, more);
         else
-                cmd_event_slots(CMD_EV_PROVISIONED, list, n, NULL, "provisioned%s: %u changes, %u of them to %zu "
-                                "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
-                                n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
-                                run->host_log, more);
-        run->logged = true;
+                cmd_outcome_event(&run->out, CMD_EV_PROVISIONED, "provisioned%s: %u changes, %u of them to %zu "
+                                  "slot%s%s%s%s%s%s%s", under, changes, run->slot_changes, n, n == 1 ? "" : "s",
+                                  n ? " (" : "", n ? ranges : "", n ? ")" : "", run->host_log[0] ? "; " : "",
+                                  run->host_log, more);
+        /* The names live as long as the run: the outcome points at them. */
+        run->slot_names = names;
+        run->slot_list = list;
+        return;
 out:
         free(names);
         free(list);
 }
 
+/* Each kind of record: its --json list and, but for a change (printed on stdout), the word stderr gives it. */
+static const struct {
+        const char *key, *word;
+} kinds[] = {
+        [SLOTS_PROV_CHANGE] = { "changes", NULL },
+        [SLOTS_PROV_WARNING] = { "warnings", "warning" },
+        [SLOTS_PROV_PROBLEM] = { "conflicts", "conflict" },
+};
+
 static void report(void *arg, const struct slots_prov_msg *m)
 {
         struct run *run = arg;
 
-        switch (m->kind) {
-        case SLOTS_PROV_CHANGE: {
-                json_note(run, "changes", m);
-                if (!run->json) {
-                        char *text = slots_escape(m->text);
+        json_note(run, kinds[m->kind].key, m);
+        if (kinds[m->kind].word) {
+                print_msg(kinds[m->kind].word, m);
+                return;
+        }
+        if (!run->json) {
+                char *text = slots_escape(m->text);
 
-                        /* Not flushed line by line (a write per change); cmd_err() flushes. */
-                        printf("%s\n", text ? text : "(out of memory)");
-                        free(text);
-                }
-                if (!run->dry_run)
-                        note_change(run, m->slot, m->text);
-                break;
+                /* Not flushed line by line (a write per change); cmd_err() flushes. */
+                printf("%s\n", text ? text : "(out of memory)");
+                free(text);
         }
-        case SLOTS_PROV_WARNING:
-                json_note(run, "warnings", m);
-                print_msg("warning", m);
-                break;
-        case SLOTS_PROV_PROBLEM:
-                json_note(run, "conflicts", m);
-                print_msg("conflict", m);
-                break;
-        }
+        if (!run->dry_run)
+                note_change(run, m->slot, m->text);
 }
 
 /* The day written into new shadow lines: SOURCE_DATE_EPOCH when set (reproducible images), else today. */
@@ -322,7 +318,7 @@ static int parse_args(struct run *run, int argc, char **argv)
         };
         int opt;
 
-        while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
                 switch (opt) {
                 case 'r':
                         run->root = optarg;
@@ -449,8 +445,8 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
                 const struct slots_prov_msg m = { .kind = SLOTS_PROV_WARNING, .object = "", .text = e.reason,
                                                   .fix = e.fix };
 
-                json_note(run, "warnings", &m);
-                print_msg("warning", &m);
+                json_note(run, kinds[m.kind].key, &m);
+                print_msg(kinds[m.kind].word, &m);
                 fprintf(cmd_err(), "%s: a run without --dry-run refuses this config, and pam_slots refuses every "
                         "slot session with it\n", cmd_name);
         }
@@ -468,7 +464,7 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         run->slots = c->slots;
         /* Without it (out of memory) the changes about slots are counted in the host's list. */
         run->slot_changed = calloc(c->slots + 1, 1);
-        cmd_log_service(c->service);
+        run->out.service = c->service;
         slots_error_clear(&e);
         r = slots_provision(rootfd, c, &po, changes, &e);
         if (r < 0)
@@ -478,14 +474,14 @@ static int provision(struct run *run, int rootfd, const struct slots_config *c, 
         free(run->slot_changed);
         if (r < 0) {
                 if (*changes)
-                        fprintf(cmd_err(), "%s: %u change%s made before this failure; fix it and run again\n",
-                                cmd_name, *changes, *changes == 1 ? " was" : "s were");
+                        snprintf(run->out.closing, sizeof(run->out.closing), "%u change%s made before this failure; "
+                                 "fix it and run again", *changes, *changes == 1 ? " was" : "s were");
                 return cmd_exit_for(r, &e);
         }
         if (!run->json)
-                printf("%u changes\n", *changes);
+                snprintf(run->out.line, sizeof(run->out.line), "%u changes", *changes);
         if (run->dry_run)
-                fprintf(cmd_err(), "%s: dry run: nothing was changed\n", cmd_name);
+                snprintf(run->out.closing, sizeof(run->out.closing), "dry run: nothing was changed");
         return *changes ? run->changed_exit : EXIT_DONE;
 }
 
@@ -519,13 +515,16 @@ int main(int argc, char **argv)
 {
         struct run run = { .changed_exit = EXIT_DONE };
         struct slots_config *c = NULL;
+        char err[1400];
         unsigned changes = 0;
         int rootfd = -1, status;
 
         cmd_name = "slots-provision";
+        cmd_outcome_init(&run.out, "provision", false, false);
         status = parse_args(&run, argc, argv);
         if (status >= 0)
                 return status;
+        run.out.dry_run = run.dry_run;
         if (!json_start(&run))
                 return EXIT_REFUSED;
 
@@ -551,10 +550,16 @@ int main(int argc, char **argv)
                 status = provision(&run, rootfd, c, &changes);
 out:
         /* Every refusal is logged, those before the run began too (not root, a config refused). */
-        if (status != EXIT_DONE && status != run.changed_exit && !run.logged && !run.dry_run && !run.ldif)
-                cmd_event(CMD_EV_PROVISION_REFUSED, NULL, NULL, "provision%s%s refused: %s", run.root ? " under " : "",
-                          run.root ? run.root : "", cmd_last_error());
+        if (status != EXIT_DONE && status != run.changed_exit && run.out.event == CMD_EV_N && !run.dry_run &&
+            !run.ldif)
+                cmd_outcome_event(&run.out, CMD_EV_PROVISION_REFUSED, "provision%s%s refused: %s",
+                                  run.root ? " under " : "", run.root ? run.root : "",
+                                  cmd_outcome_error_text(&run.out, err, sizeof(err)));
+        run.out.status = status;
+        status = cmd_emit(&run.out);
         status = json_finish(&run, changes, status);
+        free(run.slot_names);
+        free(run.slot_list);
         slots_config_free(c);
         slots_close(rootfd);
         return status;

@@ -13,6 +13,7 @@
 #include "nss.h"
 #include "service.h"
 #include "status.h"
+#include "verbs.h"
 #include "store.h"
 
 /* What status shows: the config, the table, the accounts' uids and the verdict on the table file. */
@@ -292,4 +293,15 @@ int cmd_status_show(const char *config, enum cmd_status_format format, const cha
         free(x.group_name);
         slots_config_free(x.cfg);
         return r;
+}
+
+int verb_status(const struct admin_opts *o, int argc, char **argv)
+{
+        if (o->held && (o->json || argc))
+                return cmd_usage_error(o->json ? "--held and --json: give one of them" :
+                                       "status --held takes no USER or SLOT");
+        if (argc == 1 && !slots_slot_parse(argv[0]) && !slots_user_valid(argv[0]))
+                return cmd_usage_error("the argument is neither a slot name nor a valid user id");
+        return cmd_status_show(o->config, o->held ? CMD_STATUS_HELD : o->json ? CMD_STATUS_JSON : CMD_STATUS_TEXT,
+                               argc == 1 ? argv[0] : NULL);
 }

@@ -33,6 +33,7 @@ static int set(struct slots_error *e, enum slots_error_kind kind, int r, const c
                 return r;
         memset(e, 0, sizeof(*e));
         e->kind = kind;
+        e->err = r < 0 ? -r : 0;
         mark_cut(e->object, sizeof(e->object), snprintf(e->object, sizeof(e->object), "%s", object ? object : ""));
         mark_cut(e->reason, sizeof(e->reason), vsnprintf(e->reason, sizeof(e->reason), fmt, ap));
         return r;

@@ -27,6 +27,7 @@ struct slots_error {
         unsigned line, column;          /* 1-based; 0 when not about a position */
         char reason[SLOTS_ERR_TEXT];
         char fix[SLOTS_ERR_TEXT];       /* empty when there is no single fix */
+        int err;                        /* the system's errno for the cause (-r of the call); 0: none */
 };
 
 void slots_error_clear(struct slots_error *e);

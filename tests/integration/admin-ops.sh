@@ -73,6 +73,13 @@ check "the refusal is in the journal: slot01, the user who asked, refused" test 
 	"$(count SLOTS_ACTION=assign SLOTS_RESULT=refused SLOTS_SLOT=slot01 SLOTS_USER=intruder SLOTS_ADMIN=alice)" = 1
 field MESSAGE SLOTS_RESULT=refused SLOTS_USER=intruder | grep -q "refused to assign slot01 to user intruder: cannot assign slot01: .*held by another user" &&
 	ok "the refusal's message names the reason" || not_ok "the refusal's message names the reason: $(field MESSAGE SLOTS_USER=intruder)"
+# The error record itself, as fields: the reason and the object as standard error names them, the fix.
+reason=$(field SLOTS_REASON SLOTS_RESULT=refused SLOTS_USER=intruder)
+check "the refusal's SLOTS_REASON is the error's reason" sh -c 'case "$1" in *"held by another user"*) grep -qF -- ": $1" "$2" ;; *) false ;; esac' _ "$reason" "$OUT/refused.err"
+check "and SLOTS_OBJECT the object standard error names" sh -c 'test -n "$1" && grep -qF -- "cannot assign slot01: $1: " "$2"' _ \
+	"$(field SLOTS_OBJECT SLOTS_RESULT=refused SLOTS_USER=intruder)" "$OUT/refused.err"
+check "and SLOTS_FIX the fix line" sh -c 'test -n "$1" && grep -qxF -- "slots-admin: fix: $1" "$2"' _ \
+	"$(field SLOTS_FIX SLOTS_RESULT=refused SLOTS_USER=intruder)" "$OUT/refused.err"
 # The attack: someone who is not root sets SUDO_USER to blame another admin.
 runuser -u slot04 -- env SUDO_USER=alice "$SLOTS_ADMIN" assign mallory slot06 >/dev/null 2>"$OUT/nonroot.err"
 check "assign by slot04: exit 1" test $? = 1
@@ -226,7 +233,7 @@ fi
 "$SLOTS_ADMIN" check --format=nagios >"$OUT/nagios-ok.out" 2>"$OUT/nagios-ok.err"
 check "nagios on a good host: exit 0" test $? = 0
 check "one line: SLOTS OK with perfdata" sh -c "test \$(wc -l <'$OUT/nagios-ok.out') = 1 &&
-	grep -Eqx 'SLOTS OK - [0-9]+ passed, 0 skipped \\| passed=[0-9]+ failed=0 skipped=0' '$OUT/nagios-ok.out'"
+	grep -Eqx 'SLOTS OK - [0-9]+ passed, 0 skipped \\| passed=[0-9]+;;;0 failed=0;;;0 skipped=0;;;0' '$OUT/nagios-ok.out'"
 check "a passed check is logged" test "$(count SLOTS_ACTION=check SLOTS_RESULT=passed)" -ge 1
 "$SLOTS_ADMIN" check --format=prometheus >"$OUT/prom-ok.out" 2>"$OUT/prom-ok.err"
 check "prometheus on a good host: exit 0" test $? = 0
@@ -270,7 +277,7 @@ check "prometheus on a good host: well formed, ok 1, failed 0, the pool's counts
 chmod 0664 "$TABLE"
 "$SLOTS_ADMIN" check --format=nagios >"$OUT/nagios-fail.out" 2>"$OUT/nagios-fail.err"
 check "nagios with a failed row: exit 2 CRITICAL" test $? = 2
-check "naming the first failed row, perfdata failed=1" grep -Eq '^SLOTS CRITICAL - 1 failed, first table: .* \| passed=[0-9]+ failed=1 skipped=0$' "$OUT/nagios-fail.out"
+check "naming the first failed row, perfdata failed=1" grep -Eq '^SLOTS CRITICAL - 1 failed, first table: .* \| passed=[0-9]+;;;0 failed=1;;;0 skipped=0;;;0$' "$OUT/nagios-fail.out"
 "$SLOTS_ADMIN" check --format=prometheus >"$OUT/prom-fail.out" 2>/dev/null
 check "prometheus with a failed row: exit 1, as plain check" test $? = 1
 check "prometheus: ok 0, failed 1, slots_check_fail{check=\"table\",slot=\"\"}" prom "$OUT/prom-fail.out" 0 1 "table"

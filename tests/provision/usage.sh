@@ -27,6 +27,9 @@ usage_is empty-root "$SLOTS_PROVISION" "--root needs a folder" --root "" --dry-r
 check "--help exits 0" test $? = 0
 check "--help names --ldif and --root" sh -c 'grep -q -- --ldif "$1" && grep -q -- --root "$1"' _ "$OUT/help.out"
 check "--help prints nothing on stderr" test ! -s "$OUT/help.err"
+"$SLOTS_PROVISION" -h >"$OUT/h.out" 2>"$OUT/h.err"
+check "-h exits 0" test $? = 0
+check "-h is --help" sh -c 'cmp -s "$1" "$2" && test ! -s "$3"' _ "$OUT/h.out" "$OUT/help.out" "$OUT/h.err"
 "$SLOTS_PROVISION" --version >"$OUT/version.out" 2>&1
 check "--version exits 0" test $? = 0
 check "--version prints the name and a version" grep -Eqx 'slots-provision [0-9][0-9.]*' "$OUT/version.out"
