@@ -80,6 +80,8 @@ static int walk(struct trees *w, int fd)
         return r;
 }
 
+#define LINK_FIX "replace the symbolic link with a folder: symlinks on the way to a user's tree are never followed"
+
 /*
  * The tree's own folder, name in pfd: made (mode 0) or, when a killed run left it half made
  * (root's, mode 0: only root makes such a folder), given service:gid 0700 through the fd.  It
@@ -92,9 +94,13 @@ static int make_leaf(struct trees *w, int pfd, const char *name, gid_t gid)
         int fd = slots_dir_make(pfd, name, 0, NULL, NULL, &made, NULL);
 
         if (fd < 0) {
+                bool first = !w->failed;
+
                 fail_as(w, name, fd, fd == -ELOOP ? "is a symbolic link" : fd == -ENOTDIR ? "is not a folder"
                                                                             : "cannot create the folder",
                         fd != -ELOOP && fd != -ENOTDIR);
+                if (fd == -ELOOP && first)
+                        slots_error_fix(w->e, LINK_FIX);
                 return fd;
         }
         if (fstat(fd, &st) < 0 || ((made || (st.st_uid == geteuid() && !(st.st_mode & 07777))) &&
@@ -134,8 +140,7 @@ static int make_tree(struct trees *w, int rootfd, const char *docs_root, const c
                 if (w->e)
                         *w->e = sub;
                 if (pfd == -ELOOP)
-                        slots_error_fix(w->e, "replace the symbolic link with a folder: symlinks on the way to "
-                                              "a user's tree are never followed");
+                        slots_error_fix(w->e, LINK_FIX);
         }
         if (pfd < 0) {
                 free(full);
