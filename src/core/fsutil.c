@@ -217,7 +217,7 @@ int slots_fsync_dir(int dirfd)
  * chown hands them over, so nobody gains access early, and mostly no fchmod is
  * left to do for the slot folders.  A root-owned one is made with no
  * access at all: a root:root 0000 folder is how a run killed before its chmod
- * is told from an admin's (provision.c's finish_dirs).
+ * is told from an admin's (the resolver's SLOTS_CHASE_MKDIR finishes it).
  */
 static int make_dir(int dirfd, const char *name, uid_t uid, mode_t mode, int *fdp, struct stat *st)
 {

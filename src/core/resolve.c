@@ -46,6 +46,7 @@ struct chase_state {
         const char *p;          /* the next component in rest */
         char *name;             /* the component being resolved */
         int links;              /* symlinks followed so far */
+        enum slots_chase_made made;     /* how the component being resolved came to be */
 };
 
 static const char *shown(const struct chase_state *c)
@@ -186,7 +187,7 @@ static int check_trusted(struct chase_state *c, int fd, const struct stat *st)
 
 static int step(struct chase_state *c, int fd, const struct stat *st, bool last)
 {
-        struct slots_chase_step s = { .path = shown(c), .fd = fd, .st = st, .last = last };
+        struct slots_chase_step s = { .path = shown(c), .fd = fd, .st = st, .last = last, .made = c->made };
         int r;
 
         if ((c->how->flags & SLOTS_CHASE_TRUSTED) && (r = check_trusted(c, fd, st)) < 0)
@@ -381,7 +382,7 @@ static int symlink_refused(struct chase_state *c, const struct stat *st, const c
         const struct slots_chase *how = c->how;
         char w[256];
 
-        if (how->flags & SLOTS_CHASE_NO_SYMLINKS) {
+        if (how->flags & (SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MKDIR)) {
                 slots_error_refuse(c->e, -ELOOP, shown(c), "%sis a symbolic link (to %s), and %s is never reached "
                                    "through one", what_colon(c, w, sizeof(w)), target, what_of(c));
                 if (how->what)
@@ -477,6 +478,38 @@ static int chase_enter(struct chase_state *c, int fd, const struct stat *st, boo
         return level_push(c, fd);
 }
 
+/*
+ * SLOTS_CHASE_MKDIR: the missing component made a folder (mode 0); one another made in
+ * between is judged as found.  Returns its fd, or -1 with errno.
+ */
+static int chase_mkdir(struct chase_state *c)
+{
+        bool made;
+        int fd = slots_dir_make(c->fds[c->n - 1], c->name, 0, NULL, NULL, &made, NULL);
+
+        if (fd < 0) {
+                errno = -fd;
+                return -1;
+        }
+        c->made = made ? SLOTS_CHASE_MADE : SLOTS_CHASE_FOUND;
+        return fd;
+}
+
+/* A folder of ours with mode 0 (made just now, or half made by a killed run): the asked owner and mode, through an fd. */
+static int chase_own(struct chase_state *c, int fd, struct stat *st)
+{
+        const struct slots_chase *h = c->how;
+        int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+        if (dfd < 0 || fchown(dfd, h->mkdir_uid, h->mkdir_gid) < 0 || fchmod(dfd, h->mkdir_mode) < 0 ||
+            fstat(dfd, st) < 0)
+                r = chase_fail(c, -errno, "cannot give the folder its owner and mode");
+        close_keep(dfd);
+        if (r == 0 && c->made == SLOTS_CHASE_FOUND)
+                c->made = SLOTS_CHASE_FINISHED;
+        return r;
+}
+
 /* The next component of c->p: entered, followed, or opened as the end.  Returns 0 to go on, 1 with *end, or -errno. */
 static int chase_next(struct chase_state *c, int *end)
 {
@@ -493,9 +526,17 @@ static int chase_next(struct chase_state *c, int *end)
         c->name = strndup(p, len);
         if (!c->name || path_append(c, c->name) < 0)
                 return -ENOMEM;
+        c->made = SLOTS_CHASE_FOUND;
         fd = openat(c->fds[c->n - 1], c->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && (c->how->flags & SLOTS_CHASE_MKDIR))
+                fd = chase_mkdir(c);
         if (fd < 0 || fstat(fd, &st) < 0) {
                 r = chase_fail(c, -errno, errno == ENOENT ? "does not exist" : NULL);
+                close_keep(fd);
+                return r;
+        }
+        if ((c->how->flags & SLOTS_CHASE_MKDIR) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+            !(st.st_mode & 07777) && (r = chase_own(c, fd, &st)) < 0) {
                 close_keep(fd);
                 return r;
         }

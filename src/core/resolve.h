@@ -18,6 +18,14 @@ enum {
         SLOTS_CHASE_MUST_REG = 1 << 2,     /* the end must be a regular file (-EINVAL) */
         SLOTS_CHASE_TRUSTED = 1 << 3,      /* owner chain: see struct slots_chase */
         SLOTS_CHASE_PARENT = 1 << 4,       /* open the parent of the end; *base names the end */
+        SLOTS_CHASE_MKDIR = 1 << 5,        /* make what is missing: see struct slots_chase */
+};
+
+/* How a step came to be, for the step callback. */
+enum slots_chase_made {
+        SLOTS_CHASE_FOUND,      /* it was there */
+        SLOTS_CHASE_MADE,       /* SLOTS_CHASE_MKDIR made it */
+        SLOTS_CHASE_FINISHED,   /* SLOTS_CHASE_MKDIR gave owner and mode to one a killed run left half made */
 };
 
 /* One step of a resolution, for callers that record the way (the self-check). */
@@ -26,6 +34,7 @@ struct slots_chase_step {
         int fd;                 /* O_PATH fd of this component */
         const struct stat *st;
         int last;               /* this is the end of the path */
+        enum slots_chase_made made;
 };
 
 struct slots_chase {
@@ -48,6 +57,17 @@ struct slots_chase {
          */
         uid_t trusted_uid;
         gid_t trusted_gid;
+        /*
+         * SLOTS_CHASE_MKDIR (systemd's CHASE_MKDIR_0755): a missing component is made a folder
+         * (slots_dir_make(): mode 0, nobody may use it yet), then given mkdir_uid:mkdir_gid and
+         * mkdir_mode through an fd, then checked like any other (TRUSTED: its owner must be
+         * trusted).  A folder of this euid with mode 0 is one a run killed before its chmod left:
+         * it is given the same.  Never through a symlink: it implies SLOTS_CHASE_NO_SYMLINKS.
+         * Something else in the way (a file, a FIFO) is -ENOTDIR, as without the flag.
+         */
+        uid_t mkdir_uid;
+        gid_t mkdir_gid;
+        mode_t mkdir_mode;
         int open_flags;         /* how the end is opened, as for openat (O_CLOEXEC added); O_PATH too */
         /* Called for every component passed and for the end; a negative return stops. */
         int (*step)(void *data, const struct slots_chase_step *s);

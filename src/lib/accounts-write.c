@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "accounts.h"
 #include "child.h"
+#include "clock.h"
 #include "fsutil.h"
 #include "path.h"
 #include "replace.h"
@@ -18,14 +18,6 @@
 /* ---- the transaction ---- */
 
 #define LOCK_WAIT_MS 15000
-
-static long now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /*
  * " by process PID (NAME)" for whoever holds a POSIX lock on fd, or "" when the
@@ -77,7 +69,7 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
 {
         struct stat st;
         struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-        long start = now_ms();
+        long start = slots_now_ms();
         int fd;
 
         *lockfd = -1;
@@ -90,7 +82,7 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
                                 return slots_error_set(e, -err, "/etc/.pwd.lock",
                                                        "cannot take the account files lock: %s", strerror(err));
                         fd = openat(etcfd, ".pwd.lock", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-                        r = lock_busy(e, fd, "/etc/.pwd.lock", now_ms() - start);
+                        r = lock_busy(e, fd, "/etc/.pwd.lock", slots_now_ms() - start);
                         if (fd >= 0)
                                 slots_close(fd);
                         return r;
@@ -121,8 +113,8 @@ int slots_accounts_lock(int etcfd, bool host, int *lockfd, struct slots_error *e
                         return slots_error_set(e, r, ".pwd.lock", "cannot take the account files lock: %s",
                                                strerror(-r));
                 }
-                if (now_ms() - start >= LOCK_WAIT_MS) {
-                        int r = lock_busy(e, fd, ".pwd.lock", now_ms() - start);
+                if (slots_now_ms() - start >= LOCK_WAIT_MS) {
+                        int r = lock_busy(e, fd, ".pwd.lock", slots_now_ms() - start);
                         slots_close(fd);
                         return r;
                 }

@@ -23,7 +23,7 @@ static void quoted(struct strbuf *f, const char *prefix, const char *s)
         strbuf_addf(f, "'");
 }
 
-/* The value is an LDIF SAFE-STRING (RFC 2849): else it is written "attr:: base64". */
+/* RFC 2849 SAFE-STRING, stricter: printable ASCII only (the line also travels as a shell word). */
 static bool ldif_safe(const char *v)
 {
         size_t len = strlen(v);
@@ -31,17 +31,22 @@ static bool ldif_safe(const char *v)
         if (len && (v[0] == ' ' || v[0] == ':' || v[0] == '<' || v[len - 1] == ' '))
                 return false;
         for (const unsigned char *p = (const unsigned char *) v; *p; p++)
-                if (*p == '\n' || *p == '\r' || *p > 0x7e || *p < 0x20)
+                if (*p > 0x7e || *p < 0x20)
                         return false;
         return true;
 }
 
-static void base64(struct strbuf *f, const char *v)
+void slots_ldif_value(struct strbuf *f, const char *attr, const char *value)
 {
         static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        const unsigned char *p = (const unsigned char *) v;
-        size_t len = strlen(v);
+        const unsigned char *p = (const unsigned char *) value;
+        size_t len = strlen(value);
 
+        if (ldif_safe(value)) {
+                strbuf_addf(f, "%s: %s", attr, value);
+                return;
+        }
+        strbuf_addf(f, "%s:: ", attr);
         for (size_t i = 0; i < len; i += 3) {
                 unsigned long w = (unsigned long) p[i] << 16 | (i + 1 < len ? (unsigned long) p[i + 1] << 8 : 0) |
                                   (i + 2 < len ? p[i + 2] : 0);
@@ -51,20 +56,13 @@ static void base64(struct strbuf *f, const char *v)
         }
 }
 
-/* One value line of the change, as a shell word: "attr: value", or "attr:: base64" for any other value. */
+/* One value line of the change, as a shell word. */
 static void value_word(struct strbuf *f, const char *attr, const char *value)
 {
         struct strbuf b = { 0 };
-        char pre[64];
 
-        if (ldif_safe(value)) {
-                snprintf(pre, sizeof(pre), "%s: ", attr);
-                quoted(f, pre, value);
-                return;
-        }
-        base64(&b, value);
-        snprintf(pre, sizeof(pre), "%s:: ", attr);
-        quoted(f, pre, b.oom ? "" : strbuf_str(&b));
+        slots_ldif_value(&b, attr, value);
+        quoted(f, "", b.oom ? "" : strbuf_str(&b));
         if (b.oom)
                 f->oom = true;
         strbuf_free(&b);

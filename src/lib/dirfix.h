@@ -32,5 +32,12 @@ struct slots_dirfix_change {
  */
 void slots_dirfix(struct strbuf *f, bool group, const char *name, const struct slots_dirfix_change *ch, size_t n);
 
+/*
+ * Appends one LDIF value line, without its newline: "attr: value", or "attr:: base64" for a value
+ * that is no LDIF safe string (RFC 2849) or holds a control or non-ASCII byte; the one rule for
+ * slots-provision --ldif (ldif.c) and the fixes above.
+ */
+void slots_ldif_value(struct strbuf *f, const char *attr, const char *value);
+
 /* Appends the line that loads the pool's entries into the directory (slots-provision --ldif | ldapadd). */
 void slots_dirfix_load(struct strbuf *f);

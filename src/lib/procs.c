@@ -13,9 +13,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "procs.h"
 
@@ -117,14 +117,6 @@ bool slots_proc_dead(const struct slots_proc *p)
 bool slots_proc_held(const struct slots_proc *p)
 {
         return slots_proc_dead(p) || p->state == 'T' || p->state == 't' || p->state == 'D';
-}
-
-static long now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
 /* The most a status may hold (a Groups line of 65536 groups); a longer one is cut there. */
@@ -409,7 +401,7 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
 static int end_processes(const struct who *w, int timeout_ms, struct slots_procs_report *rep,
                          struct slots_error *e)
 {
-        long start = now_ms(), deadline = start + (timeout_ms > 0 ? timeout_ms : 1);
+        long start = slots_now_ms(), deadline = start + (timeout_ms > 0 ? timeout_ms : 1);
         struct tally t;
         long killed_at;
         int r, pause = 0;
@@ -430,7 +422,7 @@ static int end_processes(const struct who *w, int timeout_ms, struct slots_procs
                                 goto done;
                         if (t.running == 0 && t.sent == 0)
                                 break;
-                        if (now_ms() >= deadline)
+                        if (slots_now_ms() >= deadline)
                                 break;
                         /* Let the SIGSTOPs land; no pause while the rounds still find work quickly. */
                         if (pause)
@@ -443,7 +435,7 @@ static int end_processes(const struct who *w, int timeout_ms, struct slots_procs
                 if (r < 0)
                         goto fail;
                 rep->killed += t.sent;
-                killed_at = now_ms();
+                killed_at = slots_now_ms();
                 for (pause = 1;; pause = pause < 20 ? pause * 2 : pause) {
                         rep->rounds++;
                         r = pass(w, SCAN, &t, rep);
@@ -452,34 +444,41 @@ static int end_processes(const struct who *w, int timeout_ms, struct slots_procs
                         if (t.live == 0)
                                 goto done;
                         /* Some run (forked before their parent stopped): freeze again. */
-                        if (t.running > 0 || now_ms() >= deadline)
+                        if (t.running > 0 || slots_now_ms() >= deadline)
                                 break;
                         /* Killed ones take a moment to exit; ones still there later get it again. */
-                        if (t.live > t.foreign && now_ms() - killed_at > 200)
+                        if (t.live > t.foreign && slots_now_ms() - killed_at > 200)
                                 break;
                         /* Only ones the account cannot signal are left: they are not ours to end. */
-                        if (t.live == t.foreign && now_ms() - killed_at > 500)
+                        if (t.live == t.foreign && slots_now_ms() - killed_at > 500)
                                 goto busy;
                         (void) poll(NULL, 0, pause);
                 }
-                if (now_ms() >= deadline)
+                if (slots_now_ms() >= deadline)
                         break;
                 pause = 0;
         }
 busy:
-        rep->elapsed_ms = now_ms() - start;
+        rep->elapsed_ms = slots_now_ms() - start;
         r = slots_error_set(e, -EBUSY, "processes", "%u process%s of uid %u or gid %u still run%s after %ld ms of "
                             "SIGSTOP and SIGKILL as root: process %d (%s)", rep->survivors,
                             rep->survivors == 1 ? "" : "es", (unsigned) w->uid, (unsigned) w->gid, rep->survivors == 1 ? "s" : "", rep->elapsed_ms,
                             (int) rep->shown[0].pid, rep->shown[0].comm);
         return r;
 fail:
-        rep->elapsed_ms = now_ms() - start;
+        rep->elapsed_ms = slots_now_ms() - start;
         return slots_error_set(e, r, "/proc", "cannot list or signal processes: %s", strerror(-r));
 done:
-        rep->elapsed_ms = now_ms() - start;
+        rep->elapsed_ms = slots_now_ms() - start;
         rep->survivors = 0;
         return 0;
+}
+
+bool slots_nice_raise(int *before)
+{
+        errno = 0;
+        *before = getpriority(PRIO_PROCESS, 0);
+        return errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
 }
 
 int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
@@ -489,9 +488,7 @@ int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs
         int before, r;
 
         /* Ahead of a fork bomb on every CPU: the rounds must outrun the forks.  Restored after. */
-        errno = 0;
-        before = getpriority(PRIO_PROCESS, 0);
-        raised = errno == 0 && uid != 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
+        raised = uid != 0 && slots_nice_raise(&before);
         r = end_processes(&w, timeout_ms, rep, e);
         if (raised)
                 (void) setpriority(PRIO_PROCESS, 0, before);

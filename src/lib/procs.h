@@ -58,6 +58,12 @@ struct slots_procs_report {
 };
 
 /*
+ * The calling process at the highest priority (nice -20), ahead of what a slot keeps busy on every
+ * CPU; true when raised, with the priority before in *before (setpriority() puts it back).
+ */
+bool slots_nice_raise(int *before);
+
+/*
  * Ends every process that carries the identity of the account uid with group
  * gid (slots_proc_of), as root (the account's own kill(-1) cannot reach this
  * process): first SIGSTOP in rounds over /proc until none of them runs (a

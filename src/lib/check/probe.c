@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
+#include "clock.h"
 #include "privdrop.h"
 #include "probe.h"
 
@@ -299,14 +299,6 @@ struct rep_hdr {
 #define GROUPS_MAX 65536u
 #define STALL_MS 5000   /* past the probes' own timeout, with no reply: the server is stuck */
 
-static long mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* Splits a request into id and plan (pointing into msg); false when it is malformed. */
 static bool req_decode(const char *msg, size_t len, struct req_hdr *h, struct slots_ident *id, gid_t *groups,
                        struct probe_plan *plan)
@@ -530,7 +522,7 @@ static bool server_read(struct probe_server *s, struct probe_task *t, unsigned c
                 t[h.index].r = h.r == -EPROTO ? -EIO : h.r;
                 st[h.index] = T_DONE;
                 (*out)--;
-                *last = mono_ms();
+                *last = slots_now_ms();
         }
 }
 
@@ -570,7 +562,7 @@ int check_probe_server_run(struct probe_server *s, struct probe_task *t, size_t 
         unsigned char *st;
         char *buf;
         size_t next = 0, out = 0;
-        long last = mono_ms();
+        long last = slots_now_ms();
         int lost = 0;
 
         if (!s->c.pid)
@@ -584,7 +576,7 @@ int check_probe_server_run(struct probe_server *s, struct probe_task *t, size_t 
         }
         while (!lost && (next < n || out)) {
                 struct pollfd p = { .fd = s->fd, .events = POLLIN | (next < n ? POLLOUT : 0) };
-                long left = last + timeout_ms + STALL_MS - mono_ms();
+                long left = last + timeout_ms + STALL_MS - slots_now_ms();
                 int r = poll(&p, 1, !out ? -1 : left <= 0 ? 0 : (int) left);
 
                 if (r < 0 && errno == EINTR)

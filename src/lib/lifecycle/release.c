@@ -546,9 +546,7 @@ int slots_release(const struct slots_config *c, gid_t service_gid, const char *u
          * default priority each step of the release would crawl until step 2 ends it.  After
          * step 2 the priority goes back (step_processes): nothing of the holder is left.
          */
-        errno = 0;
-        before = getpriority(PRIO_PROCESS, 0);
-        raised = errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0;
+        raised = slots_nice_raise(&before);
         r = release(c, service_gid, user, n, raised ? &before : NULL, rep, e);
         if (raised)
                 (void) setpriority(PRIO_PROCESS, 0, before);

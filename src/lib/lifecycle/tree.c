@@ -11,6 +11,7 @@
 
 #include "fsutil.h"
 #include "ids.h"
+#include "path.h"
 #include "resolve.h"
 #include "strbuf.h"
 #include "tree-int.h"
@@ -79,127 +80,110 @@ static int walk(struct trees *w, int fd)
         return r;
 }
 
+#define LINK_FIX "replace the symbolic link with a folder: symlinks on the way to a user's tree are never followed"
+
 /*
- * A folder open_rel() just made, or one of ours a killed run left half made
- * (root's, mode 0: only root makes such a folder), gets its owner and mode
- * through the fd; it must be root's before anyone gets access.  0 or -errno.
+ * The tree's own folder, name in pfd: made (mode 0) or, when a killed run left it half made
+ * (root's, mode 0: only root makes such a folder), given service:gid 0700 through the fd.  It
+ * is the user's: one that is there is taken as it is, not judged by the owner chain.
  */
-static int finish_made(struct trees *w, int fd, bool made, gid_t gid, mode_t mode, bool create)
+static int make_leaf(struct trees *w, int pfd, const char *name, gid_t gid)
 {
         struct stat st;
+        bool made;
+        int fd = slots_dir_make(pfd, name, 0, NULL, NULL, &made, NULL);
 
-        if (!create)
-                return 0;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!made && (st.st_uid != geteuid() || (st.st_mode & 07777) != 0))
-                return 0;
-        if (st.st_uid != geteuid())
-                return -EPERM;
-        if (fchown(fd, w->t.svc_uid, gid) < 0 || fchmod(fd, mode) < 0)
-                return -errno;
-        return 0;
-}
+        if (fd < 0) {
+                bool first = !w->failed;
 
-/*
- * One folder of a tree's path below cur, opened without following; with create, made by
- * the resolver (mode 0 until finish_made() sets it), and a folder already on the way judged
- * by the owner chain (root or the service own it, nobody else may write it), as every other
- * open of a path the service controls is.  Returns its fd or -errno; a refusal is in w->e.
- */
-static int open_comp(struct trees *w, int cur, const char *comp, bool create, bool last, bool *made)
-{
-        const struct slots_chase way = { .flags = SLOTS_CHASE_TRUSTED, .what = "user_tree",
-                                         .trusted_uid = w->t.svc_uid, .trusted_gid = w->t.svc_gid };
-        struct slots_error sub;
-        char *shown;
-        int fd;
-
-        *made = false;
-        if (!create) {
-                fd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                return fd >= 0 ? fd : slots_not_dir(cur, comp, errno);
+                fail_as(w, name, fd, fd == -ELOOP ? "is a symbolic link" : fd == -ENOTDIR ? "is not a folder"
+                                                                            : "cannot create the folder",
+                        fd != -ELOOP && fd != -ENOTDIR);
+                if (fd == -ELOOP && first)
+                        slots_error_fix(w->e, LINK_FIX);
+                return fd;
         }
-        if (asprintf(&shown, "%s/%s", strbuf_str(&w->path), comp) < 0)
-                return -ENOMEM;
-        slots_error_clear(&sub);
-        fd = slots_dir_make(cur, comp, 0, last ? NULL : &way, shown, made, &sub);
-        free(shown);
-        if (fd == -EPERM && sub.reason[0] && !w->failed) {
-                w->failed = true;
-                if (w->e)
-                        *w->e = sub;
+        if (fstat(fd, &st) < 0 || ((made || (st.st_uid == geteuid() && !(st.st_mode & 07777))) &&
+                                   (fchown(fd, w->t.svc_uid, gid) < 0 || fchmod(fd, 0700) < 0))) {
+                int r = fail(w, name, -errno, "cannot set owner and mode of the new folder");
+
+                close(fd);
+                return r;
         }
         return fd;
 }
 
 /*
- * Opens (or, with create, makes) each folder of rel below docs_fd without
- * following a symlink.  Made folders: service:service 0711 on the way, the
- * last one service:<last_gid> <last_mode>.  Returns the last folder's fd,
- * -ENOENT when one is missing and create is false, or -errno.
+ * Makes the user's tree docs_root/rel: the folders on the way by the resolver's
+ * SLOTS_CHASE_MKDIR (service:service 0711; one that is there owned by root or the service and
+ * writable by nobody else), the tree itself by make_leaf().  Returns its fd or -errno, the
+ * first failure in w->e.
  */
-static int open_rel(struct trees *w, int docs_fd, const char *rel, bool create, gid_t last_gid,
-                    mode_t last_mode)
+static int make_tree(struct trees *w, int rootfd, const char *docs_root, const char *rel, gid_t gid)
 {
-        char *copy = strdup(rel), *save = NULL, *comp, *next;
-        int cur = docs_fd, r = 0;
+        const struct slots_chase way = {
+                .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_MKDIR | SLOTS_CHASE_TRUSTED, .what = "user_tree",
+                .trusted_uid = w->t.svc_uid, .trusted_gid = w->t.svc_gid, .open_flags = O_RDONLY | O_DIRECTORY,
+                .mkdir_uid = w->t.svc_uid, .mkdir_gid = w->t.svc_gid, .mkdir_mode = 0711,
+        };
+        char *full = slots_path_join(docs_root, rel);
+        const char *base, *slash = strrchr(rel, '/');
+        struct slots_error sub;
+        int pfd, fd;
 
-        if (!copy)
+        if (!full)
                 return fail(w, NULL, -ENOMEM, "out of memory");
-        for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
-                bool last, made = false;
-                int fd;
-
-                next = strtok_r(NULL, "/", &save);
-                last = next == NULL;
-                fd = open_comp(w, cur, comp, create, last, &made);
-                if (fd < 0) {
-                        bool first = !w->failed;
-
-                        r = fd;
-                        /*
-                         * At release a symlink or file where a folder should be is no tree:
-                         * assign never prepared anything through it, and it is not followed.
-                         */
-                        if (!create && (r == -ENOENT || r == -ELOOP || r == -ENOTDIR)) {
-                                r = -ENOENT;
-                                break;
-                        }
-                        r = fail_as(w, comp, r,
-                                    r == -ELOOP     ? "is a symbolic link"
-                                    : r == -ENOTDIR ? "is not a folder"
-                                    : create        ? "cannot create the folder"
-                                                    : "cannot open the folder",
-                                    r != -ELOOP && r != -ENOTDIR);
-                        if (r == -ELOOP && first)
-                                slots_error_fix(w->e, "replace the symbolic link with a folder: symlinks "
-                                                      "on the way to a user's tree are never followed");
-                        break;
-                }
-                r = finish_made(w, fd, made && create, last ? last_gid : w->t.svc_gid, last ? last_mode : 0711,
-                                create);
-                if (r < 0) {
-                        r = fail(w, comp, r, "cannot set owner and mode of the new folder");
-                        close(fd);
-                        break;
-                }
-                if (cur != docs_fd)
-                        close(cur);
-                cur = fd;
-                r = strbuf_push_name(&w->path, comp);
-                if (r < 0) {
-                        r = fail(w, NULL, r, "out of memory");
-                        break;
-                }
+        slots_error_clear(&sub);
+        pfd = slots_chase(rootfd, full, &way, &base, &sub);
+        if (pfd < 0 && !w->failed) {
+                w->failed = true;
+                if (w->e)
+                        *w->e = sub;
+                if (pfd == -ELOOP)
+                        slots_error_fix(w->e, LINK_FIX);
         }
-        free(copy);
-        if (r < 0) {
-                if (cur != docs_fd)
-                        close(cur);
-                return r;
+        if (pfd < 0) {
+                free(full);
+                return pfd;
         }
-        return cur;
+        /* w->path holds docs_root: the way to the tree follows, for the messages. */
+        if (slash)
+                strbuf_addf(&w->path, "/%.*s", (int) (slash - rel), rel);
+        fd = make_leaf(w, pfd, base, gid);
+        close(pfd);
+        if (fd >= 0 && strbuf_push_name(&w->path, base) < 0) {
+                close(fd);
+                fd = fail(w, NULL, -ENOMEM, "out of memory");
+        }
+        free(full);
+        return fd;
+}
+
+/*
+ * Opens the tree docs_root/rel below docs_fd at release, no symlink followed: one that is not
+ * there (or a symlink or file in its place: assign never prepared anything through it) is
+ * -ENOENT, left to the caller.
+ */
+static int open_rel(struct trees *w, int docs_fd, const char *rel)
+{
+        const struct slots_chase how = { .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR,
+                                         .open_flags = O_RDONLY | O_DIRECTORY };
+        char *abs;
+        int fd;
+
+        if (asprintf(&abs, "/%s", rel) < 0)
+                return fail(w, NULL, -ENOMEM, "out of memory");
+        fd = slots_chase(docs_fd, abs, &how, NULL, NULL);
+        free(abs);
+        if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR)
+                return -ENOENT;
+        if (fd < 0)
+                return fail(w, rel, fd, "cannot open the folder");
+        if (strbuf_push_name(&w->path, rel) < 0) {
+                close(fd);
+                return fail(w, NULL, -ENOMEM, "out of memory");
+        }
+        return fd;
 }
 
 /* Opens docs_root inside rootfd; -ENOENT is left to the caller to judge. */
@@ -259,7 +243,7 @@ int slots_tree_prepare(int rootfd, const struct slots_config *c, const char *use
                 r = docs;
                 goto out;
         }
-        fd = open_rel(&w, docs, rel, true, service_gid, 0700);
+        fd = make_tree(&w, rootfd, c->docs_root, rel, service_gid);
         if (fd < 0) {
                 r = fd;
                 goto out;
@@ -279,7 +263,7 @@ static int release_one(struct trees *w, int docs_fd, const char *rel, const char
 
         /* Errors name paths from docs_root: the walk starts there again for each tree. */
         strbuf_truncate(&w->path, strlen(docs_root));
-        fd = open_rel(w, docs_fd, rel, false, 0, 0);
+        fd = open_rel(w, docs_fd, rel);
         if (fd == -ENOENT && !w->failed)
                 return 0;
         if (fd < 0)
@@ -349,7 +333,7 @@ static int release_all_trees(struct trees *w, int docs_fd, const struct slots_co
                 *end = '\0';
         if (pat > tmpl) {
                 pat[-1] = '\0';
-                fd = open_rel(w, docs_fd, tmpl, false, 0, 0);
+                fd = open_rel(w, docs_fd, tmpl);
                 if (fd < 0) {
                         r = fd == -ENOENT && !w->failed ? 0 : fd;
                         goto out;

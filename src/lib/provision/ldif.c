@@ -5,63 +5,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirfix.h"
 #include "ids.h"
 #include "ldif.h"
 
-/* RFC 2849 SAFE-STRING: ASCII without NUL, LF, CR; no leading space, ':' or '<'; no trailing space. */
-static bool ldif_safe(const char *v)
+/* One value line (dirfix.c's rule); -ENOMEM. */
+static int put_attr(FILE *f, const char *attr, const char *value)
 {
-        size_t n = strlen(v);
+        struct strbuf b = { 0 };
+        int r = 0;
 
-        if (n == 0)
-                return true;
-        if (v[0] == ' ' || v[0] == ':' || v[0] == '<' || v[n - 1] == ' ')
-                return false;
-        for (const unsigned char *p = (const unsigned char *) v; *p; p++)
-                if (*p > 0x7f || *p == '\n' || *p == '\r')
-                        return false;
-        return true;
-}
-
-static void put_base64(FILE *f, const unsigned char *s, size_t n)
-{
-        static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned) s[i] << 16;
-
-                if (i + 1 < n)
-                        v |= (unsigned) s[i + 1] << 8;
-                if (i + 2 < n)
-                        v |= s[i + 2];
-                fputc(t[(v >> 18) & 63], f);
-                fputc(t[(v >> 12) & 63], f);
-                fputc(i + 1 < n ? t[(v >> 6) & 63] : '=', f);
-                fputc(i + 2 < n ? t[v & 63] : '=', f);
-        }
-}
-
-/* "attr: value", or "attr:: base64" when the value is not a SAFE-STRING. */
-static void put_attr(FILE *f, const char *attr, const char *value)
-{
-        if (ldif_safe(value)) {
-                fprintf(f, "%s: %s\n", attr, value);
-                return;
-        }
-        fprintf(f, "%s:: ", attr);
-        put_base64(f, (const unsigned char *) value, strlen(value));
-        fputc('\n', f);
+        slots_ldif_value(&b, attr, value);
+        if (b.oom)
+                r = -ENOMEM;
+        else
+                fprintf(f, "%s\n", strbuf_str(&b));
+        strbuf_free(&b);
+        return r;
 }
 
 static int put_dn(FILE *f, const char *rdn, const char *base_dn)
 {
         char *dn;
+        int r;
 
         if (asprintf(&dn, "%s,%s", rdn, base_dn) < 0)
                 return -ENOMEM;
-        put_attr(f, "dn", dn);
+        r = put_attr(f, "dn", dn);
         free(dn);
-        return 0;
+        return r;
 }
 
 /* The refusals before anything is written: no uid_base, a bad base DN, a path that is not ASCII. */
@@ -115,8 +87,8 @@ static int put_slot(FILE *f, const struct slots_config *c, const char *base_dn, 
                 fprintf(f, "objectClass: account\nobjectClass: posixAccount\nobjectClass: shadowAccount\n");
                 fprintf(f, "uid: %s\ncn: %s\nuidNumber: %u\ngidNumber: %u\n", name, name,
                         (unsigned) c->uid_base + i, (unsigned) c->uid_base + i);
-                put_attr(f, "homeDirectory", home);
-                put_attr(f, "loginShell", c->shell);
+                if (put_attr(f, "homeDirectory", home) < 0 || put_attr(f, "loginShell", c->shell) < 0)
+                        r = -ENOMEM;
                 /* Locked: no password matches "!", for a bind or for pam_unix. */
                 fprintf(f, "userPassword: {crypt}!\n\n");
         }

@@ -14,7 +14,8 @@
  * nis schema posixAccount is auxiliary), password locked; then the shared
  * group cn=<prefix>shared (gidNumber uid_base) listing every slot as memberUid.
  * Needs uid_base (ids must be the same on every host).  Values LDIF cannot
- * carry as text (a DN that is not ASCII) are base64.  malloc'ed, *len set;
+ * carry as text (a DN with a control or non-ASCII byte) are base64
+ * (slots_ldif_value() of dirfix.h).  malloc'ed, *len set;
  * NULL with *err -EINVAL (uid_base unset, base_dn empty or holding a newline),
  * -EBADMSG (slots_root or shell not ASCII, which RFC 2307 refuses) or -ENOMEM,
  * described in e.

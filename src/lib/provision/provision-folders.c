@@ -50,41 +50,52 @@ int prov_open_root(struct prov_run *x, const char *path, const char *what, bool 
         return fd;
 }
 
-/*
- * A folder this code creates is made with mode 0 and then given 0755: a run
- * killed in between leaves a root:root 0000 folder on the way, which only
- * that can have made.  Finish each one on path.
- */
-static void finish_dirs(struct prov_run *x, const char *path)
+/* What the resolver met on the way to a folder provision opens, reported as it goes. */
+struct dirs_way {
+        struct prov_run *x;
+        unsigned depth;         /* components reached below the root */
+};
+
+/* A step made, or finished (a run killed between mkdir and chmod left it root's with mode 0). */
+static int dirs_step(void *data, const struct slots_chase_step *s)
+{
+        struct dirs_way *d = data;
+        struct prov_run *x = d->x;
+        struct strbuf key = { 0 };
+
+        if (strcmp(s->path, "/") == 0)
+                return 0;
+        d->depth++;
+        if (s->made == SLOTS_CHASE_MADE)
+                prov_change(x, "create folder %s (root:root 0755)", s->path);
+        if (s->made != SLOTS_CHASE_FINISHED &&
+            !(x->dry && S_ISDIR(s->st->st_mode) && s->st->st_uid == 0 && !(s->st->st_mode & 07777)))
+                return 0;
+        /* A dry pass finds it again for the next file in it: report it once. */
+        strbuf_addf(&key, "finish:%s", s->path);
+        x->oom |= key.oom;
+        if (!x->dry || !dry_seen(x, strbuf_str(&key)))
+                prov_change(x, "finish folder %s (root:root 0755)", s->path);
+        strbuf_free(&key);
+        return 0;
+}
+
+/* A dry pass: each folder of path past the first depth components, to be made (reported once). */
+static void dry_missing(struct prov_run *x, const char *path, unsigned depth)
 {
         char *p = strdup(path);
+        unsigned k = 0;
 
-        if (!p)
-                return;
-        for (char *s = p + 1;; s++) {
+        x->oom |= !p;
+        for (char *s = p ? p + 1 : NULL; s; s++) {
                 if (*s == '/' || *s == '\0') {
                         char save = *s;
-                        struct stat st;
-                        int fd;
 
                         *s = '\0';
-                        fd = slots_open_in(x->rootfd, p, O_RDONLY | O_DIRECTORY);
-                        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 &&
-                            st.st_uid == 0 && st.st_gid == 0) {
-                                struct strbuf key = { 0 };
-
-                                /* A dry pass finds it again for the next file in it: report it once. */
-                                strbuf_addf(&key, "finish:%s", p);
-                                x->oom |= key.oom;
-                                if (!x->dry || !dry_seen(x, strbuf_str(&key)))
-                                        prov_change(x, "finish folder %s (root:root 0755)", p);
-                                strbuf_free(&key);
-                                if (!x->dry && fchmod(fd, 0755) < 0)
-                                        FAILED(x, p, NULL, "cannot finish the folder: %s", strerror(errno));
-                        }
-                        slots_close(fd);
+                        if (++k > depth && !dry_seen(x, p))
+                                prov_change(x, "create folder %s (root:root 0755)", p);
                         *s = save;
-                        if (!save || fd == -ENOENT)
+                        if (!save)
                                 break;
                 }
         }
@@ -92,86 +103,29 @@ static void finish_dirs(struct prov_run *x, const char *path)
 }
 
 /*
- * Opens the absolute folder path inside the root, creating missing components
- * root:root 0755 (changes reported).  In a dry pass returns -ENOENT when it
- * does not exist yet.  Existing components are the admin's and stay as they are.
+ * Opens the absolute folder path inside the root through the resolver: no symlink, root's all
+ * the way and writable by nobody else; missing components made root:root 0755 (SLOTS_CHASE_MKDIR,
+ * changes reported).  In a dry pass returns -ENOENT when it does not exist yet.  Existing
+ * components are the admin's and stay as they are.
  */
 int prov_open_dirs(struct prov_run *x, const char *path)
 {
-        char *p = strdup(path), *cut;
-        size_t have;
-        int fd, r;
+        struct dirs_way d = { .x = x };
+        const struct slots_chase how = {
+                .flags = SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_MUST_DIR | SLOTS_CHASE_TRUSTED |
+                         (x->dry ? 0 : SLOTS_CHASE_MKDIR),
+                .trusted_uid = (uid_t) -1, .trusted_gid = (gid_t) -1, .open_flags = O_RDONLY | O_DIRECTORY,
+                .mkdir_mode = 0755, .step = dirs_step, .data = &d,
+        };
+        struct slots_error e;
+        int fd;
 
-        if (!p)
-                return -ENOMEM;
-        if (strcmp(path, "/") != 0)
-                finish_dirs(x, path);
-        /* Root writes in it: no symlink on the way, root's all the way (reported by open_root). */
-        fd = prov_open_root(x, p, NULL, false);
-        if (fd != -ENOENT)
-                goto done;
-        /* Find the longest prefix that exists. */
-        for (;;) {
-                cut = strrchr(p, '/');
-                if (cut == p) {
-                        p[1] = '\0';
-                } else {
-                        *cut = '\0';
-                }
-                fd = prov_open_root(x, p, NULL, false);
-                if (fd != -ENOENT || strcmp(p, "/") == 0)
-                        break;
-        }
-        if (fd < 0)
-                goto done;
-        have = strlen(p);
-        if (have == 1)
-                have = 0;
-        free(p);
-        p = strdup(path);
-        if (!p) {
-                slots_close(fd);
-                return -ENOMEM;
-        }
-        while (p[have] == '/') {
-                char *start = p + have + 1, *end = strchr(start, '/');
-                struct slots_dir_found found = { .changed = false };
-                char save = 0;
-                int nfd;
-
-                if (end) {
-                        save = *end;
-                        *end = '\0';
-                }
-                if (fd < 0) {
-                        if (!dry_seen(x, p))
-                                prov_change(x, "create folder %s (root:root 0755)", p);
-                } else {
-                        nfd = slots_ensure_dir(fd, start, 0, 0, 0755,
-                                               x->dry ? SLOTS_ENSURE_DRY_RUN : SLOTS_ENSURE_MKDIR_FIRST, &found);
-                        slots_close(fd);
-                        fd = nfd;
-                        if (fd == -ENOENT && x->dry) {
-                                if (!dry_seen(x, p))
-                                        prov_change(x, "create folder %s (root:root 0755)", p);
-                        } else if (fd < 0) {
-                                r = fd;
-                                PROBLEM(x, p, "move it away", "cannot create the folder: %s", strerror(-r));
-                                free(p);
-                                return r;
-                        } else if (found.changed) {
-                                prov_change(x, "create folder %s (root:root 0755)", p);
-                        }
-                }
-                if (end)
-                        *end = save;
-                have = end ? (size_t) (end - p) : strlen(p);
-        }
-        if (fd < 0 && fd != -ENOENT)
-                PROBLEM(x, path, "make it a folder (a symlink or file is in the way, or it cannot be opened)",
-                        "cannot open the folder: %s", strerror(-fd));
-done:
-        free(p);
+        slots_error_clear(&e);
+        fd = slots_chase(x->rootfd, path, &how, NULL, &e);
+        if (fd == -ENOENT && x->dry)
+                dry_missing(x, path, d.depth);
+        else if (fd < 0)
+                FAILED(x, e.object, e.fix[0] ? e.fix : NULL, "%s", e.reason);
         return fd;
 }
 

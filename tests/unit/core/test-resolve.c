@@ -140,6 +140,10 @@ static int setup(void **state)
             set_acl("srv/am", 0x02, 4244, 7, 5) < 0 || set_acl("srv/ar", 0x02, 0, 7, 7) < 0 ||
             set_big_acl("srv/abig", 200, 4246) < 0)
                 acl_err = errno;
+        /* In the way of SLOTS_CHASE_MKDIR: a symlink, a FIFO, a folder a killed run left half made. */
+        if (mkdirat(rootfd, "srv/mk", 0755) < 0 || symlinkat("/etc", rootfd, "srv/mk/link") < 0 ||
+            mkfifoat(rootfd, "srv/mk/fifo", 0600) < 0 || mkdirat(rootfd, "srv/mk/half", 0) < 0)
+                return -1;
         if (symlinkat("/etc", rootfd, "srv/theirs") < 0 ||
             (geteuid() == 0 && fchownat(rootfd, "srv/theirs", 4242, 4242, AT_SYMLINK_NOFOLLOW) < 0))
                 return -1;
@@ -381,6 +385,73 @@ static void test_chase_parent(void **state)
         assert_int_equal(slots_chase(rootfd, "/etc/", &how, &base, NULL), -EINVAL);
 }
 
+/*
+ * SLOTS_CHASE_MKDIR as a table: the path, what is in the way, and each folder made (or
+ * finished) with the asked mode, owned as asked; what it refuses is not made.
+ */
+static const struct {
+        const char *path;
+        unsigned flags;
+        uid_t uid;              /* mkdir_uid; 0: the caller */
+        const char *want;       /* "dir" or "error N" */
+        const char *object;     /* the component a refusal names */
+        const char *made[3];    /* folders now there with mode 0750 (in the root) */
+        const char *absent;     /* what must not be there after */
+        bool root;              /* needs setup's chown, or a chown of its own */
+} mkdir_rows[] = {
+        { "/srv/mk/new/a/b", SLOTS_CHASE_MUST_DIR, 0, "dir", NULL,
+          { "srv/mk/new", "srv/mk/new/a", "srv/mk/new/a/b" }, NULL, false },
+        { "/srv/mk/half/c", 0, 0, "dir", NULL, { "srv/mk/half", "srv/mk/half/c" }, NULL, false },
+        { "/srv/mk/ok/x", TRUST, 0, "dir", NULL, { "srv/mk/ok", "srv/mk/ok/x" }, NULL, true },
+        { "/srv/mk/link/x", 0, 0, "error -40", "/srv/mk/link", { NULL }, "etc/x", false },
+        { "/srv/mk/fifo/x", 0, 0, "error -20", "/srv/mk/fifo", { NULL }, NULL, false },
+        { "/srv/mk/fifo", SLOTS_CHASE_MUST_DIR, 0, "error -20", "/srv/mk/fifo", { NULL }, NULL, false },
+        /* a step another owns is refused before anything is made below it */
+        { "/srv/u/new", TRUST, 0, "error -1", "/srv/u", { NULL }, "srv/u/new", true },
+        /* a made step is checked too: one made for an owner the chain does not trust is refused */
+        { "/srv/mk/theirs/x", TRUST, 4242, "error -1", "/srv/mk/theirs", { NULL }, "srv/mk/theirs/x", true },
+};
+
+static void test_chase_mkdir(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(mkdir_rows); i++) {
+                const uid_t uid = mkdir_rows[i].uid ? mkdir_rows[i].uid : geteuid();
+                struct slots_chase how = {
+                        .flags = SLOTS_CHASE_MKDIR | mkdir_rows[i].flags, .trusted_uid = (uid_t) -1,
+                        .trusted_gid = (gid_t) -1, .open_flags = O_RDONLY, .mkdir_uid = uid,
+                        .mkdir_gid = getegid(), .mkdir_mode = 0750,
+                };
+                struct slots_error e;
+                struct stat st;
+                char got[64];
+
+                if (mkdir_rows[i].root && geteuid() != 0)
+                        continue;
+                slots_error_clear(&e);
+                describe(slots_chase(rootfd, mkdir_rows[i].path, &how, NULL, &e), got, sizeof(got));
+                if (strncmp(got, "dir ", 4) == 0)
+                        got[3] = '\0';
+                if (strcmp(got, mkdir_rows[i].want) != 0)
+                        ROW_FAIL("mkdir row %zu %s: got \"%s\", want \"%s\" (%s: %s)", i, mkdir_rows[i].path, got,
+                                 mkdir_rows[i].want, e.object, e.reason);
+                if (mkdir_rows[i].object && strcmp(e.object, mkdir_rows[i].object) != 0)
+                        ROW_FAIL("mkdir row %zu %s: the error names \"%s\", want \"%s\"", i, mkdir_rows[i].path,
+                                 e.object, mkdir_rows[i].object);
+                for (size_t k = 0; k < N_ELEM(mkdir_rows[i].made) && mkdir_rows[i].made[k]; k++)
+                        if (fstatat(rootfd, mkdir_rows[i].made[k], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                            !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0750 || st.st_uid != uid)
+                                ROW_FAIL("mkdir row %zu: %s is not a folder of uid %u with mode 0750", i,
+                                         mkdir_rows[i].made[k], (unsigned) uid);
+                if (mkdir_rows[i].absent && fstatat(rootfd, mkdir_rows[i].absent, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        ROW_FAIL("mkdir row %zu: %s was made", i, mkdir_rows[i].absent);
+        }
+        if (failures)
+                fail_msg("%d rows failed", failures);
+}
+
 /* A path of 3,000 components: no fixed stack in the resolver. */
 static void test_chase_deep(void **state)
 {
@@ -424,6 +495,7 @@ int main(void)
                 cmocka_unit_test(test_chase_owners),
                 cmocka_unit_test(test_chase_acls),
                 cmocka_unit_test(test_chase_parent),
+                cmocka_unit_test(test_chase_mkdir),
                 cmocka_unit_test(test_chase_deep),
         };
 

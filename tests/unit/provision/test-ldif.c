@@ -129,6 +129,10 @@ static const struct {
         { "a space in front of the comma and one at the end: base64 with no padding",
           "{\"service\": \"web\", \"slots\": 1, \"uid_base\": 5000}", "ou=caf\xc3\xa9 ,dc=x",
           { "dn:: Y249c2xvdDAxLG91PWNhZsOpICxkYz14\n" }, { "dn: " } },
+        /* The one value rule (dirfix.c's): a control byte is no safe string either. */
+        { "a base DN with a tab is base64",
+          "{\"service\": \"web\", \"slots\": 1, \"uid_base\": 5000}", "ou=a\tb",
+          { "dn:: Y249c2xvdDAxLG91PWEJYg==\n" }, { "dn: " } },
 };
 
 static void test_rows(void **state)
