@@ -21,7 +21,7 @@ detect() {
 	[ -n "$FIX" ] || show "$name"
 	check "$name: its row is FAIL" test "$(row_status "$name" "$c" "$s")" = FAIL
 	check "$name: the closing line counts the failures" \
-		sh -c "tail -n 1 '$OUT/$name.out' | grep -Eq '^slot self-check: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$'"
+		sh -c "tail -n 1 '$OUT/$name.out' | grep -Eq '^slot self-check: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ warned, [0-9]+ skipped$'"
 	check "$name: check changed nothing" cmp -s "$OUT/$name.before" "$OUT/$name.after"
 	check "$name: no user id in the output" no_user_ids "$OUT/$name.out" "$OUT/$name.err"
 	echo "# fix: $FIX"
@@ -183,7 +183,7 @@ mv "$CONF" "$CONF.away"
 detect config config ""
 check "config: a single row, then the closing line" \
 	test "$(grep -c '^FAIL ' "$OUT/config.out")" = 2 -a "$(tail -n 1 "$OUT/config.out")" = \
-	"slot self-check: 0 passed, 1 failed, 0 skipped"
+	"slot self-check: 0 passed, 1 failed, 0 warned, 0 skipped"
 check "config: the fix says to create it" sh -c "echo '$FIX' | grep -q '^create it'"
 mv "$CONF.away" "$CONF"
 repaired config

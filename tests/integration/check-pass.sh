@@ -25,8 +25,8 @@ done
 for c in config table roots slotctl-config pending-cleanup hard-links app-private sudoers-dropin sudo-grants; do
 	check "row $c passes" test "$(row_status good $c)" = PASS
 done
-check "closing line: 58 passed, 0 failed, 0 skipped" \
-	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 58 passed, 0 failed, 0 skipped"
+check "closing line: 58 passed, 0 failed, 0 warned, 0 skipped" \
+	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 58 passed, 0 failed, 0 warned, 0 skipped"
 check "header names the columns" sh -c "head -n 1 '$OUT/good.out' | grep -Eq '^STATUS +CHECK +SLOT +DETAIL$'"
 check "the model of modes and ACLs agrees with the probes" sh -c "! grep -q 'probe wins' '$OUT/good.out'"
 check "nothing on stderr" test ! -s "$OUT/good.err"
@@ -40,8 +40,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
 rows = d["checks"]
-assert set(d) == {"version", "checks", "passed", "failed", "skipped", "ok"} and d["version"] == 1, d.keys()
-assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 58, d
+assert set(d) == {"version", "checks", "passed", "failed", "warned", "skipped", "ok"} and d["version"] == 1, d.keys()
+assert d["ok"] is True and d["failed"] == 0 and d["warned"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 58, d
 for r, t in zip(rows, text):
     assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
     assert [r["status"], r["check"], r["slot"] or "-"] == t, (r, t)
@@ -116,7 +116,7 @@ t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 echo "# check of 8 slots took $ms ms"
 check_rc "check of 8 slots exits 0" 0 eight
-check "8 slots: 105 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 105 passed, 0 failed, 0 skipped"
+check "8 slots: 105 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 105 passed, 0 failed, 0 warned, 0 skipped"
 # The real chain costs about 50 sudo runs for 8 slots (preflight, env, kill, 22 chain probes).
 check "8 slots checked within 30 s" test "$ms" -lt 30000
 # 7 assigned: at most the sample's size, so every slot still gets every sudo row and no sample is named.
