@@ -683,6 +683,13 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                 shown_as(err, sizeof(err), esc, s->user, "<user>");
                 snprintf(esc, sizeof(esc), "%s", err);
         }
+        if (s->user && (check_held_end(r) || r >= 128)) {
+                snprintf(fix, sizeof(fix), "in %s the probe %s", shown,
+                         r == -ETIMEDOUT ? "did not finish in time (stopped?)" :
+                         r >= 0          ? "exited as killed by a signal" : "was killed by a signal");
+                check_warn_held(k, s, "chain", fix);
+                return;
+        }
         if (chain_failed_run(k, s, "chain", r, shown))
                 return;
         if (r != 0) {
@@ -700,7 +707,10 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                                k->cfg->slotctl ? "slotctl -> " : "", "launcher");
 }
 
-/* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
+/*
+ * As the test slot, which proves the host: the probe in the docs root and each shared folder
+ * (without docs_root, its state folder).  As an assigned slot: in its user's tree only.
+ */
 void check_chain(struct check_run *k, const struct slotinfo *s)
 {
         char *launcher, *dir = NULL;
@@ -712,16 +722,16 @@ void check_chain(struct check_run *k, const struct slotinfo *s)
                 k->err = -ENOMEM;
                 return;
         }
-        if (!s->user) {
+        if (s->user) {
+                if (s->tree)
+                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>", false);
+        } else if (!k->cfg->docs_root) {
                 if ((dir = state_dir(k, s)))
                         chain_one(k, s, launcher, dir, dir, true);
                 else
                         k->err = -ENOMEM;
                 free(dir);
-                free(launcher);
-                return;
-        }
-        if (k->cfg->docs_root) {
+        } else {
                 chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root, false);
                 for (size_t i = 0; i < k->cfg->n_shared_dirs; i++) {
                         if (!(dir = slots_path_join(k->cfg->docs_root, k->cfg->shared_dirs[i])))
@@ -729,8 +739,6 @@ void check_chain(struct check_run *k, const struct slotinfo *s)
                         chain_one(k, s, launcher, dir, dir, false);
                         free(dir);
                 }
-                if (s->tree)
-                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>", false);
         }
         free(launcher);
 }
