@@ -39,7 +39,7 @@ case_hang() {
 
 # Only the probes of slot08 (the test slot) and slot01 (the chain's prints its folder, sudo-env's
 # reads its status), never the kill's run.
-HANG='case "$(id -un) $*" in "slot0[18] "*pwd* | "slot0[18] "*/proc/self/status*)'
+HANG='case "$(id -un) $*" in slot0[18]" "*pwd* | slot0[18]" "*/proc/self/status*)'
 # name            who   launcher
 case_hang hang      root "$HANG exec /bin/sleep 300 ;; esac
 exec \"\$@\""
