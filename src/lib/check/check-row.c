@@ -37,7 +37,7 @@ int check_slot_procs(const struct slotinfo *s, struct strbuf *d)
 
 bool check_held_end(int r)
 {
-        return r == -ETIMEDOUT || r == -ECHILD;
+        return r == -ETIMEDOUT || r == -ECHILD || r == -ECANCELED;
 }
 
 void check_warn_held(struct check_run *k, const struct slotinfo *s, const char *check, const char *what)
