@@ -57,7 +57,7 @@ case_holder() {
 	took=$(($(date +%s) - t0))
 	echo "# $hname: check took $took s beside the holder (pid $HOLDER, $3)"
 	# A stopped run of sudo ends at once (sudo stops with its command): no 20 s deadline waited out per stage.
-	check "$hname: check did not wait out the stages' deadlines ($took s < 60 s)" test "$took" -lt 60
+	check "$hname: check did not wait out the stages' deadlines ($took s < 30 s)" test "$took" -lt 30
 	check "$hname: the holder ran through the whole check" kill -0 "$HOLDER"
 	hpid=$HOLDER
 	stop_holder
