@@ -45,7 +45,8 @@ static void print_text(FILE *f, const struct slots_check_report *rep)
                 free(detail);
                 free(fix);
         }
-        fprintf(f, "slot self-check: %u passed, %u failed, %u skipped\n", rep->passed, rep->failed, rep->skipped);
+        fprintf(f, "slot self-check: %u passed, %u failed, %u warned, %u skipped\n", rep->passed, rep->failed,
+                rep->warned, rep->skipped);
 }
 
 static int print_json(FILE *f, const struct slots_check_report *rep)
@@ -66,9 +67,9 @@ static int print_json(FILE *f, const struct slots_check_report *rep)
                         return -ENOMEM;
                 }
         }
-        root = json_pack("{s:i, s:o, s:i, s:i, s:i, s:b}", "version", CMD_JSON_VERSION, "checks", rows, "passed",
-                         (int) rep->passed, "failed", (int) rep->failed, "skipped", (int) rep->skipped, "ok",
-                         rep->failed == 0);
+        root = json_pack("{s:i, s:o, s:i, s:i, s:i, s:i, s:b}", "version", CMD_JSON_VERSION, "checks", rows,
+                         "passed", (int) rep->passed, "failed", (int) rep->failed, "warned", (int) rep->warned,
+                         "skipped", (int) rep->skipped, "ok", rep->failed == 0);
         if (!root)
                 return -ENOMEM;
         errno = 0;
@@ -103,19 +104,22 @@ static int print_nagios(FILE *f, const struct check_run *x)
                 fputc('\n', f);
                 return NAGIOS_UNKNOWN;
         }
+        /* The first FAIL, else the first WARN. */
         for (size_t i = 0; i < rep->n && !first; i++)
-                if (rep->rows[i].status == SLOTS_CHECK_FAIL)
+                if (rep->rows[i].status == (rep->failed ? SLOTS_CHECK_FAIL : SLOTS_CHECK_WARN))
                         first = &rep->rows[i];
         if (first) {
-                fprintf(f, "SLOTS CRITICAL - %u failed, first %s%s%s: ", rep->failed, first->check,
+                fprintf(f, "SLOTS %s - %u %s, first %s%s%s: ", rep->failed ? "CRITICAL" : "WARNING",
+                        rep->failed ? rep->failed : rep->warned, rep->failed ? "failed" : "warned", first->check,
                         strcmp(first->slot, "-") ? " " : "", strcmp(first->slot, "-") ? first->slot : "");
                 nagios_text(f, first->detail);
         } else {
                 fprintf(f, "SLOTS OK - %u passed, %u skipped", rep->passed, rep->skipped);
         }
         /* label=value;warn;crit;min: every count has min 0 (the Monitoring Plugins guidelines). */
-        fprintf(f, " | passed=%u;;;0 failed=%u;;;0 skipped=%u;;;0\n", rep->passed, rep->failed, rep->skipped);
-        return first ? NAGIOS_CRITICAL : NAGIOS_OK;
+        fprintf(f, " | passed=%u;;;0 failed=%u;;;0 skipped=%u;;;0 warned=%u;;;0\n", rep->passed, rep->failed,
+                rep->skipped, rep->warned);
+        return rep->failed ? NAGIOS_CRITICAL : first ? NAGIOS_WARNING : NAGIOS_OK;
 }
 
 /* A label value as the exposition format wants it: backslash, double quote and newline escaped. */
@@ -136,7 +140,38 @@ static void prom_metric(FILE *f, const char *name, const char *help, unsigned lo
         fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s %lu\n", name, help, name, name, value);
 }
 
-/* The textfile node_exporter's textfile collector reads; one series per failed (check, slot). */
+/* One series name{check,slot} per (check, slot) with rows of status st, its value their number. */
+static void prom_series(FILE *f, const struct slots_check_report *rep, enum slots_check_status st, const char *name,
+                        const char *what)
+{
+        fprintf(f, "# HELP %s %s rows of the slot self-check, by check and slot (\"\" host-wide).\n"
+                "# TYPE %s gauge\n", name, what, name);
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct slots_check_row *r = &rep->rows[i];
+                unsigned count = 0;
+                bool seen = false;
+
+                if (r->status != st)
+                        continue;
+                for (size_t k = 0; k < rep->n && !seen; k++) {
+                        const struct slots_check_row *o = &rep->rows[k];
+
+                        if (o->status != st || strcmp(o->check, r->check) || strcmp(o->slot, r->slot))
+                                continue;
+                        seen = k < i;
+                        count++;
+                }
+                if (seen)
+                        continue;
+                fprintf(f, "%s{check=\"", name);
+                prom_label(f, r->check);
+                fputs("\",slot=\"", f);
+                prom_label(f, strcmp(r->slot, "-") ? r->slot : "");
+                fprintf(f, "\"} %u\n", count);
+        }
+}
+
+/* The textfile node_exporter's textfile collector reads; one series per failed or warned (check, slot). */
 static void print_prometheus(FILE *f, const struct check_run *x)
 {
         const struct slots_check_report *rep = &x->rep;
@@ -146,32 +181,10 @@ static void print_prometheus(FILE *f, const struct check_run *x)
         prom_metric(f, "slots_check_failed", "Rows of the slot self-check that failed.", rep->failed);
         prom_metric(f, "slots_check_passed", "Rows of the slot self-check that passed.", rep->passed);
         prom_metric(f, "slots_check_skipped", "Rows of the slot self-check that were skipped.", rep->skipped);
-        fputs("# HELP slots_check_fail Failed rows of the slot self-check, by check and slot (\"\" host-wide).\n"
-              "# TYPE slots_check_fail gauge\n", f);
-        for (size_t i = 0; i < rep->n; i++) {
-                const struct slots_check_row *r = &rep->rows[i];
-                unsigned count = 0;
-                bool seen = false;
-
-                if (r->status != SLOTS_CHECK_FAIL)
-                        continue;
-                /* Two rows of one check and slot are one series, its value their number. */
-                for (size_t k = 0; k < rep->n && !seen; k++) {
-                        const struct slots_check_row *o = &rep->rows[k];
-
-                        if (o->status != SLOTS_CHECK_FAIL || strcmp(o->check, r->check) || strcmp(o->slot, r->slot))
-                                continue;
-                        seen = k < i;
-                        count++;
-                }
-                if (seen)
-                        continue;
-                fputs("slots_check_fail{check=\"", f);
-                prom_label(f, r->check);
-                fputs("\",slot=\"", f);
-                prom_label(f, strcmp(r->slot, "-") ? r->slot : "");
-                fprintf(f, "\"} %u\n", count);
-        }
+        prom_metric(f, "slots_check_warned", "Rows of the slot self-check that warned (they do not fail it).",
+                    rep->warned);
+        prom_series(f, rep, SLOTS_CHECK_FAIL, "slots_check_fail", "Failed");
+        prom_series(f, rep, SLOTS_CHECK_WARN, "slots_check_warn", "Warned");
         if (x->pool_known) {
                 prom_metric(f, "slots_pool_assigned", "Slots of the pool held by a user.", x->assigned);
                 prom_metric(f, "slots_pool_pending", "Slots whose release is pending.", x->pending);

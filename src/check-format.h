@@ -10,7 +10,7 @@
 #include "error.h"
 
 /* Nagios plugin statuses (the Monitoring Plugins guidelines). */
-enum { NAGIOS_OK = 0, NAGIOS_CRITICAL = 2, NAGIOS_UNKNOWN = 3 };
+enum { NAGIOS_OK = 0, NAGIOS_WARNING = 1, NAGIOS_CRITICAL = 2, NAGIOS_UNKNOWN = 3 };
 
 /* What the machine outputs add to the rows: the config's fate and the pool's counts. */
 struct check_run {

@@ -117,12 +117,13 @@ static void log_check(const struct slots_check_report *rep)
                         first = &rep->rows[i];
         if (first) {
                 out.asked = strcmp(first->slot, "-") ? first->slot : NULL;
-                cmd_outcome_event(&out, CMD_EV_CHECK_FAILED, "self-check: %u passed, %u failed, %u skipped; first "
-                                  "failure: %s%s%s: %s", rep->passed, rep->failed, rep->skipped, first->check,
+                cmd_outcome_event(&out, CMD_EV_CHECK_FAILED, "self-check: %u passed, %u failed, %u warned, %u "
+                                  "skipped; first failure: %s%s%s: %s", rep->passed, rep->failed, rep->warned,
+                                  rep->skipped, first->check,
                                   out.asked ? " " : "", out.asked ? out.asked : "", first->detail);
         } else {
-                cmd_outcome_event(&out, CMD_EV_CHECK_PASSED, "self-check: %u passed, %u failed, %u skipped",
-                                  rep->passed, rep->failed, rep->skipped);
+                cmd_outcome_event(&out, CMD_EV_CHECK_PASSED, "self-check: %u passed, %u failed, %u warned, %u skipped",
+                                  rep->passed, rep->failed, rep->warned, rep->skipped);
         }
         (void) cmd_emit(&out);
 }

@@ -233,7 +233,7 @@ fi
 "$SLOTS_ADMIN" check --format=nagios >"$OUT/nagios-ok.out" 2>"$OUT/nagios-ok.err"
 check "nagios on a good host: exit 0" test $? = 0
 check "one line: SLOTS OK with perfdata" sh -c "test \$(wc -l <'$OUT/nagios-ok.out') = 1 &&
-	grep -Eqx 'SLOTS OK - [0-9]+ passed, 0 skipped \\| passed=[0-9]+;;;0 failed=0;;;0 skipped=0;;;0' '$OUT/nagios-ok.out'"
+	grep -Eqx 'SLOTS OK - [0-9]+ passed, 0 skipped \\| passed=[0-9]+;;;0 failed=0;;;0 skipped=0;;;0 warned=0;;;0' '$OUT/nagios-ok.out'"
 check "a passed check is logged" test "$(count SLOTS_ACTION=check SLOTS_RESULT=passed)" -ge 1
 "$SLOTS_ADMIN" check --format=prometheus >"$OUT/prom-ok.out" 2>"$OUT/prom-ok.err"
 check "prometheus on a good host: exit 0" test $? = 0
@@ -277,13 +277,13 @@ check "prometheus on a good host: well formed, ok 1, failed 0, the pool's counts
 chmod 0664 "$TABLE"
 "$SLOTS_ADMIN" check --format=nagios >"$OUT/nagios-fail.out" 2>"$OUT/nagios-fail.err"
 check "nagios with a failed row: exit 2 CRITICAL" test $? = 2
-check "naming the first failed row, perfdata failed=1" grep -Eq '^SLOTS CRITICAL - 1 failed, first table: .* \| passed=[0-9]+;;;0 failed=1;;;0 skipped=0;;;0$' "$OUT/nagios-fail.out"
+check "naming the first failed row, perfdata failed=1" grep -Eq '^SLOTS CRITICAL - 1 failed, first table: .* \| passed=[0-9]+;;;0 failed=1;;;0 skipped=0;;;0 warned=0;;;0$' "$OUT/nagios-fail.out"
 "$SLOTS_ADMIN" check --format=prometheus >"$OUT/prom-fail.out" 2>/dev/null
 check "prometheus with a failed row: exit 1, as plain check" test $? = 1
 check "prometheus: ok 0, failed 1, slots_check_fail{check=\"table\",slot=\"\"}" prom "$OUT/prom-fail.out" 0 1 "table"
 "$SLOTS_ADMIN" check >/dev/null 2>&1
 check "plain check with a failed row still exits 1" test $? = 1
-field MESSAGE SLOTS_ACTION=check SLOTS_RESULT=failed | grep -q "1 failed, 0 skipped; first failure: table: " &&
+field MESSAGE SLOTS_ACTION=check SLOTS_RESULT=failed | grep -q "1 failed, 0 warned, 0 skipped; first failure: table: " &&
 	ok "its message names the table row" || not_ok "failed check message: $(field MESSAGE SLOTS_RESULT=failed)"
 chmod 0640 "$TABLE"
 cp -p "$CONF" "$OUT/conf.good"

@@ -21,7 +21,7 @@ detect() {
 	[ -n "$FIX" ] || show "$name"
 	check "$name: its row is FAIL" test "$(row_status "$name" "$c" "$s")" = FAIL
 	check "$name: the closing line counts the failures" \
-		sh -c "tail -n 1 '$OUT/$name.out' | grep -Eq '^slot self-check: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$'"
+		sh -c "tail -n 1 '$OUT/$name.out' | grep -Eq '^slot self-check: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ warned, [0-9]+ skipped$'"
 	check "$name: check changed nothing" cmp -s "$OUT/$name.before" "$OUT/$name.after"
 	check "$name: no user id in the output" no_user_ids "$OUT/$name.out" "$OUT/$name.err"
 	echo "# fix: $FIX"
@@ -78,12 +78,12 @@ EOF
 detect cwd slotctl-config ""
 check "cwd: the detail names allowed_cwd" grep -q 'allowed_cwd does not cover the docs root' "$OUT/cwd.out"
 check "cwd: the enforcing slotctl refuses the chain in the docs root" \
-	grep -q "^FAIL chain slot01: in $DOCS: the launcher exits 126: slotctl: $DOCS is outside the allowed folders" \
+	grep -q "^FAIL chain slot08: in $DOCS: the launcher exits 126: slotctl: $DOCS is outside the allowed folders" \
 	"$OUT/cwd.out"
 apply_slotctl_fix "$FIX"
 repaired cwd
 
-# allowed_cwd without the slots' state folders: the test slot's probe (in its state folder) fails.
+# allowed_cwd without the slots' state folders (where a run starts without docs_root).
 python3 - "$SLOTCTL" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1])); d["allowed_cwd"] = [c for c in d["allowed_cwd"] if not c.endswith("/state")]
@@ -92,9 +92,6 @@ EOF
 detect cwd-state slotctl-config ""
 check "cwd-state: the detail names the state folders" \
 	grep -q 'allowed_cwd does not cover the slots. state folders /var/lib/slots/vstudio/state' "$OUT/cwd-state.out"
-check "cwd-state: the test slot's chain is the slotctl's 126, quoted" grep -q \
-	'^FAIL chain slot08: in /var/lib/slots/vstudio/state/slot08: the launcher exits 126: slotctl: .* is outside the allowed' \
-	"$OUT/cwd-state.out"
 apply_slotctl_fix "$FIX"
 repaired cwd-state
 
@@ -183,7 +180,7 @@ mv "$CONF" "$CONF.away"
 detect config config ""
 check "config: a single row, then the closing line" \
 	test "$(grep -c '^FAIL ' "$OUT/config.out")" = 2 -a "$(tail -n 1 "$OUT/config.out")" = \
-	"slot self-check: 0 passed, 1 failed, 0 skipped"
+	"slot self-check: 0 passed, 1 failed, 0 warned, 0 skipped"
 check "config: the fix says to create it" sh -c "echo '$FIX' | grep -q '^create it'"
 mv "$CONF.away" "$CONF"
 repaired config
@@ -233,8 +230,8 @@ repaired table-restored
 
 # The sudoers drop-in gone: the preflight fails within its time limit.
 mv "$SUDOERS" "$OUT/sudoers.away"
-detect sudo sudo-preflight slot01
-check "sudo: sudo's own message is shown" grep -q 'sudo-preflight slot01: .*password is required' "$OUT/sudo.out"
+detect sudo sudo-preflight slot08
+check "sudo: sudo's own message is shown" grep -q 'sudo-preflight slot08: .*password is required' "$OUT/sudo.out"
 check "sudo: sudoers-dropin says the file is missing, fix slots-provision" \
 	grep -q "^FAIL sudoers-dropin: $SUDOERS does not exist -- fix: slots-provision " "$OUT/sudo.out"
 check "sudo: sudo-grants finds no rule for the service" \
@@ -248,8 +245,8 @@ mount --bind "$OUT/no-sudo" /usr/bin/sudo
 run_check nosudo
 umount /usr/bin/sudo
 check_rc "no sudo: check exits 0" 0 nosudo
-check "no sudo: the preflight rows skip with the reason" \
-	test "$(grep -c '^SKIP  *sudo-preflight .*sudo is not installed' "$OUT/nosudo.out")" = 4
+check "no sudo: the test slot's preflight skips with the reason" \
+	test "$(grep -c '^SKIP  *sudo-preflight  *slot08  *sudo is not installed' "$OUT/nosudo.out")" = 1
 check "no sudo: sudoers-dropin and sudo-grants skip with the reason" \
 	test "$(grep -c '^SKIP  *\(sudoers-dropin\|sudo-grants\)  *-  *sudo is not installed' "$OUT/nosudo.out")" = 2
 

@@ -36,7 +36,9 @@ for who in root svc; do
 	: >"$KLOG"
 	if [ $who = root ]; then run_check demo-$who; else run_svc demo-$who; fi
 	check_rc "as $who: the good host passes" 0 demo-$who
-	for s in slot01 slot03 slot05 slot08; do
+	# Only the test slot runs it, which nobody holds.
+	check "as $who: no sudo-kill row for an assigned slot" test -z "$(row_status demo-$who sudo-kill slot01)"
+	for s in slot08; do
 		check "as $who: sudo-kill $s passes" test "$(row_status demo-$who sudo-kill $s)" = PASS
 		# Not the chain's probe (it prints its folder): the kill's run, with and without a terminal.
 		n=$(grep -c "^$s slotctl .*sleep" "$KLOG")
@@ -47,20 +49,20 @@ for who in root svc; do
 		check "as $who: TERM ended the command as $s in both runs ($n)" test "$n" -ge 2
 	done
 	check "as $who: nothing of the runs is left" test -z "$(slot_procs)"
-	[ "$(grep -c ' ended 143$' "$KLOG")" -ge 8 ] || sed 's/^/# log: /' "$KLOG"
+	[ "$(grep -c ' ended 143$' "$KLOG")" -ge 2 ] || sed 's/^/# log: /' "$KLOG"
 done
 cat "$OUT/launcher.good" >"$LAUNCHER"
 
 # ---- the launchers: each outcome the row must tell ----
 # case_kill NAME WHO STATUS DETAIL LAUNCHER-BODY: with the launcher's body (after #!/bin/sh),
-# check as WHO (root or svc, --timeout 3) gives sudo-kill slot01 STATUS with DETAIL (an ERE)
+# check as WHO (root or svc, --timeout 3) gives sudo-kill slot08 STATUS with DETAIL (an ERE)
 # in it, and leaves no process of a slot behind.
 case_kill() {
 	kname=$1 kwho=$2 kstatus=$3 kdetail=$4
 	printf '#!/bin/sh\n%s\n' "$5" >"$LAUNCHER"
 	if [ "$kwho" = root ]; then run_check "$kname" --timeout 3; else run_svc "$kname" --timeout 3; fi
-	check "$kname: sudo-kill slot01 is $kstatus" test "$(row_status "$kname" sudo-kill slot01)" = "$kstatus"
-	check "$kname: it says \"$kdetail\"" sh -c 'grep -E "^$1  *sudo-kill  *slot01 " "$2" | grep -q -E -- "$3"' - \
+	check "$kname: sudo-kill slot08 is $kstatus" test "$(row_status "$kname" sudo-kill slot08)" = "$kstatus"
+	check "$kname: it says \"$kdetail\"" sh -c 'grep -E "^$1  *sudo-kill  *slot08 " "$2" | grep -q -E -- "$3"' - \
 		"$kstatus" "$OUT/$kname.out" "$kdetail"
 	left=$(slot_procs)
 	if [ -n "${KILL_LEFT:-}" ]; then
@@ -69,8 +71,8 @@ case_kill() {
 		check "$kname: nothing of the runs is left" test -z "$left"
 		[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
 	fi
-	[ "$(row_status "$kname" sudo-kill slot01)" = "$kstatus" ] || show "$kname"
-	echo "# $(grep -E '^(PASS|FAIL|SKIP)  *sudo-kill  *slot01 ' "$OUT/$kname.out")"
+	[ "$(row_status "$kname" sudo-kill slot08)" = "$kstatus" ] || show "$kname"
+	echo "# $(grep -E '^(PASS|FAIL|SKIP)  *sudo-kill  *slot08 ' "$OUT/$kname.out")"
 	cat "$OUT/launcher.good" >"$LAUNCHER"
 	echo "$left" | awk '{ print $2 }' | xargs -r kill -KILL 2>/dev/null
 }
@@ -79,7 +81,7 @@ case_kill() {
 KILL_ONLY='case "$*" in *slots-check-kill*)'
 PROC='pid [0-9]+ \([a-z]+\), uid [0-9]+, process group [0-9]+, session [0-9]+'
 # name                 who   status  detail                                                    launcher
-case_kill good          root PASS 'ran .*sleep.* as slot01 and ended it, with and without a terminal' 'exec "$@"'
+case_kill good          root PASS 'ran .*sleep.* as slot08 and ended it, with and without a terminal' 'exec "$@"'
 case_kill setsid        root FAIL "the run's command is not in the process group the executor ends \\($PROC" \
 	'exec setsid "$@"'
 case_kill setsid-svc    svc  FAIL "the run's command is not in the process group the executor ends" 'exec setsid "$@"'
@@ -109,7 +111,7 @@ sed 's#/kill ^-s #/kill ^-s NONE #g' "$OUT/dropin.good" >"$SUDOERS"
 visudo -cqf "$SUDOERS" || not_ok "the refusing drop-in is valid"
 case_kill refused       root FAIL 'kill -s TERM -- -[0-9]+ is refused: exits 1' 'exec "$@"'
 # As the service, with the kill refused, nothing can end the command: the row says so.
-KILL_LEFT=1 case_kill refused-svc svc FAIL 'is refused: .*; pid [0-9]+ of slot01 is left running' 'exec "$@"'
+KILL_LEFT=1 case_kill refused-svc svc FAIL 'is refused: .*; pid [0-9]+ of slot08 is left running' 'exec "$@"'
 cat "$OUT/dropin.good" >"$SUDOERS"
 
 # --timeout: a usage error when it is not a number of seconds.

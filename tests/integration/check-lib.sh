@@ -219,7 +219,7 @@ fix_of() {
 
 # The row "STATUS CHECK SLOT" of a run: prints its status.
 row_status() {
-	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "SKIP") { print $1; exit }' \
+	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "WARN" || $1 == "SKIP") { print $1; exit }' \
 		"$OUT/$1.out"
 }
 
@@ -331,7 +331,7 @@ case_() {
 
 # The line of the row CHECK SLOT ("-" or none: a host-wide row) in the table of run NAME.
 row_line() {
-	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "SKIP") { print; exit }' \
+	awk -v c="$2" -v s="${3:--}" '$2 == c && $3 == s && ($1 == "PASS" || $1 == "FAIL" || $1 == "WARN" || $1 == "SKIP") { print; exit }' \
 		"$OUT/$1.out"
 }
 

@@ -16,17 +16,26 @@ check_rc "check exits 0 on the fixed layout" 0 good
 check "no row fails or skips" sh -c "! grep -E '^(FAIL|SKIP) ' '$OUT/good.out'"
 # Per-slot rows for the assigned slots and the test slot (slot08), none for the others
 # (their accounts make one "account" row).
-for c in account password-locked runner-reachable private-unreachable user-tree sudo-preflight; do
+for c in account password-locked runner-reachable private-unreachable user-tree chain; do
 	for s in slot01 slot03 slot05 slot08; do
 		check "row $c $s passes" test "$(row_status good $c $s)" = PASS
 	done
 	check "no row $c for the free slot02" test -z "$(row_status good $c slot02)"
 done
+# The rows that prove the host run as the test slot only, which nobody holds; it is idle before and after.
+for c in sudo-preflight sudo-env sudo-kill test-slot-idle; do
+	check "row $c slot08 passes" test "$(row_status good $c slot08)" = PASS
+	check "no row $c for the assigned slot01" test -z "$(row_status good $c slot01)"
+done
+check "the test slot runs the chain in the docs root and the shared folder" \
+	test "$(grep -c '^PASS  *chain  *slot08 ' "$OUT/good.out")" = 2
+check "an assigned slot runs the chain in its user's tree only" \
+	sh -c "test \"\$(grep -c '^PASS  *chain  *slot01 ' '$OUT/good.out')\" = 1 && grep -q '^PASS  *chain  *slot01  *in <docs>/_users/<user>:' '$OUT/good.out'"
 for c in config table roots slotctl-config pending-cleanup hard-links app-private sudoers-dropin sudo-grants; do
 	check "row $c passes" test "$(row_status good $c)" = PASS
 done
-check "closing line: 58 passed, 0 failed, 0 skipped" \
-	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 58 passed, 0 failed, 0 skipped"
+check "closing line: 45 passed, 0 failed, 0 warned, 0 skipped" \
+	test "$(tail -n 1 "$OUT/good.out")" = "slot self-check: 45 passed, 0 failed, 0 warned, 0 skipped"
 check "header names the columns" sh -c "head -n 1 '$OUT/good.out' | grep -Eq '^STATUS +CHECK +SLOT +DETAIL$'"
 check "the model of modes and ACLs agrees with the probes" sh -c "! grep -q 'probe wins' '$OUT/good.out'"
 check "nothing on stderr" test ! -s "$OUT/good.err"
@@ -40,8 +49,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 text = [l.split()[:3] for l in open(sys.argv[2]) if l.split()[:1] in (["PASS"], ["FAIL"], ["SKIP"])]
 rows = d["checks"]
-assert set(d) == {"version", "checks", "passed", "failed", "skipped", "ok"} and d["version"] == 1, d.keys()
-assert d["ok"] is True and d["failed"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 58, d
+assert set(d) == {"version", "checks", "passed", "failed", "warned", "skipped", "ok"} and d["version"] == 1, d.keys()
+assert d["ok"] is True and d["failed"] == 0 and d["warned"] == 0 and d["skipped"] == 0 and d["passed"] == len(rows) == 45, d
 for r, t in zip(rows, text):
     assert set(r) == {"status", "check", "slot", "detail", "fix"}, r
     assert [r["status"], r["check"], r["slot"] or "-"] == t, (r, t)
@@ -92,8 +101,8 @@ check "as $SERVICE: password-locked is SKIP, needs root" \
 	grep -q '^SKIP  *password-locked  *slot01  *needs root: reads /etc/shadow' "$OUT/svc.out"
 check "as $SERVICE: user-tree is SKIP, needs root" grep -q '^SKIP  *user-tree  *slot01  *needs root' "$OUT/svc.out"
 check "as $SERVICE: the chain passes" grep -q '^PASS  *chain  *slot01 ' "$OUT/svc.out"
-check "as $SERVICE: sudo-env and sudo-kill pass" \
-	sh -c "grep -q '^PASS  *sudo-env  *slot01' '$OUT/svc.out' && grep -q '^PASS  *sudo-kill  *slot01' '$OUT/svc.out'"
+check "as $SERVICE: sudo-env and sudo-kill pass as the test slot" \
+	sh -c "grep -q '^PASS  *sudo-env  *slot08' '$OUT/svc.out' && grep -q '^PASS  *sudo-kill  *slot08' '$OUT/svc.out'"
 check "as $SERVICE: sudoers-dropin is SKIP, needs root" \
 	grep -q "^SKIP  *sudoers-dropin  *-  *needs root: /etc/sudoers.d/slots-$SERVICE is root:root 0440" "$OUT/svc.out"
 check "as $SERVICE: sudo-grants lists its own rules and passes" \
@@ -116,11 +125,12 @@ t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 echo "# check of 8 slots took $ms ms"
 check_rc "check of 8 slots exits 0" 0 eight
-check "8 slots: 105 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 105 passed, 0 failed, 0 skipped"
-# The real chain costs about 50 sudo runs for 8 slots (preflight, env, kill, 22 chain probes).
+check "8 slots: 72 rows passed" test "$(tail -n 1 "$OUT/eight.out")" = "slot self-check: 72 passed, 0 failed, 0 warned, 0 skipped"
+# The real chain costs about 16 sudo runs for 8 slots (the test slot's preflight, env, kill, 9 chain probes).
 check "8 slots checked within 30 s" test "$ms" -lt 30000
-# 7 assigned: at most the sample's size, so every slot still gets every sudo row and no sample is named.
-check "7 assigned: sudo-preflight for each of the 8 slots" test "$(grep -c '^PASS  *sudo-preflight ' "$OUT/eight.out")" = 8
+# 7 assigned: at most the sample's size, so every assigned slot runs the chain in its tree and no sample is named.
+check "7 assigned: sudo-preflight for the test slot only" test "$(grep -c '^PASS  *sudo-preflight ' "$OUT/eight.out")" = 1
+check "7 assigned: the chain in each user's tree" test "$(grep -c '^PASS  *chain  *slot0[1-7]  *in <docs>/_users/<user>:' "$OUT/eight.out")" = 7
 check "7 assigned: no sudo-sample row" sh -c "! grep -q ' sudo-sample ' '$OUT/eight.out'"
 check "no user id with 7 users either" no_user_ids "$OUT/eight.out"
 

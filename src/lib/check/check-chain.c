@@ -152,31 +152,19 @@ const char *check_tty_said(bool tty)
         return tty ? "with a controlling terminal" : "without a terminal";
 }
 
-/* ---- sudo-preflight ---- */
-
-struct sudo_job {
-        const char *sudo;
-        const char *slot;
-        const struct start *start;
+/* How a run of sudo as the slot goes: chain_run below is the one runner of every row but the kill's. */
+struct chain_how {
+        const char *const *cmd; /* sudo -n -u SLOT CMD...; NULL: the chain, sudo ... -- [slotctl] PROBE */
+        bool with_env;          /* --preserve-env for the names of sudo_env, each with a marker value */
         bool tty;               /* on a terminal of its own */
-        int out;                /* write end of the pipe for sudo's messages */
+        int stage_ms;           /* the default deadline of each stage (--timeout wins) */
 };
 
-static int sudo_child(void *arg)
-{
-        const struct sudo_job *j = arg;
-        const char *const argv[] = { j->sudo, "-n", "-u", j->slot, "/usr/bin/true", NULL };
-        const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "LC_ALL=C", NULL };
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+static int chain_run(struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
+                     const struct start *st, const struct chain_how *how, char *out, size_t outsize, char *err,
+                     size_t errsize);
 
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
-            dup2(j->out, STDERR_FILENO) < 0)
-                slots_run_fail(errno);
-        check_enter_start(j->start);
-        slots_run_closefrom(3);
-        check_own_session(j->tty);
-        slots_run_exec(j->sudo, argv, envp);
-}
+/* ---- sudo-preflight ---- */
 
 /* The preflight's row from sudo's result r (the run with tty or without), ms and its first line out. */
 static void sudo_row(struct check_run *k, const struct slotinfo *s, bool tty, int r, long ms, int timeout,
@@ -210,7 +198,7 @@ static void sudo_row(struct check_run *k, const struct slotinfo *s, bool tty, in
                                "as %s, sudo -n -u %s /usr/bin/true was killed by a signal: sudo ran it, and a process "
                                "of %s is ending the slot's processes (a kill(-1) loop?)",
                                k->cfg->service, s->name, s->name);
-        else if (r < 0 && (!tty || r == -EPERM || r == -ECHILD))
+        else if (r < 0 && (!tty || r == -EPERM || r == -ECHILD || r == -ECANCELED))
                 check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-preflight", s->name, "run the check again",
                                "as %s, sudo -n -u %s /usr/bin/true: %s", k->cfg->service, s->name,
                                check_probe_failure(r));
@@ -224,26 +212,17 @@ static void sudo_row(struct check_run *k, const struct slotinfo *s, bool tty, in
                                check_tty_said(tty), r, out[0] ? ": " : "", out);
 }
 
-/* One preflight run, with or without a terminal: sudo's result, *ms, its first line in out. */
-static int sudo_once(struct check_run *k, struct sudo_job *j, int timeout, long *ms, char *out, size_t size)
+/* One preflight run, with or without a terminal: sudo's result, *ms, its first line on stderr in out. */
+static int sudo_once(struct check_run *k, const struct slotinfo *s, const struct start *st, const struct chain_how *how,
+                     long *ms, char *out, size_t size)
 {
         struct timespec t0, t1;
-        int pipefd[2], r;
-        ssize_t n;
+        char none[8];
+        int r;
 
-        out[0] = '\0';
-        /* Only the read end is non-blocking: sudo writes to a plain pipe. */
-        if (pipe2(pipefd, O_CLOEXEC) < 0 || fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
-                return -errno;
-        j->out = pipefd[1];
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        r = check_run_started(k, j->start, sudo_child, j, timeout);
+        r = chain_run(k, s, NULL, NULL, st, how, none, sizeof(none), out, size);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        close(pipefd[1]);
-        n = read(pipefd[0], out, size - 1);
-        close(pipefd[0]);
-        out[n > 0 ? n : 0] = '\0';
-        out[strcspn(out, "\n")] = '\0';
         *ms = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
         return r;
 }
@@ -252,8 +231,9 @@ static int sudo_once(struct check_run *k, struct sudo_job *j, int timeout, long 
 void check_sudo(struct check_run *k, const struct slotinfo *s)
 {
         int timeout = check_chain_stage_ms(k, SUDO_TIMEOUT_MS);
+        static const char *const cmd[] = { "/usr/bin/true", NULL };
+        struct chain_how how = { .cmd = cmd, .stage_ms = SUDO_TIMEOUT_MS };
         struct start st;
-        struct sudo_job j = { .sudo = check_sudo_path(k), .slot = s->name, .start = &st };
         char out[512];
         long ms = 0, ms_tty = 0;
         int r;
@@ -271,13 +251,13 @@ void check_sudo(struct check_run *k, const struct slotinfo *s)
                 return;
         }
         check_default_start(k, s, &st);
-        r = sudo_once(k, &j, timeout, &ms, out, sizeof(out));
+        r = sudo_once(k, s, &st, &how, &ms, out, sizeof(out));
         if (r == 0) {
-                j.tty = true;
-                r = sudo_once(k, &j, timeout, &ms_tty, out, sizeof(out));
+                how.tty = true;
+                r = sudo_once(k, s, &st, &how, &ms_tty, out, sizeof(out));
         }
         check_end_start(&st);
-        sudo_row(k, s, j.tty, r, ms > ms_tty ? ms : ms_tty, timeout, out);
+        sudo_row(k, s, how.tty, r, ms > ms_tty ? ms : ms_tty, timeout, out);
 }
 
 /* ---- the real chain: sudo -> [slotctl] -> launcher, as the service, the way the platform runs it ---- */
@@ -342,6 +322,7 @@ struct chain_job {
         struct run_slot w;
         int out, err;           /* write ends of the pipes */
         int report;             /* write end of the helper's report */
+        bool tty;               /* the helper's session on a terminal of its own */
 };
 
 /* What the helper tells check: one record, written at once. */
@@ -376,7 +357,7 @@ static int chain_helper(void *arg)
         int r;
 
         check_enter_start(j->start);
-        check_own_session(false);
+        check_own_session(j->tty);
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
                 slots_run_fail(errno);
         r = slots_child_start(&c, j->w.stage_ms, SLOTS_CHILD_GROUP);
@@ -384,7 +365,7 @@ static int chain_helper(void *arg)
                 slots_run_fail(-r);
         if (r == 0)
                 chain_exec(j);
-        rep.status = slots_child_wait(&c);
+        rep.status = check_sudo_wait(&c);
         check_run_end(&j->w, &rep.left);
         (void) !write(j->report, &rep, sizeof(rep));
         return 0;
@@ -467,16 +448,22 @@ static bool probe_names_cwd(const struct check_run *k)
 
 /* sudo -n -u SLOT [-g GROUP] [--preserve-env=LIST] -- [SLOTCTL] PROBE, and its environment. */
 static void chain_build(const struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
-                        bool with_env, struct chain_job *j)
+                        const struct chain_how *how, struct chain_job *j)
 {
         struct strbuf list = { 0 };
         char *pe = NULL;
 
-        chain_env(k, with_env, j, &list);
+        chain_env(k, how->with_env, j, &list);
         vec_add(&j->argv, j->w.sudo);
         vec_add(&j->argv, "-n");
         vec_add(&j->argv, "-u");
         vec_add(&j->argv, s->name);
+        if (how->cmd) {
+                for (size_t i = 0; how->cmd[i]; i++)
+                        vec_add(&j->argv, how->cmd[i]);
+                strbuf_free(&list);
+                return;
+        }
         if (k->cfg->run_as_group) {
                 vec_add(&j->argv, "-g");
                 vec_add(&j->argv, k->cfg->run_as_group);
@@ -524,14 +511,15 @@ static int chain_helped(struct check_run *k, const struct start *st, struct chai
  * be entered); out gets stdout, err the first stderr line.
  */
 static int chain_run(struct check_run *k, const struct slotinfo *s, const char *launcher, const char *cwd,
-                     const struct start *st, bool with_env, char *out, size_t outsize, char *err, size_t errsize)
+                     const struct start *st, const struct chain_how *how, char *out, size_t outsize, char *err,
+                     size_t errsize)
 {
-        struct chain_job j = { .start = st };
+        struct chain_job j = { .start = st, .tty = how->tty };
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
 
         out[0] = err[0] = '\0';
-        check_run_slot_of(k, s, CHAIN_TIMEOUT_MS, &j.w);
-        chain_build(k, s, launcher, cwd, with_env, &j);
+        check_run_slot_of(k, s, how->stage_ms, &j.w);
+        chain_build(k, s, launcher, cwd, how, &j);
         if (j.argv.oom || j.envp.oom) {
                 r = -ENOMEM;
                 goto out;
@@ -628,7 +616,7 @@ static bool chain_failed_run(struct check_run *k, const struct slotinfo *s, cons
         else if (r == -ENOEXEC)
                 check_add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "reinstall sudo", "as %s, %s cannot be run",
                                k->cfg->service, sudo);
-        else if (r == -EPERM || r == -ECHILD || r == -EIO)
+        else if (r == -EPERM || r == -ECHILD || r == -EIO || r == -ECANCELED)
                 check_add_rowf(k, SLOTS_CHECK_FAIL, check, s->name, "run the check again", "in %s: %s", shown,
                                check_probe_failure(r));
         else
@@ -664,7 +652,8 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                         return;
                 }
         }
-        r = chain_run(k, s, launcher, cwd, &st, false, out, sizeof(out), err, sizeof(err));
+        r = chain_run(k, s, launcher, cwd, &st, &(struct chain_how){ .stage_ms = CHAIN_TIMEOUT_MS }, out, sizeof(out),
+                      err, sizeof(err));
         check_end_start(&st);
         snprintf(fix, sizeof(fix), "run it as %s and read the launcher's message: sudo -n -u %s -- %s%s%s ... "
                  "(the launcher must work for the slot in %s)", k->cfg->service, s->name,
@@ -683,6 +672,14 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                 shown_as(err, sizeof(err), esc, s->user, "<user>");
                 snprintf(esc, sizeof(esc), "%s", err);
         }
+        if (s->user && (check_held_end(r) || r >= 128)) {
+                snprintf(fix, sizeof(fix), "in %s the probe %s", shown,
+                         r == -ETIMEDOUT  ? "did not finish in time" :
+                         r == -ECANCELED  ? "was stopped" :
+                         r >= 0           ? "exited as killed by a signal" : "was killed by a signal");
+                check_warn_held(k, s, "chain", fix);
+                return;
+        }
         if (chain_failed_run(k, s, "chain", r, shown))
                 return;
         if (r != 0) {
@@ -700,7 +697,10 @@ static void chain_one(struct check_run *k, const struct slotinfo *s, const char 
                                k->cfg->slotctl ? "slotctl -> " : "", "launcher");
 }
 
-/* The probe in the docs root, each shared folder and the user's tree (the test slot: its state folder). */
+/*
+ * As the test slot, which proves the host: the probe in the docs root and each shared folder
+ * (without docs_root, its state folder).  As an assigned slot: in its user's tree only.
+ */
 void check_chain(struct check_run *k, const struct slotinfo *s)
 {
         char *launcher, *dir = NULL;
@@ -712,16 +712,16 @@ void check_chain(struct check_run *k, const struct slotinfo *s)
                 k->err = -ENOMEM;
                 return;
         }
-        if (!s->user) {
+        if (s->user) {
+                if (s->tree)
+                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>", false);
+        } else if (!k->cfg->docs_root) {
                 if ((dir = state_dir(k, s)))
                         chain_one(k, s, launcher, dir, dir, true);
                 else
                         k->err = -ENOMEM;
                 free(dir);
-                free(launcher);
-                return;
-        }
-        if (k->cfg->docs_root) {
+        } else {
                 chain_one(k, s, launcher, k->cfg->docs_root, k->cfg->docs_root, false);
                 for (size_t i = 0; i < k->cfg->n_shared_dirs; i++) {
                         if (!(dir = slots_path_join(k->cfg->docs_root, k->cfg->shared_dirs[i])))
@@ -729,8 +729,6 @@ void check_chain(struct check_run *k, const struct slotinfo *s)
                         chain_one(k, s, launcher, dir, dir, false);
                         free(dir);
                 }
-                if (s->tree)
-                        chain_one(k, s, launcher, s->tree, s->tree_shown ? s->tree_shown : "<docs>/<user>", false);
         }
         free(launcher);
 }
@@ -761,7 +759,8 @@ void check_sudo_env(struct check_run *k, const struct slotinfo *s)
         /* The probe's command is cat for this one run (check is single-threaded). */
         k->cfg->probe = cat;
         k->cfg->n_probe = sizeof(cat) / sizeof(cat[0]);
-        r = chain_run(k, s, launcher, cwd, &st, true, out, sizeof(out), err, sizeof(err));
+        r = chain_run(k, s, launcher, cwd, &st, &(struct chain_how){ .with_env = true, .stage_ms = CHAIN_TIMEOUT_MS },
+                      out, sizeof(out), err, sizeof(err));
         k->cfg->probe = probe;
         k->cfg->n_probe = n_probe;
         if (!check_sudo_env_verdict(k, s, r, out, err, cwd))

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check-procs.h"
@@ -225,6 +227,45 @@ bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int
 }
 
 /*
+ * Waits for sudo (c) to end: its result as slots_child_wait gives it, or -ECANCELED (sudo
+ * killed) as soon as sudo stops, which it does when its command is stopped: a stopped run
+ * never ends by itself, so it need not wait out its deadline.  SIGCHLD, also sent for a stop,
+ * wakes the wait through a signalfd beside the pidfd.
+ */
+int check_sudo_wait(struct slots_child *c)
+{
+        sigset_t set;
+        int sfd, st = 0;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGCHLD);
+        sfd = sigprocmask(SIG_BLOCK, &set, NULL) < 0 ? -1 : signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        for (;;) {
+                struct pollfd p[2] = { { .fd = c->pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+                struct signalfd_siginfo si;
+                siginfo_t w = { 0 };
+
+                if (slots_child_poll(c, &st) != 0)
+                        break;
+                if (waitid(P_PID, (id_t) c->pid, &w, WSTOPPED | WNOHANG | WNOWAIT) == 0 && w.si_pid == c->pid &&
+                    w.si_code == CLD_STOPPED) {
+                        slots_child_kill(c);
+                        st = -ECANCELED;
+                        break;
+                }
+                /* Without a pidfd or a signalfd, a look every 10 ms. */
+                (void) poll(p, 2, c->pidfd < 0 || sfd < 0 ? 10 : slots_child_left_ms(c));
+                while (sfd >= 0 && read(sfd, &si, sizeof(si)) > 0)
+                        ;
+        }
+        if (sfd >= 0)
+                close(sfd);
+        /* What the helper runs next (the kills as the slot) starts with SIGCHLD as it was. */
+        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        return st;
+}
+
+/*
  * sudo -n -u SLOT kill -s SIG -- -GROUP, as the executor runs it, for ms at most: its status
  * (0..255) or -errno; err its stderr.
  */
@@ -239,7 +280,7 @@ int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int 
         r = check_krun_start(&k, argv, ms, 0);
         if (r < 0)
                 return r;
-        r = slots_child_wait(&k.c);
+        r = check_sudo_wait(&k.c);
         check_krun_drain(&k.err, k.errbuf, sizeof(k.errbuf), &k.errlen);
         check_krun_close(&k);
         if (err)

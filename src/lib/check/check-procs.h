@@ -83,5 +83,12 @@ size_t check_run_of_slot(const struct run_slot *w, pid_t group, bool in_group, s
 /* Waits through pidfds until no process of the slot is left in group (0: anywhere), ms at most; else *who is one. */
 bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who);
 
+/*
+ * Waits for a run of sudo (c, a child of this process) to end: its result as slots_child_wait
+ * gives it, or -ECANCELED (sudo killed) as soon as sudo stops, as it does when its command is
+ * stopped; on events (pidfd, SIGCHLD through a signalfd), not on the deadline.
+ */
+int check_sudo_wait(struct slots_child *c);
+
 /* sudo -n -u SLOT kill -s SIG -- -GROUP for ms at most: its status (0..255) or -errno; err its stderr. */
 int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size);

@@ -15,6 +15,8 @@ const char *slots_check_status_name(enum slots_check_status s)
                 return "FAIL";
         case SLOTS_CHECK_SKIP:
                 return "SKIP";
+        case SLOTS_CHECK_WARN:
+                return "WARN";
         }
         return "?";
 }
@@ -59,6 +61,8 @@ int slots_check_report_add(struct slots_check_report *rep, enum slots_check_stat
                 rep->passed++;
         else if (st == SLOTS_CHECK_FAIL)
                 rep->failed++;
+        else if (st == SLOTS_CHECK_WARN)
+                rep->warned++;
         else
                 rep->skipped++;
         return 0;

@@ -11,6 +11,7 @@ enum slots_check_status {
         SLOTS_CHECK_PASS,
         SLOTS_CHECK_FAIL,
         SLOTS_CHECK_SKIP,
+        SLOTS_CHECK_WARN,               /* an outcome a slot's own processes or content could cause: not a failure */
 };
 
 /* One row of the report.  No text in it ever holds an application user id. */
@@ -25,7 +26,7 @@ struct slots_check_row {
 struct slots_check_report {
         struct slots_check_row *rows;
         size_t n, cap;
-        unsigned passed, failed, skipped;
+        unsigned passed, failed, skipped, warned;
 };
 
 struct slots_check_opts {
@@ -37,7 +38,7 @@ struct slots_check_opts {
 
 void slots_check_report_free(struct slots_check_report *rep);
 
-/* "PASS", "FAIL", "SKIP". */
+/* "PASS", "FAIL", "SKIP", "WARN". */
 const char *slots_check_status_name(enum slots_check_status s);
 
 /* Appends a row to rep (detail and fix copied; a FAIL without a fix gets the man page's).  0 or -ENOMEM. */

@@ -9,12 +9,51 @@
 #include <fcntl.h>
 
 #include "check-row.h"
+#include "escape.h"
 #include "fsutil.h"
 
 #define PROBE_TIMEOUT_MS 10000
 #define SUDO_DEFAULT "/usr/bin/sudo"
 
 /* ---- the rows and what they share ---- */
+
+int check_slot_procs(const struct slotinfo *s, struct strbuf *d)
+{
+        struct slots_procs_report rep;
+        struct slots_error e;
+
+        if (slots_find_processes(s->pw.uid, s->pw.gid, SLOTS_FIND_ANY, &rep, &e) < 0)
+                return -1;
+        for (unsigned i = 0; i < rep.survivors && i < SLOTS_PROCS_SHOWN; i++) {
+                char comm[4 * sizeof(rep.shown[i].comm)];
+
+                strbuf_addf(d, "%spid %d (%s)", i ? ", " : "", (int) rep.shown[i].pid,
+                            slots_escape_buf(rep.shown[i].comm, comm, sizeof(comm)));
+        }
+        if (rep.survivors > SLOTS_PROCS_SHOWN)
+                strbuf_addf(d, ", and %u more", rep.survivors - SLOTS_PROCS_SHOWN);
+        return (int) rep.survivors;
+}
+
+bool check_held_end(int r)
+{
+        return r == -ETIMEDOUT || r == -ECHILD || r == -ECANCELED;
+}
+
+void check_warn_held(struct check_run *k, const struct slotinfo *s, const char *check, const char *what)
+{
+        struct strbuf d = { 0 };
+        int n;
+
+        strbuf_addf(&d, "as %s, %s: the slot's own processes can do that (same uid), so it says nothing of the "
+                    "host, which the test slot's rows prove; processes of %s now: ", s->name, what, s->name);
+        n = check_slot_procs(s, &d);
+        if (n <= 0)
+                strbuf_addf(&d, "%s", n < 0 ? "/proc could not be read" : "none");
+        strbuf_addf(&d, "; if it repeats, look at them (ps -o pid,stat,cmd -u %s) or release the slot", s->name);
+        check_add_row(k, SLOTS_CHECK_WARN, check, s->name, &d, NULL);
+        strbuf_free(&d);
+}
 
 void check_add_row(struct check_run *k, enum slots_check_status st, const char *check, const char *slot,
                    const struct strbuf *detail, const struct strbuf *fix)

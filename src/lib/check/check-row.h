@@ -98,6 +98,22 @@ void check_add_rowf(struct check_run *k, enum slots_check_status st, const char 
  */
 void check_slot_lookup(struct check_run *k, struct slotinfo *s);
 
+/*
+ * The live processes of slot s now, one look over /proc (procs.c, finding only): their number
+ * (-1: /proc could not be read), and "pid N (comm), ..." added to d, comm escaped.
+ */
+int check_slot_procs(const struct slotinfo *s, struct strbuf *d);
+
+/*
+ * A run as the assigned slot s ended as the slot's own processes could make it end (stopped,
+ * killed, never started): a WARN row of check saying what, naming the slot's processes now.
+ * Whether the host works is the test slot's rows to say, which nobody holds.
+ */
+void check_warn_held(struct check_run *k, const struct slotinfo *s, const char *check, const char *what);
+
+/* Whether r (a run's -errno, privdrop.h) is an end the slot's own processes could cause. */
+bool check_held_end(int r);
+
 /* How fix lines name accounts; a file the slot must not own goes to the service. */
 struct slots_perm_names check_names_for(const struct check_run *k);
 

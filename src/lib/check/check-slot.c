@@ -352,6 +352,10 @@ void check_runner(struct check_run *k, const struct slotinfo *s)
                 check_runner_svc(k, s);
                 return;
         }
+        if (s->user && check_held_end(s->probe_r)) {
+                check_warn_held(k, s, "runner-reachable", check_probe_failure(s->probe_r));
+                return;
+        }
         for (size_t i = 0; i < k->n_launchers; i++) {
                 const struct launcher *l = &k->launchers[i];
                 struct reach rr;
@@ -438,6 +442,10 @@ void check_private(struct check_run *k, const struct slotinfo *s)
         }
         if (!s->have_id) {
                 check_add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "no account %s", s->name);
+                return;
+        }
+        if (s->user && check_held_end(s->probe_r)) {
+                check_warn_held(k, s, "private-unreachable", check_probe_failure(s->probe_r));
                 return;
         }
         if (s->probe_r < 0) {
@@ -612,7 +620,11 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
         }
         if (s->user)
                 own_tree(k, s, &d, &f);
-        if (s->probe_r < 0) {
+        if (s->user && check_held_end(s->probe_r) && !d.len) {
+                check_warn_held(k, s, "user-tree", check_probe_failure(s->probe_r));
+                goto out;
+        }
+        if (s->probe_r < 0 && !(s->user && check_held_end(s->probe_r))) {
                 strbuf_sep(&d, "; ");
                 strbuf_addf(&d, "as %s: %s", s->name, check_probe_failure(s->probe_r));
                 strbuf_sep(&f, " && ");
@@ -664,6 +676,7 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
                 strbuf_addf(&d, "cannot list the %u other user tree%s", others, others == 1 ? "" : "s");
                 check_add_row(k, SLOTS_CHECK_PASS, "user-tree", s->name, &d, NULL);
         }
+out:
         strbuf_free(&d);
         strbuf_free(&f);
 }

@@ -194,6 +194,8 @@ const char *check_probe_failure(int r)
                 return "the probe could not drop to the account's groups and uid";
         case -ECHILD:
                 return "the probe died from a signal";
+        case -ECANCELED:
+                return "the probe was stopped (SIGSTOP or the like): ended at once";
         default:
                 return strerror(-r);
         }

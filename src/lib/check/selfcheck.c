@@ -99,15 +99,16 @@ static bool own_limits(const struct slots_config *c, unsigned n)
 }
 
 /*
- * The real sudo rows cost about 7 sudo runs per slot, the same for every slot but
- * its name (which sudoers-dropin and sudo-grants check for all).  They run for the
- * test slot, every slot with limits of its own (pam_slots opens its sudo session
- * with those), and check_sample() of the assigned slots.  Above SUDO_SAMPLE
- * assigned slots, a SKIP row names the sample.
+ * The rows that run sudo: the test slot's prove the host (about 7 sudo runs); an
+ * assigned slot's chain in its user's tree is one run, the same for every slot but
+ * its name and tree (sudoers-dropin and sudo-grants check every name).  The chain
+ * runs for every slot with limits of its own (pam_slots opens its sudo session with
+ * those) and check_sample() of the assigned slots.  Above SUDO_SAMPLE assigned
+ * slots, a SKIP row names the sample.
  */
 static int pick_sudo_slots(struct check_run *k)
 {
-        size_t n_assigned = 0, a = 0, n_own = 0;
+        size_t n_assigned = 0, a = 0, n_own = 0, n_test = 0;
         struct strbuf d = { 0 };
         bool *pick;
 
@@ -131,24 +132,27 @@ static int pick_sudo_slots(struct check_run *k)
                         continue;
                 s->sudo_pos = k->n_sudo;
                 k->sudo_slots[k->n_sudo++] = i;
+                n_test += !s->user;
         }
         free(pick);
         if (n_assigned <= SUDO_SAMPLE)
                 return 0;
-        strbuf_addf(&d, "sudo-preflight, sudo-env, sudo-kill and chain run for %zu of the %zu slots checked, not for "
-                    "the other %zu: ", k->n_sudo, k->n_slots, k->n_slots - k->n_sudo);
+        strbuf_addf(&d, "chain runs in the users' trees of %zu of the %zu assigned slots: ", k->n_sudo - n_test,
+                    n_assigned);
         for (size_t j = 0, shown = 0; j < k->n_sudo; j++) {
                 const struct slotinfo *s = &k->slots[k->sudo_slots[j]];
 
+                if (!s->user)
+                        continue;
                 if (shown++ == SAMPLE_SHOWN) {
-                        strbuf_addf(&d, " and %zu more", k->n_sudo - SAMPLE_SHOWN);
+                        strbuf_addf(&d, " and %zu more", k->n_sudo - n_test - SAMPLE_SHOWN);
                         break;
                 }
-                strbuf_addf(&d, "%s%s%s", j ? ", " : "", s->name, !s->user ? " (the test slot)" : "");
+                strbuf_addf(&d, "%s%s", shown > 1 ? ", " : "", s->name);
         }
-        strbuf_addf(&d, "; of the %zu assigned slots the lowest, the highest and %d evenly between by slot number%s; "
-                    "what those rows run is the same for every slot but its name, and sudoers-dropin and sudo-grants "
-                    "check each slot's name in sudo's rules", n_assigned, SUDO_SAMPLE - 2,
+        strbuf_addf(&d, "; the lowest, the highest and %d evenly between by slot number%s; what it runs is the same "
+                    "for every slot but its name and tree, sudoers-dropin and sudo-grants check each slot's name in "
+                    "sudo's rules, and the rows that prove the host run as the test slot", SUDO_SAMPLE - 2,
                     n_own ? ", and each slot with limits of its own (pam_slots opens its sudo session with them)" : "");
         check_add_row(k, SLOTS_CHECK_SKIP, "sudo-sample", NULL, &d, NULL);
         strbuf_free(&d);
@@ -337,6 +341,7 @@ enum {
         NEEDS_PROBE = 1 << 1,           /* reads the slot's probe results (run_slot_probes as root) */
         NEEDS_RELEASE = 1 << 2,         /* app_root, launcher and a release: else one host-wide row */
         NEEDS_SUDO = 1 << 3,            /* runs sudo: for the sampled slots only, in a pool of children */
+        NEEDS_TEST = 1 << 4,            /* proves the host: as the test slot only, which nobody holds */
 };
 
 static const struct slot_check {
@@ -352,9 +357,9 @@ static const struct slot_check {
         { "runner-reachable", check_runner, NEEDS_PROBE | NEEDS_RELEASE, NULL },
         { "private-unreachable", check_private, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
         { "user-tree", check_tree, NEEDS_ROOT | NEEDS_PROBE, "needs root: probes as the slot" },
-        { "sudo-preflight", check_sudo, NEEDS_SUDO, NULL },
-        { "sudo-env", check_sudo_env, NEEDS_SUDO, NULL },
-        { "sudo-kill", check_sudo_kill, NEEDS_SUDO, NULL },
+        { "sudo-preflight", check_sudo, NEEDS_SUDO | NEEDS_TEST, NULL },
+        { "sudo-env", check_sudo_env, NEEDS_SUDO | NEEDS_TEST, NULL },
+        { "sudo-kill", check_sudo_kill, NEEDS_SUDO | NEEDS_TEST, NULL },
         { "chain", check_chain, NEEDS_SUDO, NULL },
         { "slice", check_slice, 0, NULL },
 };
@@ -387,6 +392,12 @@ static struct sudo_rows *sudo_rows_of(const struct check_run *k, size_t i)
         return (struct sudo_rows *) (k->sudo_mem + i * SUDO_ROWS_MAX);
 }
 
+/* A row that proves the host runs as the test slot only: an assigned slot's holder could sway it. */
+static bool runs_for(const struct slot_check *c, const struct slotinfo *s)
+{
+        return !(c->needs & NEEDS_TEST) || !s->user;
+}
+
 static bool runs_in_pool(const struct slot_check *c, bool root)
 {
         return (c->needs & NEEDS_SUDO) && !(c->needs & NEEDS_RELEASE) && (root || !(c->needs & NEEDS_ROOT));
@@ -417,7 +428,7 @@ static int sudo_task(void *arg, size_t j)
         for (size_t c = 0; c < sizeof(per_slot) / sizeof(per_slot[0]); c++) {
                 size_t from = rep.n;
 
-                if (!runs_in_pool(&per_slot[c], root))
+                if (!runs_in_pool(&per_slot[c], root) || !runs_for(&per_slot[c], &k->slots[i]))
                         continue;
                 per_slot[c].fn(k, &k->slots[i]);
                 for (size_t r = from; r < rep.n; r++) {
@@ -502,6 +513,51 @@ static bool sudo_rows_add(struct check_run *k, size_t c, size_t i)
         return true;
 }
 
+/* The test slot among the slots checked (the one no user holds), or NULL. */
+static const struct slotinfo *test_slot(const struct check_run *k)
+{
+        for (size_t i = 0; i < k->n_slots; i++)
+                if (!k->slots[i].user)
+                        return &k->slots[i];
+        return NULL;
+}
+
+/*
+ * The test slot's processes, looked at before the runs that prove the host (when before is
+ * NULL: d gets them) and after them: the row test-slot-idle.  Nobody holds the test slot, so
+ * a process of it could only sway those runs.
+ */
+static void test_slot_idle(struct check_run *k, struct strbuf *d, const struct strbuf *before)
+{
+        const struct slotinfo *t = test_slot(k);
+        struct strbuf fix = { 0 };
+        int n;
+
+        if (!t || !t->have_id)
+                return;
+        if (!before) {
+                if (check_slot_procs(t, d) < 0)
+                        strbuf_addf(d, "/proc could not be read");
+                return;
+        }
+        n = check_slot_procs(t, d);
+        strbuf_addf(&fix, "find what runs as the test slot (ps -o pid,stat,cmd -u %s; nobody holds it) and end it, "
+                    "then run the check again", t->name);
+        if (before->len)
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "test-slot-idle", t->name, strbuf_str(&fix),
+                               "before the runs as %s that prove the host, processes of it ran (nobody holds it; "
+                               "they could stop or kill those runs): %s", t->name, strbuf_str(before));
+        else if (n != 0)
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "test-slot-idle", t->name, strbuf_str(&fix),
+                               "a process of %s appeared while check ran as it (nobody holds it): %s", t->name,
+                               n < 0 ? "/proc could not be read" : strbuf_str(d));
+        else
+                check_add_rowf(k, SLOTS_CHECK_PASS, "test-slot-idle", t->name, NULL,
+                               "no process of %s (uid %lu) before or after the runs as it that prove the host",
+                               t->name, (unsigned long) t->pw.uid);
+        strbuf_free(&fix);
+}
+
 /* A check that cannot run for any slot: its rows say why (true), or it runs (false). */
 static bool slot_check_skipped(struct check_run *k, const struct slot_check *c, bool root)
 {
@@ -509,6 +565,12 @@ static bool slot_check_skipped(struct check_run *k, const struct slot_check *c, 
                 for (size_t i = 0; i < k->n_slots; i++)
                         check_add_rowf(k, SLOTS_CHECK_SKIP, c->row, k->slots[i].name, NULL, "%s (check runs as %s)",
                                        c->root_why, k->cfg->service);
+                return true;
+        }
+        if ((c->needs & NEEDS_TEST) && !test_slot(k)) {
+                check_add_rowf(k, SLOTS_CHECK_SKIP, c->row, NULL, NULL,
+                               "no test slot: every slot of the pool is assigned or pending, and this row runs as "
+                               "the test slot only (nobody holds it); release a slot or grow the pool");
                 return true;
         }
         if (!(c->needs & NEEDS_RELEASE))
@@ -537,7 +599,8 @@ static void run_per_slot_rows(struct check_run *k, bool root)
                 if (slot_check_skipped(k, &per_slot[c], root))
                         continue;
                 for (size_t i = 0; i < k->n_slots; i++) {
-                        if ((per_slot[c].needs & NEEDS_SUDO) && !k->slots[i].sudo_rows)
+                        if (((per_slot[c].needs & NEEDS_SUDO) && !k->slots[i].sudo_rows) ||
+                            !runs_for(&per_slot[c], &k->slots[i]))
                                 continue;
                         if (!runs_in_pool(&per_slot[c], root) || !sudo_rows_add(k, c, i))
                                 per_slot[c].fn(k, &k->slots[i]);
@@ -549,6 +612,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
 {
         struct check_run k = { .o = o, .rep = rep, .rootfd = -1 };
         struct probe_server srv = { .fd = -1 };
+        struct strbuf before = { 0 }, after = { 0 };
         bool root = geteuid() == 0, probes = false;
 
         memset(rep, 0, sizeof(*rep));
@@ -603,14 +667,18 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
         check_probe_server_stop(&srv);
         if (k.err)
                 goto out;
+        test_slot_idle(&k, &before, NULL);
         run_sudo_rows(&k, root);
         run_per_slot_rows(&k, root);
+        test_slot_idle(&k, &after, &before);
         check_other_accounts(&k);
         if (k.n_slots == 0)
                 check_add_rowf(&k, SLOTS_CHECK_SKIP, "account", NULL, NULL,
                                "no slot to check: none is assigned and no test slot is free");
 out:
         check_probe_server_stop(&srv);
+        strbuf_free(&before);
+        strbuf_free(&after);
         ctx_free(&k);
         if (k.err) {
                 slots_check_report_free(rep);
