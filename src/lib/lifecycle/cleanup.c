@@ -586,9 +586,9 @@ static int reset_in_place(int fd, const char *path, uid_t uid, gid_t gid, struct
 }
 
 /*
- * One of home, state and run: the old folder (if any) is taken from the slot
- * and emptied where it is (a mount point inside is named by its own path), a
- * fresh one is made beside it and swapped in, and the old one is removed.
+ * One of home, state and run: the old folder (if any) is taken from everyone,
+ * a fresh one is made beside it and swapped in, and only then is the old one
+ * emptied (each folder taken from everyone as the walk enters it) and removed.
  * Every part is safe to repeat: what a killed run left under release's own
  * names (.<slot>.slots-fresh, .<slot>.slots-old) goes first.  A folder that is
  * a mount point of its own is reset in place instead.
@@ -619,13 +619,10 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
         }
         if (ofd >= 0 && is_mount_root(pfd, ofd))
                 return reset_in_place(ofd, path, uid, gid, e);
+        /* Taken from everyone, then swapped out before it is emptied: a neighbour busy inside holds nothing up. */
         if (ofd >= 0) {
                 r = lock_folder(ofd, path, e);
-                if (r < 0) {
-                        close(ofd);
-                        return r;
-                }
-                r = slots_tree_empty(ofd, path, e);
+                close(ofd);
                 if (r < 0)
                         return r;
         }
@@ -635,7 +632,13 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
         /* The swap on disk before anything else is: a power loss must not bring the old folder back. */
         if (r == 0 && fsync(pfd) < 0)
                 r = slots_error_set(e, -errno, path, "cannot sync its folder: %s", strerror(errno));
-        if (r == 0 && (r = discard_folder(pfd, fresh, fpath, e)) == 0)
+        /*
+         * The old one, now under the fresh name, shown by the path it had.  What cannot be
+         * emptied (a mount inside) goes back where the admin knows it; the slot stays pending.
+         */
+        if (r == 0 && (r = discard_folder(pfd, fresh, ofd >= 0 ? path : fpath, e)) < 0 && ofd >= 0)
+                (void) renameat2(pfd, fresh, pfd, name, RENAME_EXCHANGE);
+        if (r == 0)
                 r = discard_folder(pfd, old, opath, e);
         return r;
 }
