@@ -6,8 +6,9 @@
 #     unix socket, SCM_RIGHTS): release ends that process and names it; it reads nothing alice
 #     writes after her next assign
 #   B through a folder descriptor slot04 makes a file of its own in alice's tree and links one
-#     of its files there: release hands the file to the service and removes the linked name;
-#     assign does the same before it grants the next slot, which gives slot04 nothing
+#     of its files there: release hands the file to the service and puts a copy of the
+#     service's in place of the linked name; assign does the same before it grants the next
+#     slot, which gives slot04 nothing
 #   D a 0777 folder in slot03's home where a process of slot04 keeps making names: release
 #     finishes all the same and the slot is free
 RELEASE_POOL=5
@@ -17,10 +18,11 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 7
 
 TREE=$DOCS/_users/alice
 HOME3=$SROOT/home/slot03
+# setpriv, not runuser: it execs the command itself, so $! is the neighbour's own pid.
 as() {
 	as_who=$1
 	shift
-	runuser -u "$as_who" -- "$@"
+	setpriv --reuid="$as_who" --regid="$as_who" --init-groups "$@"
 }
 mount -t tmpfs -o mode=2775 tmpfs /var/mail || { echo "Bail out! cannot mount a tmpfs on /var/mail"; exit 99; }
 chgrp mail /var/mail
@@ -83,7 +85,7 @@ elif mode == "churn":
 PY
 # keeper TAG MODE: starts slot04's keeper (its pid in $keeper) and waits until it listens.
 keeper() {
-	as slot04 python3 "$S/nb.py" "$BOX" keep "$1" "$2" 2>"$S/$1.err" &
+	setpriv --reuid=slot04 --regid=slot04 --init-groups python3 "$S/nb.py" "$BOX" keep "$1" "$2" 2>"$S/$1.err" &
 	keeper=$!
 	wait_for test -e "$BOX/$1.ready"
 }
@@ -131,12 +133,20 @@ check "slot05 hands a descriptor of $TREE/open to slot04's process" \
 check "slot04 made a file and a link in alice's tree" wait_for test -e "$BOX/open.planted"
 check "the file is slot04's" test "$(stat -c %U "$TREE/open/planted")" = slot04
 check "the link is slot04's, with two names" test "$(stat -c '%U %h' "$TREE/open/linked")" = "slot04 2"
+# user_tree_row SLOT: the status of check's user-tree row for SLOT; check's output in $S/check.
+user_tree_row() {
+	admin check >"$S/check" 2>&1
+	awk -v s="$1" '$2 == "user-tree" && $3 == s { print $1; exit }' "$S/check"
+}
+check "check's user-tree row FAILs slot04's entries in alice's tree" test "$(user_tree_row slot05)" = FAIL
+check "the row names one and its owner" grep -q "to another account than the service and slot05.*open/[a-z]* (uid $(uid_of slot04))" "$S/check"
 admin_run release alice
 cat "$S/err"
 check "release alice exits 0" test "$st" = 0
 check "the file slot04 made is the service's now" test "$(stat -c %U "$TREE/open/planted")" = svc
-check "the linked name is gone from alice's tree" test ! -e "$TREE/open/linked"
-check "release names the linked file it removed" grep -q "open/linked" "$S/err"
+check "the linked name is a copy of the service's now, one link" test "$(stat -c '%U %h' "$TREE/open/linked")" = "svc 1"
+check "the copy keeps the content" test "$(cat "$TREE/open/linked")" = "slot04's own"
+check "release names the linked file it replaced" grep -q "open/linked: has 2 hard links and is uid $(uid_of slot04)'s" "$S/err"
 check "slot04's own file keeps its content" test "$(cat "$BOX/open.own")" = "slot04's own"
 # what an older release left (a file of slot04's, a link of slot04's): assign does the same
 install -o slot04 -g slot04 -m 0666 /dev/null "$TREE/open/left"
@@ -145,9 +155,12 @@ admin_run assign alice slot03
 cat "$S/err"
 check "assign alice slot03 exits 0" test "$st" = 0
 check "assign hands slot04's file to the service" test "$(stat -c %U "$TREE/open/left")" = svc
-check "assign removes slot04's linked name" test ! -e "$TREE/open/left-linked"
+check "assign puts a copy of the service's in place of slot04's linked name" \
+	test "$(stat -c '%U %h' "$TREE/open/left-linked")" = "svc 1"
 check "the grant names no account but slot03 on slot04's old files" \
-	sh -c "! getfacl -cpn '$TREE/open/planted' '$TREE/open/left' | grep -q ':$(uid_of slot04):'"
+	sh -c "! getfacl -cpn '$TREE/open/planted' '$TREE/open/left' '$TREE/open/left-linked' | grep -q ':$(uid_of slot04):'"
+check "slot04's own file has no entry for slot03" sh -c "! getfacl -cpn '$BOX/open.own' | grep -q ':$(uid_of slot03):'"
+check "check's user-tree row passes on slot03's tree" test "$(user_tree_row slot03)" = PASS
 check "slot04's own file keeps its content" test "$(cat "$BOX/open.own")" = "slot04's own"
 
 # ---- D: a 0777 folder in slot03's home where slot04 keeps making names ----

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "procs.h"
 #include "error.h"
 #include "walk.h"
 
@@ -20,6 +21,8 @@ struct slots_tree_stats {
          */
         void (*note)(void *data, const char *path, const char *why);
         void *note_data;
+        /* When set, the user's own tree at release adds each entry's inode (procs.h: the neighbours' look). */
+        struct slots_held *held;
 };
 
 /* Walks keep at most this many folders open at once, at any depth (walk.h). */
