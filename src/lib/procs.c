@@ -375,15 +375,22 @@ static bool held_in(int procfd, const char *pid, const char *sub, const struct s
         return found;
 }
 
-/* Another account's (a uid neither root's nor the kept one's) and it holds an inode of the set. */
+/* Another account's: one of its uids is neither root's nor the kept one's. */
+static bool other_account(const struct slots_neighbours *nb, const struct slots_proc *p)
+{
+        bool other = false;
+
+        for (int i = 0; nb && i < 4; i++)
+                other |= p->uid[i] != 0 && p->uid[i] != (unsigned long) nb->keep_uid;
+        return other;
+}
+
+/* Another account's, and it holds an inode of the set. */
 static bool neighbour(const struct slots_neighbours *nb, int procfd, const char *pid, const struct slots_proc *p)
 {
         char path[300];
-        bool other = false;
 
-        for (int i = 0; i < 4; i++)
-                other |= p->uid[i] != 0 && p->uid[i] != (unsigned long) nb->keep_uid;
-        if (!other)
+        if (!other_account(nb, p))
                 return false;
         snprintf(path, sizeof(path), "%s/cwd", pid);
         if (held_at(procfd, path, nb->held))
@@ -477,7 +484,7 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
                 if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
                 if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || slots_proc_dead(&p) ||
-                    (!wanted(w, &p) && !w->nb))
+                    (!wanted(w, &p) && !other_account(w->nb, &p)))
                         continue;
                 p.pid = (pid_t) atol(de->d_name);
                 pidfd = (int) syscall(SYS_pidfd_open, p.pid, 0);

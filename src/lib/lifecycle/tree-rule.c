@@ -553,8 +553,13 @@ int tree_visit(void *data, enum slots_walk_event ev, const struct slots_walk_ent
 
         if (ev == SLOTS_WALK_LEAVE)
                 return 0;
-        /* Every inode of the user's tree, even one left alone: no neighbour may keep it open. */
+        /*
+         * Every inode of the user's tree, even one left alone: no neighbour may keep it open.
+         * Not a file with another name: that name is not the tree's (another account's is
+         * replaced by a copy here), and whoever holds it there is no neighbour of this tree.
+         */
         if (ev != SLOTS_WALK_CHANGING && t->stats->held && t->mode == TREE_RELEASE_ALL &&
+            (S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1) &&
             slots_held_add(t->stats->held, makedev(en->sx->stx_dev_major, en->sx->stx_dev_minor), en->sx->stx_ino) < 0)
                 return fail(e, en, -ENOMEM, "cannot keep the tree's inodes");
         if (ev == SLOTS_WALK_CHANGING) {
