@@ -1,4 +1,4 @@
-/* Ending every process that carries one account's identity, as root, so that the account cannot fight back. */
+/* Ending every process that carries one account's identity, or holds what it leaves, as root, so that neither can fight back. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -299,7 +299,98 @@ struct who {
         uid_t uid;
         gid_t gid;
         bool borrowed_only;             /* only processes that carry the group alone */
+        const struct slots_neighbours *nb;      /* and these, when set */
 };
+
+/* ---- neighbours: another account's processes that hold an inode of a set ---- */
+
+static int inode_cmp(const void *a, const void *b)
+{
+        const struct slots_inode *x = a, *y = b;
+
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int slots_held_add(struct slots_held *h, dev_t dev, ino_t ino)
+{
+        if (h->n == h->cap) {
+                size_t cap = h->cap ? h->cap * 2 : 256;
+                struct slots_inode *v = realloc(h->v, cap * sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                h->v = v;
+                h->cap = cap;
+        }
+        h->v[h->n++] = (struct slots_inode) { dev, ino };
+        return 0;
+}
+
+void slots_held_free(struct slots_held *h)
+{
+        free(h->v);
+        *h = (struct slots_held) { 0 };
+}
+
+/* Whether what dfd/name leads to (a magic link of /proc followed to the open file itself) is in the set. */
+static bool held_at(int dfd, const char *name, const struct slots_held *h)
+{
+        struct slots_inode k;
+        struct stat st;
+
+        if (fstatat(dfd, name, &st, 0) < 0)
+                return false;
+        k = (struct slots_inode) { st.st_dev, st.st_ino };
+        return bsearch(&k, h->v, h->n, sizeof(k), inode_cmp) != NULL;
+}
+
+/* Whether one of the links in the folder pid/sub (fd, map_files) leads to an inode of the set. */
+static bool held_in(int procfd, const char *pid, const char *sub, const struct slots_held *h)
+{
+        char path[300];
+        struct dirent *de;
+        bool found = false;
+        DIR *d;
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", pid, sub);
+        fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || !(d = fdopendir(fd))) {
+                slots_close(fd);
+                return false;
+        }
+        while (!found && (de = readdir(d)))
+                found = de->d_name[0] != '.' && held_at(dirfd(d), de->d_name, h);
+        closedir(d);
+        return found;
+}
+
+/* Another account's: one of its uids is neither root's nor the kept one's. */
+static bool other_account(const struct slots_neighbours *nb, const struct slots_proc *p)
+{
+        bool other = false;
+
+        for (int i = 0; nb && i < 4; i++)
+                other |= p->uid[i] != 0 && p->uid[i] != (unsigned long) nb->keep_uid;
+        return other;
+}
+
+/* Another account's, and it holds an inode of the set. */
+static bool neighbour(const struct slots_neighbours *nb, int procfd, const char *pid, const struct slots_proc *p)
+{
+        char path[300];
+
+        if (!other_account(nb, p))
+                return false;
+        snprintf(path, sizeof(path), "%s/cwd", pid);
+        if (held_at(procfd, path, nb->held))
+                return true;
+        snprintf(path, sizeof(path), "%s/root", pid);
+        return held_at(procfd, path, nb->held) || held_in(procfd, pid, "fd", nb->held) ||
+               held_in(procfd, pid, "map_files", nb->held);
+}
 
 /* p carries the identity as w asks: at all, or through the group alone (no uid of it, no namespace of it). */
 static bool wanted(const struct who *w, const struct slots_proc *p)
@@ -331,7 +422,7 @@ static int ns_start(int procfd, struct ns_seen *seen)
 static void count_and_signal(const struct who *w, const struct slots_proc *p, int pidfd, enum action act,
                              struct tally *t, struct slots_procs_report *rep)
 {
-        bool mine = slots_proc_signallable(p, w->uid, w->gid);
+        bool mine = p->neighbour || slots_proc_signallable(p, w->uid, w->gid);
 
         t->live++;
         if (!mine)
@@ -344,8 +435,11 @@ static void count_and_signal(const struct who *w, const struct slots_proc *p, in
                 rep->survivors++;
         /* A stopped process needs no second SIGSTOP; SIGKILL goes to every one. */
         if (mine && act != SCAN && (act == KILL || !slots_proc_held(p)) &&
-            pidfd_signal(pidfd, act == KILL ? SIGKILL : SIGSTOP) == 0)
+            pidfd_signal(pidfd, act == KILL ? SIGKILL : SIGSTOP) == 0) {
                 t->sent++;
+                if (act == KILL && p->neighbour && w->nb->named)
+                        w->nb->named(w->nb->data, p);
+        }
 }
 
 /*
@@ -381,15 +475,20 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
 
                 if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
-                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || !wanted(w, &p) || slots_proc_dead(&p))
+                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) < 0 || slots_proc_dead(&p) ||
+                    (!wanted(w, &p) && !other_account(w->nb, &p)))
                         continue;
                 p.pid = (pid_t) atol(de->d_name);
                 pidfd = (int) syscall(SYS_pidfd_open, p.pid, 0);
                 if (pidfd < 0)
                         continue;       /* gone already */
-                /* Look again through the same pid now that the pidfd pins the process, then check it lives. */
-                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) == 0 && pidfd_signal(pidfd, 0) == 0 &&
-                    wanted(w, &p) && !slots_proc_dead(&p))
+                /*
+                 * Look again through the same pid now that the pidfd pins the process (what a
+                 * neighbour holds is looked at only now), then check it lives.
+                 */
+                if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) == 0 && !slots_proc_dead(&p) &&
+                    (wanted(w, &p) || (p.neighbour = w->nb && neighbour(w->nb, procfd, de->d_name, &p))) &&
+                    pidfd_signal(pidfd, 0) == 0)
                         count_and_signal(w, &p, pidfd, act, t, rep);
                 close(pidfd);
         }
@@ -483,12 +582,20 @@ bool slots_nice_raise(int *before)
 
 int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e)
 {
-        const struct who w = { uid, gid, false };
+        return slots_end_processes_held(uid, gid, NULL, timeout_ms, rep, e);
+}
+
+int slots_end_processes_held(uid_t uid, gid_t gid, const struct slots_neighbours *nb, int timeout_ms,
+                             struct slots_procs_report *rep, struct slots_error *e)
+{
+        const struct who w = { uid, gid, false, nb && nb->held && nb->held->n ? nb : NULL };
         bool raised;
         int before, r;
 
         /* Ahead of a fork bomb on every CPU: the rounds must outrun the forks.  Restored after. */
         raised = uid != 0 && slots_nice_raise(&before);
+        if (w.nb)
+                qsort(w.nb->held->v, w.nb->held->n, sizeof(*w.nb->held->v), inode_cmp);
         r = end_processes(&w, timeout_ms, rep, e);
         if (raised)
                 (void) setpriority(PRIO_PROCESS, 0, before);
@@ -626,7 +733,7 @@ int slots_procs_snapshot(struct slots_proc_table **out, struct slots_error *e)
 void slots_procs_table_find(const struct slots_proc_table *t, uid_t uid, gid_t gid, enum slots_find which,
                             struct slots_procs_report *rep)
 {
-        const struct who w = { uid, gid, which == SLOTS_FIND_BORROWED };
+        const struct who w = { uid, gid, which == SLOTS_FIND_BORROWED, NULL };
 
         memset(rep, 0, sizeof(*rep));
         rep->rounds = 1;

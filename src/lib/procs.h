@@ -14,6 +14,7 @@ struct slots_proc {
         unsigned long gid[4];           /* the same for the group */
         bool in_group;                  /* its Groups line lists the gid asked about */
         bool userns;                    /* it runs in a user namespace the uid owns (or one below it) */
+        bool neighbour;                 /* another account's that holds what a release takes back */
         unsigned long threads;
         char comm[64];
 };
@@ -79,6 +80,42 @@ bool slots_nice_raise(int *before);
  * process table is the one of this PID namespace's /proc.
  */
 int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs_report *rep, struct slots_error *e);
+
+/* Inodes (device and inode number) a release found in what it takes back: a set for the neighbours' look. */
+struct slots_held {
+        struct slots_inode {
+                dev_t dev;
+                ino_t ino;
+        } *v;
+        size_t n, cap;
+};
+
+/* Adds an inode to the set: 0, or -ENOMEM. */
+int slots_held_add(struct slots_held *h, dev_t dev, ino_t ino);
+void slots_held_free(struct slots_held *h);
+
+/*
+ * Another account's process that holds something of what a release takes back: any
+ * of its uids neither root's nor keep_uid's (the service), and one of its open files
+ * (/proc/PID/fd), its working folder, its root or one of its file mappings
+ * (/proc/PID/map_files) is an inode of held, compared by device and inode number
+ * through the opened file itself (a renamed or unlinked file is the same inode).
+ * named() hears of each one sent SIGKILL.
+ */
+struct slots_neighbours {
+        struct slots_held *held;        /* sorted by the call */
+        uid_t keep_uid;
+        void (*named)(void *data, const struct slots_proc *p);
+        void *data;
+};
+
+/*
+ * slots_end_processes(), and in the same passes every neighbour of nb (above) is
+ * stopped and killed as the identity's processes are, through a pidfd, and counted
+ * with them.  nb NULL or an empty set: slots_end_processes() itself.
+ */
+int slots_end_processes_held(uid_t uid, gid_t gid, const struct slots_neighbours *nb, int timeout_ms,
+                             struct slots_procs_report *rep, struct slots_error *e);
 
 /* Which processes slots_find_processes() reports. */
 enum slots_find {

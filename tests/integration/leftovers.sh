@@ -1,8 +1,8 @@
 #!/bin/sh
 # What a release must not leave to the slot's next user (issue 19): a process that ignores
 # SIGTERM, files in the home, the user's tree owned by the slot or with ACL entries naming
-# it, the mail in the slot's mailbox (the spool file stays, empty, its owner and mode
-# kept) and user.* extended attributes on the slot's home, state and run folders.  Each is
+# it, the mail in the slot's mailbox (the spool file stays, empty, exactly slotNN:mail 0660)
+# and user.* extended attributes on the slot's home, state and run folders.  Each is
 # shown to be there first.
 # Also release's guard: a slot that shares its uid or group with root or the service is refused
 # (exit 1, pending, nothing cleaned), since cleaning it would hit their files and processes.
@@ -78,7 +78,7 @@ check "the ACL entry naming slot01 is gone" \
 	_ "$TREE/by-slot" "$U1" "$S/acl.after"
 check "the file itself is still there" test -s "$TREE/by-slot"
 check "the mailbox is empty" test -f /var/mail/slot01 -a ! -s /var/mail/slot01
-check "the mailbox kept owner, group and mode ($mail_before)" test "$(stat -c '%U:%G %a' /var/mail/slot01)" = "$mail_before"
+check "the mailbox is slot01:mail 0660 (it was $mail_before)" test "$(stat -c '%U:%G %a' /var/mail/slot01)" = "slot01:mail 660"
 check "slot02's mailbox keeps its mail" test "$(cat /var/mail/slot02)" = bob
 for kind in home state run; do
 	check_fails "$kind/slot01 has lost user.secret" xattr "$SROOT/$kind/slot01" user.secret

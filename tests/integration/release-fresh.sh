@@ -1,9 +1,10 @@
 #!/bin/sh
 # Fresh folders at release: a process of slot03 hands a descriptor of its home, an inotify watch
-# on it and a descriptor of its mailbox to a process of slot04 (SCM_RIGHTS), which keeps them
-# across release of slot03's user and the next assign of slot03 to another user.  Through them
-# it sees no name the next user makes, no event, and none of her mail: home, state and run are
-# new inodes and the mailbox a new file.  The parts release runs are safe to repeat: leftovers
+# on it and a descriptor of its mailbox to a process of the service's (SCM_RIGHTS; one of another
+# slot's release ends: release-neighbours.sh), which keeps them across release of slot03's user
+# and the next assign of slot03 to another user.  Through them it sees no name the next user
+# makes, no event, and none of her mail: home, state and run are new inodes and the mailbox a
+# new file.  The parts release runs are safe to repeat: leftovers
 # under release's own names (a killed run) go; a default ACL of the parents is not inherited;
 # a parent of another owner is refused.
 RELEASE_POOL=4
@@ -14,9 +15,6 @@ command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 7
 HOME3=$SROOT/home/slot03
 as3() {
 	runuser -u slot03 -- "$@"
-}
-as4() {
-	runuser -u slot04 -- "$@"
 }
 # The mail spool is the host's: the test gets one of its own.
 mount -t tmpfs -o mode=2775 tmpfs /var/mail || { echo "Bail out! cannot mount a tmpfs on /var/mail"; exit 99; }
@@ -83,17 +81,17 @@ as3 sh -c "echo alice >$HOME3/alice-file"
 inode_before=$(stat -c %i "$HOME3")
 mail_inode_before=$(stat -c %i /var/mail/slot03)
 
-as4 python3 "$S/keep.py" "$BOX" keep 2>"$S/keep.err" &
+runuser -u svc -- python3 "$S/keep.py" "$BOX" keep 2>"$S/keep.err" &
 keeper=$!
-check "slot04's keeper listens" wait_for test -e "$BOX/ready"
-check "slot03 hands its home, a watch on it and its mailbox to slot04's process" \
+check "the service's keeper listens" wait_for test -e "$BOX/ready"
+check "slot03 hands its home, a watch on it and its mailbox to the service's process" \
 	as3 python3 "$S/keep.py" "$BOX" give "$HOME3" /var/mail/slot03
-check "slot04's process holds them" wait_for test -e "$BOX/held"
+check "the service's process holds them" wait_for test -e "$BOX/held"
 
 admin_run release alice
 cat "$S/out" "$S/err"
 check "release alice exits 0" test "$st" = 0
-check "slot04's keeper outlived the release" kill -0 "$keeper"
+check "the service's keeper outlived the release (the service may hold them)" kill -0 "$keeper"
 check "the home is a new inode" test "$(stat -c %i "$HOME3")" != "$inode_before"
 check "the home is slot03:slot03 0700 and empty" \
 	test "$(stat -c '%U:%G %a' "$HOME3")" = "slot03:slot03 700" -a -z "$(ls -A "$HOME3")"
@@ -105,11 +103,11 @@ check "no name of release's own is left beside the folders" \
 
 check "assign carol slot03" prints slot03 admin assign carol slot03
 touch "$BOX/mark"
-check "slot04's process drained what release did" wait_for test -e "$BOX/marked"
+check "the service's process drained what release did" wait_for test -e "$BOX/marked"
 as3 sh -c "echo carol >$HOME3/carol-secret; mkdir $HOME3/carol-dir"
 echo "mail for carol" >>/var/mail/slot03
 touch "$BOX/report"
-check "slot04's process reports" wait_for test -e "$BOX/out"
+check "the service's process reports" wait_for test -e "$BOX/out"
 wait "$keeper"
 cat "$BOX/out" "$S/keep.err"
 check "through the old home's descriptor: no name of carol's" grep -qx "names 0" "$BOX/out"

@@ -668,6 +668,8 @@ struct links {
         unsigned long unread;   /* trees whose walk stopped short of their end */
         struct strbuf why;      /* the first of them and its reason */
         const char *note;       /* after each file found: whose tree it is */
+        struct slotinfo *slot;  /* the assigned slot whose tree is walked: entries of another account, for user-tree */
+        uid_t svc_uid;
 };
 
 /* Counts a tree that could not be read to its end; the first one is named with its reason. */
@@ -683,6 +685,11 @@ static int links_visit(void *data, enum slots_walk_event ev, const struct slots_
         struct links *l = data;
 
         (void) e;
+        /* Neither the service's nor the slot's: another account's, which assign hands to the service. */
+        if (l->slot && (ev == SLOTS_WALK_ENTRY || ev == SLOTS_WALK_ENTER) && !en->other_fs &&
+            en->sx->stx_uid != l->svc_uid && en->sx->stx_uid != l->slot->pw.uid && l->slot->foreign++ == 0)
+                snprintf(l->slot->foreign_first, sizeof(l->slot->foreign_first), "%s (uid %u)", en->path,
+                         (unsigned) en->sx->stx_uid);
         if (ev != SLOTS_WALK_ENTRY || en->other_fs || S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1)
                 return 0;
         if (++l->n <= LINKS_SHOWN) {
@@ -785,8 +792,9 @@ void check_hard_links(struct check_run *k)
                 links_of(docs, c->shared_dirs[i], shown, &l);
                 free(shown);
         }
+        l.svc_uid = k->svc_found > 0 ? k->svc_pw.uid : 0;
         for (size_t i = 0; i < k->n_slots; i++) {
-                const struct slotinfo *s = &k->slots[i];
+                struct slotinfo *s = &k->slots[i];
                 size_t dl = strlen(c->docs_root);
                 char note[64];
 
@@ -794,8 +802,10 @@ void check_hard_links(struct check_run *k)
                         continue;
                 snprintf(note, sizeof(note), " (%s's user)", s->name);
                 l.note = note;
+                l.slot = k->svc_found > 0 && s->have_id ? s : NULL;
                 links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, &l);
         }
+        l.slot = NULL;
         close(docs);
         if (l.n || l.unread) {
                 links_fail(k, &l, &d, &f);

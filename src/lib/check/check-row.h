@@ -38,6 +38,8 @@ struct slotinfo {
         struct probe_res *res;  /* one per item of plan, in the run's shared memory */
         bool sudo_rows;         /* gets the real sudo rows (the sample: pick_sudo_slots in selfcheck.c) */
         size_t sudo_pos;        /* its place among those, in the sudo pool's shared memory */
+        unsigned long foreign;  /* entries of its user's tree of another account (check_hard_links' walk) */
+        char foreign_first[256];        /* the first of them, as shown, with its owner */
 };
 
 struct launcher {

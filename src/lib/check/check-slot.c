@@ -620,6 +620,15 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
         }
         if (s->user)
                 own_tree(k, s, &d, &f);
+        if (s->user && s->foreign) {
+                strbuf_sep(&d, "; ");
+                strbuf_addf(&d, "%lu entr%s of the tree %s belong%s to another account than the service and %s "
+                            "(another slot may hold it open): %s", s->foreign, s->foreign == 1 ? "y" : "ies",
+                            s->tree_shown, s->foreign == 1 ? "s" : "", s->name, s->foreign_first);
+                strbuf_sep(&f, " && ");
+                strbuf_addf(&f, "slots-admin assign <user> %s hands them to the service (<user>: slots-admin status "
+                            "%s); its release ends any other account's process that holds them", s->name, s->name);
+        }
         if (s->user && check_held_end(s->probe_r) && !d.len) {
                 check_warn_held(k, s, "user-tree", check_probe_failure(s->probe_r));
                 goto out;

@@ -214,11 +214,13 @@ static int clean_crontab(int rootfd, const char *name, struct slots_error *e)
 
 /*
  * A new empty mailbox in place of the one looked at (*st): made under a name of
- * release's own, given the old one's owner, group and mode through its fd, and
- * renamed over the name, so a descriptor kept on the old one never sees the next
- * user's mail.  Only when the name still holds what was looked at.
+ * release's own, exactly slot:mail 0660 through its fd (never the old one's
+ * owner, group or mode: the holder chose those), and renamed over the name, so
+ * a descriptor kept on the old one never sees the next user's mail.  Only when
+ * the name still holds what was looked at.
  */
-static int replace_mail(int dfd, const char *name, const struct stat *st, struct slots_error *e)
+static int replace_mail(int dfd, const char *name, const struct stat *st, uid_t uid, gid_t mail_gid,
+                        struct slots_error *e)
 {
         char tmp[SLOTS_NAME_MAX + 16];
         struct stat now;
@@ -231,7 +233,7 @@ static int replace_mail(int dfd, const char *name, const struct stat *st, struct
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0);
         if (fd < 0)
                 return slots_error_set(e, -errno, MAIL_DIR, "cannot make a new mailbox %s: %s", tmp, strerror(errno));
-        if (fchown(fd, st->st_uid, st->st_gid) < 0 || fchmod(fd, st->st_mode & 0777) < 0)
+        if (fchown(fd, uid, mail_gid) < 0 || fchmod(fd, 0660) < 0)
                 r = slots_error_set(e, -errno, MAIL_DIR, "cannot set the new mailbox's owner and mode: %s",
                                     strerror(errno));
         close(fd);
@@ -249,15 +251,17 @@ static int replace_mail(int dfd, const char *name, const struct stat *st, struct
 }
 
 /*
- * The mail spool file is replaced by an empty one (owner, group and mode as the MTA
- * made them): only a regular file of the slot's with one link.  Anything else of the
- * slot's under its name (a symlink, a FIFO, a second name of another file, where the
- * spool lets the slot make one) loses the name, never its content.
+ * The mail spool file is replaced by an empty one, exactly slot:mail 0660, whoever
+ * owned the old one and whatever its group and mode: only a regular file with one
+ * link.  Anything else under the slot's name (a symlink, a FIFO, a second name of
+ * another file), and the mailbox itself on a host without a mail group (the MTA
+ * makes the next one), loses the name, never its content.
  */
 int cleanup_clean_mail(int rootfd, const struct slots_pw *slot, struct slots_error *e)
 {
+        struct slots_gr mail = { 0 };
         struct stat st;
-        int dfd, r = 0;
+        int dfd, r = 0, found = 0;
 
         dfd = cleanup_open_dir_in(rootfd, MAIL_DIR);
         if (dfd == -ENOENT)
@@ -268,15 +272,16 @@ int cleanup_clean_mail(int rootfd, const struct slots_pw *slot, struct slots_err
                 if (errno != ENOENT)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot stat the mailbox %s: %s", slot->name,
                                             strerror(errno));
-        } else if (st.st_uid != slot->uid) {
-                /* the MTA's or root's: not the slot's to lose */
-        } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1 || (found = slots_nss_group("mail", &mail)) == 0) {
                 if (unlinkat(dfd, slot->name, 0) < 0 && errno != ENOENT)
                         r = slots_error_set(e, -errno, MAIL_DIR, "cannot remove %s (not a plain mailbox): %s",
                                             slot->name, strerror(errno));
+        } else if (found < 0) {
+                r = slots_error_set(e, found, "mail", "group lookup failed: %s", strerror(-found));
         } else {
-                r = replace_mail(dfd, slot->name, &st, e);
+                r = replace_mail(dfd, slot->name, &st, slot->uid, mail.gid, e);
         }
+        slots_gr_clear(&mail);
         close(dfd);
         return r;
 }
@@ -581,9 +586,9 @@ static int reset_in_place(int fd, const char *path, uid_t uid, gid_t gid, struct
 }
 
 /*
- * One of home, state and run: the old folder (if any) is taken from the slot
- * and emptied where it is (a mount point inside is named by its own path), a
- * fresh one is made beside it and swapped in, and the old one is removed.
+ * One of home, state and run: the old folder (if any) is taken from everyone,
+ * a fresh one is made beside it and swapped in, and only then is the old one
+ * emptied (each folder taken from everyone as the walk enters it) and removed.
  * Every part is safe to repeat: what a killed run left under release's own
  * names (.<slot>.slots-fresh, .<slot>.slots-old) goes first.  A folder that is
  * a mount point of its own is reset in place instead.
@@ -614,13 +619,10 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
         }
         if (ofd >= 0 && is_mount_root(pfd, ofd))
                 return reset_in_place(ofd, path, uid, gid, e);
+        /* Taken from everyone, then swapped out before it is emptied: a neighbour busy inside holds nothing up. */
         if (ofd >= 0) {
                 r = lock_folder(ofd, path, e);
-                if (r < 0) {
-                        close(ofd);
-                        return r;
-                }
-                r = slots_tree_empty(ofd, path, e);
+                close(ofd);
                 if (r < 0)
                         return r;
         }
@@ -630,7 +632,13 @@ static int fresh_folder(int pfd, const char *name, const char *path, uid_t uid, 
         /* The swap on disk before anything else is: a power loss must not bring the old folder back. */
         if (r == 0 && fsync(pfd) < 0)
                 r = slots_error_set(e, -errno, path, "cannot sync its folder: %s", strerror(errno));
-        if (r == 0 && (r = discard_folder(pfd, fresh, fpath, e)) == 0)
+        /*
+         * The old one, now under the fresh name, shown by the path it had.  What cannot be
+         * emptied (a mount inside) goes back where the admin knows it; the slot stays pending.
+         */
+        if (r == 0 && (r = discard_folder(pfd, fresh, ofd >= 0 ? path : fpath, e)) < 0 && ofd >= 0)
+                (void) renameat2(pfd, fresh, pfd, name, RENAME_EXCHANGE);
+        if (r == 0)
                 r = discard_folder(pfd, old, opath, e);
         return r;
 }

@@ -1,6 +1,7 @@
 /* The release protocol: every step that frees a slot for its next user, in order, each safe to repeat. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,10 +192,32 @@ static int step_processes(struct slots_release_job *j, struct slots_error *e)
 
 /* ---- step 3: the user's tree ---- */
 
+/*
+ * The inodes no other account may hold after the release (step_verify): each entry of
+ * the user's tree as the walk gives it back, and the slot's home, state and run folders
+ * and its mailbox as they are before step 4 replaces them.
+ */
 static int step_tree(struct slots_release_job *j, struct slots_error *e)
 {
-        return slots_tree_release(j->rootfd, j->cfg, j->user, j->slot.uid, j->slot_gid, j->svc_uid, j->svc_gid,
-                                  &j->tree, e);
+        static const char *const places[] = { "home", "state", "run", NULL };
+        char path[PATH_MAX];
+        struct stat st;
+        int r;
+
+        for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+                if (places[i])
+                        snprintf(path, sizeof(path), "%s/%s/%s", j->cfg->slots_root, places[i], j->name);
+                else
+                        snprintf(path, sizeof(path), "/var/mail/%s", j->name);
+                if (fstatat(j->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    slots_held_add(&j->held, st.st_dev, st.st_ino) < 0)
+                        return slots_error_set(e, -ENOMEM, path, "out of memory");
+        }
+        j->tree.held = j->user ? &j->held : NULL;
+        r = slots_tree_release(j->rootfd, j->cfg, j->user, j->slot.uid, j->slot_gid, j->svc_uid, j->svc_gid,
+                               &j->tree, e);
+        j->tree.held = NULL;
+        return r;
 }
 
 /* ---- step 4: everything else the account can leave ---- */
@@ -280,11 +303,28 @@ static int step_keys(struct slots_release_job *j, struct slots_error *e)
         return slots_cleanup_keys(&j->slot, e);
 }
 
-/* Nothing came back while the rest ran (a job started by cron, a process that slipped through). */
+/* A neighbour that held something of the holder's, ended: the caller's note names it (pid, uid, command). */
+static void neighbour_note(void *data, const struct slots_proc *p)
+{
+        const struct slots_release_job *j = data;
+        char who[128];
+
+        if (!j->tree.note)
+                return;
+        snprintf(who, sizeof(who), "process %d (uid %lu, %s)", (int) p->pid, p->uid[0], p->comm);
+        j->tree.note(j->tree.note_data, who, "another account's process held a file or folder of the user's tree "
+                     "or the slot's folders open: ended");
+}
+
+/*
+ * Nothing came back while the rest ran (a job started by cron, a process that slipped
+ * through), and no other account's process holds the user's tree or the slot's folders.
+ */
 static int step_verify(struct slots_release_job *j, struct slots_error *e)
 {
+        const struct slots_neighbours nb = { &j->held, j->svc_uid, neighbour_note, j };
         struct slots_procs_report again;
-        int r = slots_end_processes(j->slot.uid, j->slot_gid, j->kill_timeout_ms, &again, e);
+        int r = slots_end_processes_held(j->slot.uid, j->slot_gid, &nb, j->kill_timeout_ms, &again, e);
 
         if (r < 0)
                 return r;
@@ -530,6 +570,7 @@ out:
         if (h.open)
                 slots_store_close(&h.s);
         slots_close(h.lockfd);
+        slots_held_free(&j.held);
         slots_pw_clear(&j.slot);
         free(tree_user);
         return r;

@@ -50,6 +50,7 @@ struct slots_release_job {
         bool lower_after_processes;
         int nice_before;
         struct slots_tree_stats tree;
+        struct slots_held held;         /* inodes of the user's tree and the slot's folders (step 3) */
         struct slots_procs_report procs;
         unsigned long setid_cleared;    /* files whose set-id bits the sweep cleared */
 };

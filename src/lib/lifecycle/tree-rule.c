@@ -47,6 +47,102 @@ static bool names_slot(const struct tree_walk *t, uid_t uid, gid_t gid)
         return uid == t->slot_uid || gid == t->slot_gid;
 }
 
+/*
+ * An entry of another account in a tree the walk takes whole (assign, and the user's own
+ * tree at release): everything there is the service's, whoever made it.
+ */
+static bool foreign(const struct tree_walk *t, uid_t uid)
+{
+        if (t->mode == TREE_RELEASE_SLOT || uid == t->svc_uid)
+                return false;
+        /* assign again for the slot's own user: what the holder made is its own until release */
+        return t->mode != TREE_PREPARE || uid != t->slot_uid;
+}
+
+static int prepare_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en,
+                      struct slots_error *e);
+
+/* The content of fd into nfd: 0 or -errno. */
+static int copy_content(int fd, int nfd)
+{
+        char buf[65536];
+        off_t off = 0;
+        ssize_t n;
+
+        while ((n = copy_file_range(fd, &off, nfd, NULL, (size_t) 1 << 30, 0)) > 0)
+                ;
+        if (n == 0)
+                return 0;
+        if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+                return -errno;
+        while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+                if (write(nfd, buf, (size_t) n) != n)
+                        return -EIO;
+                off += n;
+        }
+        return n < 0 ? -errno : 0;
+}
+
+/*
+ * In place of the name of the regular file fd: a copy, a new inode of the service's with
+ * its owner's bits only (at assign then granted as any entry), renamed over the name.
+ */
+static int copy_in_place(struct tree_walk *t, const struct slots_walk_entry *en, int fd, struct slots_error *e)
+{
+        char proc[64], tmp[64];
+        struct stat st, nst;
+        int nfd = openat(en->parent_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0), r = 0;
+
+        if (nfd < 0)
+                return fail(e, en, -errno, "cannot make a copy of a file with another name");
+        if (fstat(fd, &st) < 0 || fchown(nfd, t->svc_uid, t->svc_gid) < 0 || fchmod(nfd, st.st_mode & 0700) < 0)
+                r = -errno;
+        if (r == 0)
+                r = copy_content(fd, nfd);
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", nfd);
+        snprintf(tmp, sizeof(tmp), ".slots-copy.%lu", (unsigned long) st.st_ino);
+        if (r == 0 && linkat(AT_FDCWD, proc, en->parent_fd, tmp, AT_SYMLINK_FOLLOW) < 0)
+                r = -errno;
+        if (r == 0 && renameat(en->parent_fd, tmp, en->parent_fd, en->name) < 0) {
+                r = -errno;
+                (void) unlinkat(en->parent_fd, tmp, 0);
+        }
+        if (r < 0) {
+                close(nfd);
+                return fail(e, en, r, "cannot put a copy in place of a file with another name");
+        }
+        r = t->mode == TREE_PREPARE && fstat(nfd, &nst) == 0 ? prepare_fd(t, nfd, &nst, en, e) : 0;
+        close(nfd);
+        return r;
+}
+
+/*
+ * A file of another account with a second name elsewhere: a chown cannot take it back
+ * (the other name keeps the same inode), so a regular file (fd, when open) is replaced
+ * by a copy of the service's; anything else (a FIFO, a socket, a symlink: no content)
+ * loses its name here.  Either way the admin hears of it.
+ */
+static int drop_linked(struct tree_walk *t, const struct slots_walk_entry *en, int fd, unsigned long nlink,
+                       uid_t uid, struct slots_error *e)
+{
+        bool copy = fd >= 0 && S_ISREG(en->sx->stx_mode);
+        char why[200];
+        int r = 0;
+
+        if (copy)
+                r = copy_in_place(t, en, fd, e);
+        else if (unlinkat(en->parent_fd, en->name, 0) < 0 && errno != ENOENT)
+                r = fail(e, en, -errno, "cannot remove a second name of another account's file");
+        if (r < 0)
+                return r;
+        t->stats->linked++;
+        snprintf(why, sizeof(why), "has %lu hard links and is uid %u's, not the service's: %s (a chown cannot take a "
+                 "file back from its other name)", nlink, (unsigned) uid,
+                 copy ? "replaced by a copy of the service's" : "removed from the tree");
+        note(t, en->path, why);
+        return 0;
+}
+
 /* ---- assign: the slot's uid by an ACL entry, nothing for the group or others ---- */
 
 /* The slot's permission on an entry: rwx on a folder, rw on a file, and x where anyone had it. */
@@ -136,8 +232,14 @@ static int undo_if_linked(struct tree_walk *t, int fd, const struct stat *st, co
                 return fail(e, en, -errno, "cannot stat");
         if (now.st_nlink <= 1)
                 return 0;
-        if (slots_acl_strip(fd, false, t->slot_uid, (gid_t) -1) < 0 || fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
+        if (slots_acl_strip(fd, false, t->slot_uid, (gid_t) -1) < 0 || fchown(fd, st->st_uid, st->st_gid) < 0 ||
+            fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
                 return fail(e, en, -errno, "cannot undo a change to a file linked meanwhile");
+        if (foreign(t, st->st_uid)) {
+                int r = drop_linked(t, en, fd, (unsigned long) now.st_nlink, st->st_uid, e);
+
+                return r < 0 ? r : 1;
+        }
         linked_note(t, en, (unsigned long) now.st_nlink);
         return 1;
 }
@@ -159,11 +261,16 @@ static int prepare_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                 r = fail(e, en, r, "cannot read the ACL");
                 goto out;
         }
-        if (!ra && !rd && (st->st_mode & 07777) == (closed | (mode_t) (sp << 3)))
+        if (!ra && !rd && !foreign(t, st->st_uid) && (st->st_mode & 07777) == (closed | (mode_t) (sp << 3)))
                 goto out;
         /* The group and others lose their bits first: the grant never widens anything, even for a moment. */
         if (fchmod(fd, closed) < 0) {
                 r = fail(e, en, -errno, "cannot change mode");
+                goto out;
+        }
+        /* Another account's entry is the service's before the slot is granted anything on it. */
+        if (foreign(t, st->st_uid) && fchown(fd, t->svc_uid, t->svc_gid) < 0) {
+                r = fail(e, en, -errno, "cannot change owner");
                 goto out;
         }
         r = acl_put(fd, SLOTS_ACL_ACCESS, &acc);
@@ -194,7 +301,7 @@ static bool release_target(const struct tree_walk *t, const struct stat *st, uid
 {
         mode_t mode = st->st_mode & 07777;
 
-        *nu = st->st_uid == t->slot_uid ? t->svc_uid : st->st_uid;
+        *nu = st->st_uid == t->slot_uid || foreign(t, st->st_uid) ? t->svc_uid : st->st_uid;
         *ng = t->mode == TREE_RELEASE_ALL || st->st_gid == t->slot_gid ? t->svc_gid : st->st_gid;
         /*
          * The user's own tree keeps nothing for any group (a run that kept the service's
@@ -271,6 +378,8 @@ static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                                 if (fchown(fd, st->st_uid, st->st_gid) < 0 ||
                                     fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
                                         return fail(e, en, -errno, "cannot undo a change to a file linked meanwhile");
+                                if (foreign(t, st->st_uid))
+                                        return drop_linked(t, en, fd, (unsigned long) now.st_nlink, st->st_uid, e);
                                 linked_note(t, en, (unsigned long) now.st_nlink);
                                 return 0;
                         }
@@ -372,6 +481,8 @@ static int visit_linked(struct tree_walk *t, const struct slots_walk_entry *en, 
                 t->stats->skipped++;
                 return 0;
         }
+        if (foreign(t, st->st_uid))
+                return drop_linked(t, en, fd, (unsigned long) st->st_nlink, st->st_uid, e);
         t->stats->linked++;
         snprintf(why, sizeof(why), "has %lu hard links: left alone but for set-id bits (a walk never widens a file "
                  "that also has a name elsewhere)", (unsigned long) st->st_nlink);
@@ -387,8 +498,9 @@ static int visit_file(struct tree_walk *t, const struct slots_walk_entry *en, st
 
         /* A linked file with nothing to narrow is never opened at assign. */
         if (en->sx->stx_nlink > 1 && t->mode == TREE_PREPARE &&
-            !((en->sx->stx_mode & SETID_BITS) && names_slot(t, en->sx->stx_uid, en->sx->stx_gid))) {
-                        char why[128];
+            !((en->sx->stx_mode & SETID_BITS) && names_slot(t, en->sx->stx_uid, en->sx->stx_gid)) &&
+            !foreign(t, en->sx->stx_uid)) {
+                char why[128];
 
                 t->stats->linked++;
                 snprintf(why, sizeof(why), "has %lu hard links: left alone (a walk never widens a file that also "
@@ -406,19 +518,26 @@ static int visit_file(struct tree_walk *t, const struct slots_walk_entry *en, st
         return r;
 }
 
-/* Symlinks, sockets, devices: never opened or followed; at release the slot's ones change owner. */
+/*
+ * Symlinks, sockets, devices: never opened or followed; at release the slot's ones change
+ * owner, and another account's (but a device node) go to the service at assign and release.
+ */
 static int visit_other(struct tree_walk *t, const struct slots_walk_entry *en, struct slots_error *e)
 {
         uid_t nu = en->sx->stx_uid;
         gid_t ng = en->sx->stx_gid;
+        bool device = S_ISCHR(en->sx->stx_mode) || S_ISBLK(en->sx->stx_mode);
+        bool other = foreign(t, nu) && !device; /* a device node of another's: its new owner would reach the device */
 
-        if (t->mode == TREE_PREPARE || !names_slot(t, nu, ng)) {
+        if (other && en->sx->stx_nlink > 1)
+                return drop_linked(t, en, -1, (unsigned long) en->sx->stx_nlink, nu, e);
+        if (!other && (t->mode == TREE_PREPARE || !names_slot(t, nu, ng))) {
                 t->stats->skipped++;
                 return 0;
         }
-        if (nu == t->slot_uid)
+        if (nu == t->slot_uid || other)
                 nu = t->svc_uid;
-        if (ng == t->slot_gid)
+        if (ng == t->slot_gid || other)
                 ng = t->svc_gid;
         if (fchownat(en->parent_fd, en->name, nu, ng, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : fail(e, en, -errno, "cannot change owner or group");
@@ -434,6 +553,15 @@ int tree_visit(void *data, enum slots_walk_event ev, const struct slots_walk_ent
 
         if (ev == SLOTS_WALK_LEAVE)
                 return 0;
+        /*
+         * Every inode of the user's tree, even one left alone: no neighbour may keep it open.
+         * Not a file with another name: that name is not the tree's (another account's is
+         * replaced by a copy here), and whoever holds it there is no neighbour of this tree.
+         */
+        if (ev != SLOTS_WALK_CHANGING && t->stats->held && t->mode == TREE_RELEASE_ALL &&
+            (S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1) &&
+            slots_held_add(t->stats->held, makedev(en->sx->stx_dev_major, en->sx->stx_dev_minor), en->sx->stx_ino) < 0)
+                return fail(e, en, -ENOMEM, "cannot keep the tree's inodes");
         if (ev == SLOTS_WALK_CHANGING) {
                 if (t->mode != TREE_RELEASE_SLOT)
                         return 0;

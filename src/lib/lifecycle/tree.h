@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "procs.h"
 #include "error.h"
 #include "walk.h"
 
@@ -20,6 +21,8 @@ struct slots_tree_stats {
          */
         void (*note)(void *data, const char *path, const char *why);
         void *note_data;
+        /* When set, the user's own tree at release adds each entry's inode (procs.h: the neighbours' look). */
+        struct slots_held *held;
 };
 
 /* Walks keep at most this many folders open at once, at any depth (walk.h). */
@@ -74,9 +77,12 @@ int slots_tree_release(int rootfd, const struct slots_config *c, const char *use
                        struct slots_tree_stats *stats, struct slots_error *e);
 
 /*
- * Removes everything inside the directory fd (consumed; the folder itself stays):
- * an unlinkat walk that never follows a symlink and never enters a mount point
- * or another file system (-EBUSY naming it).  path names fd in errors.  Keeps
- * going after a failure and returns 0 or the first -errno.
+ * Removes everything inside the directory fd (consumed; the folder itself stays,
+ * root's, mode 0): an unlinkat walk that takes each folder from everyone (owner
+ * and group root, mode 0, through its fd) as it enters it, so no other account
+ * adds a name behind it and one pass empties the tree; it never follows a
+ * symlink and never enters a mount point or another file system (-EBUSY naming
+ * it).  path names fd in errors.  Keeps going after a failure and returns 0 or
+ * the first -errno.
  */
 int slots_tree_empty(int fd, const char *path, struct slots_error *e);

@@ -179,6 +179,7 @@ static void user_tree(void)
 }
 
 #define T "docs/_users/" USER "/"
+#define GONE (-2)
 
 /* The next row of a table starts from an empty docs_root. */
 static void reset_docs(void)
@@ -198,7 +199,7 @@ struct obj {
         const char *second;             /* a second name (a hard link) below base, or NULL */
         uid_t want_uid;
         gid_t want_gid;
-        int want_mode;                  /* -1: not compared (symlinks, sockets) */
+        int want_mode;                  /* -1: not compared (symlinks, sockets); GONE: the name is removed */
 };
 
 /* Makes each object in the user's tree; symlinks point at base/outside. */
@@ -225,34 +226,39 @@ static int objs_are(const struct obj *o, size_t n)
 
         for (size_t i = 0; i < n; i++) {
                 snprintf(rel, sizeof(rel), T "%s", o[i].name);
+                if (o[i].want_mode == GONE) {
+                        if (faccessat(bfd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                                ROW_FAIL("%s is still there", rel);
+                        continue;
+                }
                 failures += is(rel, o[i].want_uid, o[i].want_gid, o[i].want_mode);
         }
         return failures + is("outside", 0, 0, 0600);
 }
 
-/* assign grants the slot by uid: owner and group stay, the group and others get nothing. */
+/* assign grants the slot by uid: another account's entry is the service's first, group and others get nothing. */
 static const struct obj prepare_objs[] = {
-        { "plain", FILE_, STRANGER, STRANGER, 0644, NULL, STRANGER, STRANGER, 0660 },
+        { "plain", FILE_, STRANGER, STRANGER, 0644, NULL, SVC, SVC, 0660 },
         /* Set-id bits go; the slot gets x where the owner had it. */
-        { "setid", FILE_, STRANGER, STRANGER, 06755, NULL, STRANGER, STRANGER, 0770 },
-        { "sticky-dir", DIR_, STRANGER, STRANGER, 01777, NULL, STRANGER, STRANGER, 0770 },
-        { "fifo", FIFO_, STRANGER, STRANGER, 0644, NULL, STRANGER, STRANGER, 0660 },
-        { "esc\033[31m\nname", FILE_, STRANGER, STRANGER, 0604, NULL, STRANGER, STRANGER, 0660 },
+        { "setid", FILE_, STRANGER, STRANGER, 06755, NULL, SVC, SVC, 0770 },
+        { "sticky-dir", DIR_, STRANGER, STRANGER, 01777, NULL, SVC, SVC, 0770 },
+        { "fifo", FIFO_, STRANGER, STRANGER, 0644, NULL, SVC, SVC, 0660 },
+        { "esc\033[31m\nname", FILE_, STRANGER, STRANGER, 0604, NULL, SVC, SVC, 0660 },
         /* The old grant to the slot's group: the group loses it for the uid's entry. */
-        { "by-group", FILE_, STRANGER, SLOT, 0660, NULL, STRANGER, SLOT, 0660 },
-        /* Sockets, devices and symlinks are left alone; so is what a symlink points at. */
-        { "sock", SOCK_, STRANGER, STRANGER, 0777, NULL, STRANGER, STRANGER, -1 },
+        { "by-group", FILE_, STRANGER, SLOT, 0660, NULL, SVC, SVC, 0660 },
+        /* Sockets and symlinks change owner only, never followed; a device node is left alone. */
+        { "sock", SOCK_, STRANGER, STRANGER, 0777, NULL, SVC, SVC, -1 },
         { "dev", DEV_, STRANGER, STRANGER, 0666, NULL, STRANGER, STRANGER, 0666 },
-        { "link", LINK_, STRANGER, STRANGER, 0, NULL, STRANGER, STRANGER, -1 },
-        /* A file or FIFO with a second name elsewhere is never widened (and reported). */
-        { "linked", FILE_, STRANGER, STRANGER, 0644, "outside-link", STRANGER, STRANGER, 0644 },
-        { "linked-fifo", FIFO_, STRANGER, STRANGER, 0644, "outside-fifo", STRANGER, STRANGER, 0644 },
-        /* A linked socket is one that assign never changes anyway: skipped, not reported. */
-        { "linked-sock", SOCK_, STRANGER, STRANGER, 0755, "outside-sock", STRANGER, STRANGER, -1 },
+        { "link", LINK_, STRANGER, STRANGER, 0, NULL, SVC, SVC, -1 },
+        /* Another account's file with a second name elsewhere: a copy of the service's, granted; */
+        { "linked", FILE_, STRANGER, STRANGER, 0644, "outside-link", SVC, SVC, 0660 },
+        /* its FIFO or socket (no content): the name here goes. */
+        { "linked-fifo", FIFO_, STRANGER, STRANGER, 0644, "outside-fifo", 0, 0, GONE },
+        { "linked-sock", SOCK_, STRANGER, STRANGER, 0755, "outside-sock", 0, 0, GONE },
         /* The slot's own set-id file with a second name: its bits go all the same (that only narrows). */
         { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SLOT, SLOT, 0755 },
         /* Named entries of other accounts (set below) go: only the slot is granted (x: a group had it). */
-        { "acl-others", FILE_, STRANGER, STRANGER, 0664, NULL, STRANGER, STRANGER, 0670 },
+        { "acl-others", FILE_, STRANGER, STRANGER, 0664, NULL, SVC, SVC, 0670 },
 };
 
 /* The ACL each granted entry has afterwards (numeric ids; SLOT is 4301). */
@@ -266,7 +272,6 @@ static const struct {
         { "sticky-dir", ACL_TYPE_ACCESS, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
         { "sticky-dir", ACL_TYPE_DEFAULT, "user::rwx,user:4301:rwx,group::---,mask::rwx,other::---" },
         { "by-group", ACL_TYPE_ACCESS, "user::rw-,user:4301:rw-,group::---,mask::rw-,other::---" },
-        { "linked", ACL_TYPE_ACCESS, "user::rw-,group::r--,other::r--" },
         { "acl-others", ACL_TYPE_ACCESS, "user::rw-,user:4301:rwx,group::---,mask::rwx,other::---" },
 };
 
@@ -295,12 +300,15 @@ static void test_prepare_kinds(void **state)
         }
         if (st_of(T "dev").st_rdev != dev_before.st_rdev)
                 ROW_FAIL("the device node changed");
-        if (st.linked != 3 || !strstr(notes, "/linked: has 2 hard links: left alone") ||
-            !strstr(notes, "/linked-fifo: has 2 hard links") || strstr(notes, "linked-sock"))
+        if (st.linked != 4 || !strstr(notes, "/linked: has 2 hard links and is uid 4400's") ||
+            !strstr(notes, "/linked-fifo: has 2 hard links and is uid 4400's") ||
+            !strstr(notes, "/linked-sock: has 2 hard links and is uid 4400's") ||
+            !strstr(notes, "/linked-setid: has 2 hard links: left alone"))
                 ROW_FAIL("linked %lu, notes:\n%s", st.linked, notes);
-        /* Changed: the tree, plain, setid, sticky-dir, fifo, the escaped name, by-group, linked-setid, acl-others. */
-        if (st.entries != 15 || st.changed != 9 || st.skipped != 4)
-                ROW_FAIL("entries %lu changed %lu skipped %lu, want 15 9 4", st.entries, st.changed, st.skipped);
+        /* Changed: the tree, plain, setid, sticky-dir, fifo, the escaped name, by-group, sock, link, the copy of linked, linked-setid,
+         * acl-others. */
+        if (st.entries != 15 || st.changed != 12 || st.skipped != 1)
+                ROW_FAIL("entries %lu changed %lu skipped %lu, want 15 12 1", st.entries, st.changed, st.skipped);
         /* A second assign finds everything right. */
         memset(&st, 0, sizeof(st));
         assert_int_equal(prepare(c, &st, &e), 0);
@@ -461,28 +469,34 @@ static void test_two_deep_branches(void **state)
 
 /* ---- release: what the slot leaves, and ACLs naming it ---- */
 
-/* The user's own tree goes to the service with its owner's bits only: no group keeps access. */
+/*
+ * The user's own tree goes to the service, whoever made each entry, with its owner's bits only:
+ * no group keeps access.  A file of any account but the service's with a second name is replaced
+ * by a copy (a chown cannot take it back from the other name); a FIFO's name goes.
+ */
 static const struct obj release_objs[] = {
         { "mine", FILE_, SLOT, SLOT, 06777, NULL, SVC, SVC, 0700 },
         { "dir", DIR_, SLOT, SLOT, 0777, NULL, SVC, SVC, 0700 },
-        { "dir/theirs", FILE_, STRANGER, SLOT, 0664, NULL, STRANGER, SVC, 0600 },
+        { "dir/theirs", FILE_, STRANGER, SLOT, 0664, NULL, SVC, SVC, 0600 },
         { "fifo", FIFO_, SLOT, SLOT, 0666, NULL, SVC, SVC, 0600 },
-        /* Symlinks and special files of the slot change owner only; never followed. */
+        /* Symlinks and special files change owner only; never followed; a stranger's device stays. */
         { "sock", SOCK_, SLOT, SLOT, 0777, NULL, SVC, SVC, -1 },
         { "dev", DEV_, SLOT, SLOT, 0666, NULL, SVC, SVC, 0666 },
+        { "strangers-dev", DEV_, STRANGER, STRANGER, 0666, NULL, STRANGER, STRANGER, 0666 },
         { "link", LINK_, SLOT, SLOT, 0, NULL, SVC, SVC, -1 },
-        { "slot-group-link", LINK_, STRANGER, SLOT, 0, NULL, STRANGER, SVC, -1 },
-        { "strangers-link", LINK_, STRANGER, STRANGER, 0, NULL, STRANGER, STRANGER, -1 },
-        { "linked", FILE_, SLOT, SLOT, 0666, "outside-link", SLOT, SLOT, 0666 },
-        /* A linked set-id file of the slot: never widened, but its bits go (that only narrows). */
-        { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SLOT, SLOT, 0755 },
-        { "linked-setgid-group", FILE_, STRANGER, SLOT, 02755, "outside-setgid", STRANGER, SLOT, 0755 },
-        /* Files with ACLs (set below): the group goes to the service like any other. */
-        { "acl-file", FILE_, STRANGER, STRANGER, 0640, NULL, STRANGER, SVC, -1 },
-        { "acl-dir", DIR_, STRANGER, STRANGER, 0750, NULL, STRANGER, SVC, -1 },
-        { "acl-dir-default-only", DIR_, STRANGER, STRANGER, 0750, NULL, STRANGER, SVC, -1 },
-        { "acl-strangers", FILE_, STRANGER, STRANGER, 0640, NULL, STRANGER, SVC, -1 },
-        { "acl-linked", FILE_, STRANGER, STRANGER, 0640, "outside-acl", STRANGER, STRANGER, -1 },
+        { "slot-group-link", LINK_, STRANGER, SLOT, 0, NULL, SVC, SVC, -1 },
+        { "strangers-link", LINK_, STRANGER, STRANGER, 0, NULL, SVC, SVC, -1 },
+        { "linked", FILE_, SLOT, SLOT, 0666, "outside-link", SVC, SVC, 0600 },
+        { "linked-setid", FILE_, SLOT, SLOT, 06755, "outside-setid", SVC, SVC, 0700 },
+        { "linked-setgid-group", FILE_, STRANGER, SLOT, 02755, "outside-setgid", SVC, SVC, 0700 },
+        { "linked-fifo", FIFO_, STRANGER, STRANGER, 0644, "outside-fifo", 0, 0, GONE },
+        { "svc-linked", FILE_, SVC, SVC, 0640, "outside-svc", SVC, SVC, 0640 },
+        /* Files with ACLs (set below): owner and group go to the service like any other. */
+        { "acl-file", FILE_, STRANGER, STRANGER, 0640, NULL, SVC, SVC, -1 },
+        { "acl-dir", DIR_, STRANGER, STRANGER, 0750, NULL, SVC, SVC, -1 },
+        { "acl-dir-default-only", DIR_, STRANGER, STRANGER, 0750, NULL, SVC, SVC, -1 },
+        { "acl-strangers", FILE_, STRANGER, STRANGER, 0640, NULL, SVC, SVC, -1 },
+        { "acl-linked", FILE_, STRANGER, STRANGER, 0640, "outside-acl", SVC, SVC, 0600 },
 };
 
 /*
@@ -502,7 +516,7 @@ static const struct {
         { "acl-dir-default-only", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---", "" },
         { "acl-strangers", ACL_TYPE_ACCESS, "u::rw-,u:4400:r--,g::r--,m::r--,o::---",
           "user::rw-,user:4400:r--,group::r--,mask::---,other::---" },
-        /* A linked file keeps its mode, but the slot's entry goes (that only narrows). */
+        /* A linked file's name goes, and so does the slot's entry on the other name (that only narrows). */
         { "acl-linked", ACL_TYPE_ACCESS, "u::rw-,u:4301:rw-,g::r--,m::rw-,o::---",
           "user::rw-,group::r--,mask::rw-,other::---" },
 };
@@ -527,10 +541,17 @@ static void test_release_kinds(void **state)
         assert_int_equal(release(c, USER, &st, &e), 0);
         failures = objs_are(release_objs, N_ELEM(release_objs));
         failures += is("docs/_users/" USER, SVC, SVC, 0700);
-        if (!strstr(notes, "/linked: has 2 hard links: left alone"))
-                ROW_FAIL("the linked file was not reported:\n%s", notes);
+        if (!strstr(notes, "/linked: has 2 hard links and is uid 4301's") ||
+            !strstr(notes, "/acl-linked: has 2 hard links and is uid 4400's"))
+                ROW_FAIL("the linked files were not reported:\n%s", notes);
+        /* What the other name keeps: its content and its own owner; the slot's set-id bits went. */
+        failures += is("outside-acl", STRANGER, STRANGER, 0660);
+        failures += is("outside-setid", SLOT, SLOT, 0755);
+        failures += is("outside-svc", SVC, SVC, 0640);
         for (size_t i = 0; i < N_ELEM(release_acls); i++) {
                 snprintf(rel, sizeof(rel), T "%s", release_acls[i].name);
+                if (strcmp(release_acls[i].name, "acl-linked") == 0)
+                        snprintf(rel, sizeof(rel), "outside-acl");
                 failures += acl_is(rel, release_acls[i].type, release_acls[i].after);
         }
         slots_config_free(c);
@@ -759,8 +780,8 @@ static void test_empty(void **state)
         slots_error_clear(&e);
         assert_int_equal(slots_tree_empty(fd, "/home/x", &e), 0);
         assert_int_equal(entries_in("home"), 0);
-        /* The folder itself stays; links went, never what they point at. */
-        assert_int_equal(is("home", SLOT, SLOT, 0700), 0);
+        /* The folder itself stays, taken from everyone (root's, mode 0); links went, never what they point at. */
+        assert_int_equal(is("home", 0, 0, 0), 0);
         assert_int_equal(is("outside", 0, 0, 0600), 0);
         assert_int_equal(st_of("outside").st_nlink, 1);
         assert_int_equal(is("outside-dir/keep", 0, 0, 0600), 0);
@@ -957,7 +978,8 @@ static void test_race_release_file(void **state)
                 { "replaced by the slot's symlink to a root file", file_to_slot_link, true, SVC, -1 },
                 { "removed", file_removed, false, 0, 0 },
                 { "replaced by another of the slot's files", file_replaced, true, SVC, 0600 },
-                { "given a second name", file_linked, true, SLOT, 0666 },
+                /* the slot's file with another name: a copy of the service's in its place */
+                { "given a second name", file_linked, true, SVC, 0600 },
         };
         int failures = 0;
 
@@ -1026,8 +1048,10 @@ static void test_race_link_after_change(void **state)
         hook_after_fchown = link_after_fchown;
         assert_int_equal(release(c, USER, &st, &e), 0);
         hooks_off();
-        assert_int_equal(is(T "victim", SLOT, SLOT, 0666), 0);
-        assert_int_equal(st_of("stolen").st_nlink, 2);
+        /* Undone on the other name, and a copy of the service's in the tree: a chown cannot take it back. */
+        assert_int_equal(is(T "victim", SVC, SVC, 0600), 0);
+        assert_int_equal(is("stolen", SLOT, SLOT, 0666), 0);
+        assert_int_equal(st_of("stolen").st_nlink, 1);
         assert_int_equal(st.linked, 1);
         assert_non_null(strstr(notes, "/victim: has 2 hard links"));
         assert_int_equal(unlinkat(bfd, "stolen", 0), 0);
@@ -1040,9 +1064,10 @@ static void test_race_link_after_change(void **state)
         hook_after_fsetxattr = link_after_fchown;
         assert_int_equal(prepare(c, &st, &e), 0);
         hooks_off();
-        /* Undone: the old mode without its set-id bits, the slot's entry gone. */
-        assert_int_equal(is(T "victim2", STRANGER, STRANGER, 0604), 0);
-        assert_int_equal(acl_is(T "victim2", ACL_TYPE_ACCESS, "user::rw-,group::---,mask::---,other::r--"), 0);
+        /* Undone: the old owner and mode without its set-id bits, the slot's entry gone; a granted copy here. */
+        assert_int_equal(is(T "victim2", SVC, SVC, 0660), 0);
+        assert_int_equal(is("stolen", STRANGER, STRANGER, 0604), 0);
+        assert_int_equal(acl_is("stolen", ACL_TYPE_ACCESS, "user::rw-,group::---,mask::---,other::r--"), 0);
         assert_int_equal(st.linked, 1);
         assert_non_null(strstr(notes, "/victim2: has 2 hard links"));
         assert_int_equal(unlinkat(bfd, "stolen", 0), 0);
