@@ -31,6 +31,7 @@
 #include "fsutil.h"
 #include "logindefs.h"
 #include "path.h"
+#include "identity-look.h"
 #include "provision-int.h"
 #include "provision-slice.h"
 
@@ -87,6 +88,10 @@ static void ctx_free(struct prov_run *x)
         free(x->range);
         free(x->subuid);
         free(x->subgid);
+        for (int i = 0; x->idfiles && i < 3; i++)
+                slots_idfile_free(&x->idfiles[i]);
+        free(x->idfiles);
+        free(x->nsswitch);
         free(x->failed_obj);
         free(x->failed_text);
         strbuf_free(&x->text);
