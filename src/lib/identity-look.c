@@ -139,11 +139,7 @@ void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *
                 *have_lib = lib;
 }
 
-/*
- * rootfd's account file path (/etc/passwd, /etc/group) whole into *text: 0 (*text NULL when
- * there is no such file), -errno when it cannot be read.
- */
-static int account_file(int rootfd, const char *path, char **text)
+int slots_account_text(int rootfd, const char *path, char **text)
 {
         const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
         size_t len = 0;
@@ -166,7 +162,7 @@ static int account_file(int rootfd, const char *path, char **text)
 }
 
 /*
- * Whether an account file's text (r: account_file()'s answer) has an entry "name:": 1 yes, 0
+ * Whether an account file's text (r: slots_account_text()'s answer) has an entry "name:": 1 yes, 0
  * no (the name service's then: a directory's), -errno when the file could not be read.
  */
 static int local_entry(int r, const char *text, const char *name)
@@ -366,7 +362,7 @@ int slots_idfile_text(const char *path, char *text, bool indexed, struct slots_i
 int slots_idfile_read(int rootfd, const char *path, bool indexed, struct slots_idfile *f)
 {
         char *text = NULL;
-        int r = account_file(rootfd, path, &text);
+        int r = slots_account_text(rootfd, path, &text);
 
         memset(f, 0, sizeof(*f));
         return r < 0 ? r : slots_idfile_text(path, text, indexed, f);
@@ -541,7 +537,6 @@ int slots_identity_look(int rootfd, const char *prefix, const char *shell, const
         static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
         struct slots_idfile files[3] = { 0 };
         char *own_passwd = NULL, *nsswitch = NULL;
-        size_t len;
         int r = 0;
 
         memset(f, 0, sizeof(*f));
@@ -555,9 +550,7 @@ int slots_identity_look(int rootfd, const char *prefix, const char *shell, const
         for (int i = 0; i < 3 && r == 0; i++)
                 if ((r = slots_idfile_read(rootfd, paths[i], false, &files[i])) < 0)
                         slots_error_set(e, r, paths[i], "cannot read it: %s", strerror(-r));
-        if (r == 0 && slots_read_text(rootfd, "/etc/nsswitch.conf",
-                                      &(struct slots_read){ .path = "/etc/nsswitch.conf", .max = 1 << 20 }, NULL,
-                                      &nsswitch, &len, &(struct slots_error){ 0 }) == -ENOMEM)
+        if (r == 0 && slots_account_text(rootfd, "/etc/nsswitch.conf", &nsswitch) == -ENOMEM)
                 r = slots_error_set(e, -ENOMEM, name, "out of memory");
         if (r == 0 && (r = slots_identity_names_look(files, nsswitch, name, pw->uid, pw->gid, &f->names)) < 0)
                 slots_error_set(e, r, name, "out of memory");

@@ -48,6 +48,13 @@ enum slots_hash_method slots_hash_method_of(const char *hash, bool *have_lib);
  */
 void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *id, bool *have_lib);
 
+/*
+ * rootfd's file path (/etc/passwd, /etc/group, /etc/nsswitch.conf: an absolute path inside the
+ * tree, through the resolver) whole into *text: 0 (*text NULL when there is no such file),
+ * -errno when it cannot be read.
+ */
+int slots_account_text(int rootfd, const char *path, char **text);
+
 /* One line of an account file: its name, its id field (-1: none), its member list. */
 struct slots_idline {
         const char *name, *list;

@@ -145,8 +145,6 @@ static void ident_processes(struct check_run *k, const struct slotinfo *s, struc
 static int ident_files(struct check_run *k)
 {
         static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
-        struct slots_error e;
-        size_t len;
 
         if (k->idfiles)
                 return 0;
@@ -158,9 +156,7 @@ static int ident_files(struct check_run *k)
                         return -ENOMEM;
                 k->idfiles[i].path = paths[i];
         }
-        if (slots_read_text(k->rootfd, "/etc/nsswitch.conf",
-                            &(struct slots_read){ .path = "/etc/nsswitch.conf", .max = 1 << 20 }, NULL, &k->nsswitch,
-                            &len, &e) == -ENOMEM)
+        if (slots_account_text(k->rootfd, "/etc/nsswitch.conf", &k->nsswitch) == -ENOMEM)
                 return -ENOMEM;
         return 0;
 }

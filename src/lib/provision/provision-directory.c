@@ -134,7 +134,6 @@ static int plan_idfiles(struct prov_run *x)
 {
         static const enum slots_acct_file which[3] = { SLOTS_ACCT_PASSWD, SLOTS_ACCT_GROUP, SLOTS_ACCT_GSHADOW };
         static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
-        struct slots_error e;
         size_t len;
         int r = 0;
 
@@ -145,10 +144,7 @@ static int plan_idfiles(struct prov_run *x)
 
                 r = text ? slots_idfile_text(paths[i], text, true, &x->idfiles[i]) : -ENOMEM;
         }
-        if (r == 0 && x->o->host &&
-            slots_read_text(AT_FDCWD, "/etc/nsswitch.conf",
-                            &(struct slots_read){ .path = "/etc/nsswitch.conf", .max = 1 << 20 }, NULL, &x->nsswitch,
-                            &len, &e) == -ENOMEM)
+        if (r == 0 && x->o->host && slots_account_text(AT_FDCWD, "/etc/nsswitch.conf", &x->nsswitch) == -ENOMEM)
                 r = -ENOMEM;
         return r < 0 ? slots_error_set(x->e, r, "slots", "out of memory") : 0;
 }
