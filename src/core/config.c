@@ -384,6 +384,7 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
         case K_ARGV:
                 return parse_strings(src, p, v, false, &c->probe, &c->n_probe, e);
         case K_ACCOUNTS:
+                c->accounts_set = true;
                 if (s && strcmp(s, "local") == 0)
                         c->accounts_in_directory = false;
                 else if (s && strcmp(s, "directory") == 0)

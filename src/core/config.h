@@ -60,6 +60,7 @@ struct slots_config {
         struct slots_slot_slice *slot_slice;
         size_t n_slot_slice;
         bool accounts_in_directory;     /* "accounts": "directory"; never write them into the local files */
+        bool accounts_set;              /* "accounts" is in the file (provision fails closed without it on a fleet host) */
 };
 
 /* The config path: SLOTS_CONFIG from the environment, else the built-in default. */

@@ -13,6 +13,7 @@
 
 #include "fsutil.h"
 #include "identity-look.h"
+#include "nss.h"
 #include "privdrop.h"
 
 #define PWFIELD_BUF_MAX ((size_t) 1 << 20)
@@ -138,11 +139,7 @@ void slots_pwfields_into(const struct slots_pwfields *f, struct slots_identity *
                 *have_lib = lib;
 }
 
-/*
- * rootfd's account file path (/etc/passwd, /etc/group) whole into *text: 0 (*text NULL when
- * there is no such file), -errno when it cannot be read.
- */
-static int account_file(int rootfd, const char *path, char **text)
+int slots_account_text(int rootfd, const char *path, char **text)
 {
         const struct slots_read how = { .path = path, .max = (size_t) 64 << 20, .content_fails = true };
         size_t len = 0;
@@ -165,7 +162,7 @@ static int account_file(int rootfd, const char *path, char **text)
 }
 
 /*
- * Whether an account file's text (r: account_file()'s answer) has an entry "name:": 1 yes, 0
+ * Whether an account file's text (r: slots_account_text()'s answer) has an entry "name:": 1 yes, 0
  * no (the name service's then: a directory's), -errno when the file could not be read.
  */
 static int local_entry(int r, const char *text, const char *name)
@@ -203,18 +200,15 @@ static size_t group_buffer(const char *text)
  * The groups that name the account: its primary group first, then each other once, each by
  * name.  One getgrouplist() and one lookup by gid a group: no enumeration of the pool.
  */
-static int look_groups(int rootfd, const char *name, gid_t gid, struct slots_identity_facts *f,
+static int look_groups(const char *text, const char *name, gid_t gid, struct slots_identity_facts *f,
                        struct slots_error *e)
 {
-        char *text = NULL;
-        int local = account_file(rootfd, "/etc/group", &text);
         size_t hint = group_buffer(text);
         gid_t *gids = NULL;
         int n = 0, r;
 
         r = slots_grouplist(name, gid, &gids, &n);
         if (r < 0) {
-                free(text);
                 return slots_error_set(e, r, name, "cannot list its groups: %s", strerror(-r));
         }
         f->groups = calloc((size_t) n + 1, sizeof(*f->groups));
@@ -233,24 +227,302 @@ static int look_groups(int rootfd, const char *name, gid_t gid, struct slots_ide
                         break;
                 f->groups[f->id.n_groups++] = (struct slots_identity_group){
                         .name = *nm, .primary = i == 0,
-                        .directory = r > 0 && local_entry(local, text, *nm) == 0,
+                        .directory = r > 0 && local_entry(0, text, *nm) == 0,
                 };
         }
         free(gids);
-        free(text);
         f->id.groups = f->groups;
         if (r < 0)
                 return slots_error_set(e, r, name, "cannot name its groups: %s", strerror(-r));
         return 0;
 }
 
-/* Both password fields; the shadow entry must be known when the passwd field points to it. */
-static int look_password(const char *name, struct slots_identity_facts *f, struct slots_error *e)
+/* A growing list of names (each malloc'ed): 0, or -ENOMEM. */
+static int add_name(struct slots_identity_name **list, size_t *n, const char *name, size_t len, const char *where)
+{
+        struct slots_identity_name *l = realloc(*list, (*n + 1) * sizeof(*l));
+        char *copy;
+
+        if (!l)
+                return -ENOMEM;
+        *list = l;
+        if (!(copy = strndup(name, len)))
+                return -ENOMEM;
+        l[(*n)++] = (struct slots_identity_name){ .name = copy, .where = where };
+        return 0;
+}
+
+/* Each name of a comma-separated member list into the list. */
+static int add_list(struct slots_identity_name **list, size_t *n, const char *s, size_t len, const char *where)
+{
+        int r = 0;
+
+        while (len && r == 0) {
+                const char *c = memchr(s, ',', len);
+                size_t one = c ? (size_t) (c - s) : len;
+
+                if (one)
+                        r = add_name(list, n, s, one, where);
+                s += one + (c != NULL);
+                len -= one + (c != NULL);
+        }
+        return r;
+}
+
+/* Field k (0-based) of the line [p, eol): its start or NULL, *len its length. */
+static const char *field_at(const char *p, const char *eol, unsigned k, size_t *len)
+{
+        for (; k > 0 && p; k--) {
+                p = memchr(p, ':', (size_t) (eol - p));
+                p = p ? p + 1 : NULL;
+        }
+        if (!p)
+                return NULL;
+        *len = strcspn(p, ":\n");
+        if (*len > (size_t) (eol - p))
+                *len = (size_t) (eol - p);
+        return p;
+}
+
+static int cmp_line_name(const void *a, const void *b, void *arg)
+{
+        const struct slots_idline *l = arg, *x = &l[*(const size_t *) a], *y = &l[*(const size_t *) b];
+        int c = memcmp(x->name, y->name, x->nlen < y->nlen ? x->nlen : y->nlen);
+
+        if (!c)
+                c = (x->nlen > y->nlen) - (x->nlen < y->nlen);
+        return c ? c : (x > y) - (x < y);
+}
+
+static int cmp_line_id(const void *a, const void *b, void *arg)
+{
+        const struct slots_idline *l = arg, *x = &l[*(const size_t *) a], *y = &l[*(const size_t *) b];
+
+        return x->id != y->id ? (x->id > y->id) - (x->id < y->id) : (x > y) - (x < y);
+}
+
+static int idfile_lines(struct slots_idfile *f, unsigned id_field, unsigned list_field)
+{
+        size_t cap = 0;
+
+        for (const char *p = f->text; p && *p;) {
+                const char *eol = strchr(p, '\n'), *v;
+                struct slots_idline l = { .name = p, .id = -1 };
+                size_t len = 0;
+
+                if (!eol)
+                        eol = p + strlen(p);
+                l.nlen = strcspn(p, ":\n");
+                v = id_field ? field_at(p, eol, id_field, &len) : NULL;
+                if (v && len && len <= 10 && strspn(v, "0123456789") >= len)
+                        l.id = strtol(v, NULL, 10);
+                v = list_field ? field_at(p, eol, list_field, &len) : NULL;
+                l.list = v;
+                l.llen = v ? len : 0;
+                if (f->n == cap) {
+                        struct slots_idline *q = realloc(f->l, (cap = cap ? cap * 2 : 256) * sizeof(*q));
+
+                        if (!q)
+                                return -ENOMEM;
+                        f->l = q;
+                }
+                if (l.nlen)
+                        f->l[f->n++] = l;
+                p = *eol ? eol + 1 : NULL;
+        }
+        return 0;
+}
+
+int slots_idfile_text(const char *path, char *text, bool indexed, struct slots_idfile *f)
+{
+        bool group = strcmp(path, "/etc/group") == 0, gshadow = strcmp(path, "/etc/gshadow") == 0;
+        int r;
+
+        memset(f, 0, sizeof(*f));
+        f->path = path;
+        f->text = text;
+        r = idfile_lines(f, gshadow ? 0 : 2, group || gshadow ? 3 : 0);
+        if (r == 0 && indexed && f->n) {
+                f->by_name = malloc(f->n * sizeof(size_t));
+                f->by_id = malloc(f->n * sizeof(size_t));
+                if (!f->by_name || !f->by_id)
+                        r = -ENOMEM;
+                for (size_t i = 0; r == 0 && i < f->n; i++)
+                        f->by_name[i] = f->by_id[i] = i;
+                if (r == 0) {
+                        qsort_r(f->by_name, f->n, sizeof(size_t), cmp_line_name, f->l);
+                        qsort_r(f->by_id, f->n, sizeof(size_t), cmp_line_id, f->l);
+                }
+        }
+        if (r < 0)
+                slots_idfile_free(f);
+        return r;
+}
+
+int slots_idfile_read(int rootfd, const char *path, bool indexed, struct slots_idfile *f)
+{
+        char *text = NULL;
+        int r = slots_account_text(rootfd, path, &text);
+
+        memset(f, 0, sizeof(*f));
+        return r < 0 ? r : slots_idfile_text(path, text, indexed, f);
+}
+
+void slots_idfile_free(struct slots_idfile *f)
+{
+        free(f->text);
+        free(f->l);
+        free(f->by_name);
+        free(f->by_id);
+        memset(f, 0, sizeof(*f));
+}
+
+static bool line_is(const struct slots_idline *l, const char *name)
+{
+        return strlen(name) == l->nlen && memcmp(l->name, name, l->nlen) == 0;
+}
+
+const struct slots_idline *slots_idfile_name(const struct slots_idfile *f, const char *name)
+{
+        size_t lo = 0, hi = f->n, nl = strlen(name);
+
+        if (!f->by_name) {
+                for (size_t i = 0; i < f->n; i++)
+                        if (line_is(&f->l[i], name))
+                                return &f->l[i];
+                return NULL;
+        }
+        while (lo < hi) {       /* the first line of the name: the lowest place among equals */
+                size_t mid = lo + (hi - lo) / 2;
+                const struct slots_idline *l = &f->l[f->by_name[mid]];
+                int c = memcmp(l->name, name, l->nlen < nl ? l->nlen : nl);
+
+                if (!c)
+                        c = (l->nlen > nl) - (l->nlen < nl);
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < f->n && line_is(&f->l[f->by_name[lo]], name) ? &f->l[f->by_name[lo]] : NULL;
+}
+
+/* Every name of f's lines with id into the list. */
+static int names_of_id(const struct slots_idfile *f, long id, struct slots_identity_name **list, size_t *n)
+{
+        size_t lo = 0, hi = f->n;
+        int r = 0;
+
+        if (!f->by_id) {
+                for (size_t i = 0; r == 0 && i < f->n; i++)
+                        if (f->l[i].id == id)
+                                r = add_name(list, n, f->l[i].name, f->l[i].nlen, f->path);
+                return r;
+        }
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (f->l[f->by_id[mid]].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (; r == 0 && lo < f->n && f->l[f->by_id[lo]].id == id; lo++)
+                r = add_name(list, n, f->l[f->by_id[lo]].name, f->l[f->by_id[lo]].nlen, f->path);
+        return r;
+}
+
+/* What the name service answers for the uid and gid, and a directory group's members, where nsswitch names a directory. */
+static int names_directory(const char *nsswitch, const char *name, bool local_group, struct slots_identity_names *o)
+{
+        struct slots_pw pw;
+        struct slots_gr gr;
+        int r = 0;
+
+        if (slots_nss_network(nsswitch, "passwd") && slots_nss_uid(o->uid, &pw) > 0) {
+                r = add_name(&o->uid_names, &o->n_uid_names, pw.name, strlen(pw.name), NULL);
+                slots_pw_clear(&pw);
+        }
+        if (r == 0 && slots_nss_network(nsswitch, "group") && slots_nss_gid(o->gid, &gr) > 0) {
+                r = add_name(&o->gid_names, &o->n_gid_names, gr.name, strlen(gr.name), NULL);
+                slots_gr_clear(&gr);
+        }
+        if (r == 0 && !local_group && slots_nss_group(name, &gr) > 0) {
+                for (char **m = gr.members; r == 0 && m && *m; m++)
+                        r = add_name(&o->members, &o->n_members, *m, strlen(*m), NULL);
+                slots_gr_clear(&gr);
+        }
+        return r;
+}
+
+int slots_identity_names_look(const struct slots_idfile files[3], const char *nsswitch, const char *name,
+                              uid_t uid, gid_t gid, struct slots_identity_names *o)
+{
+        const struct slots_idline *g = slots_idfile_name(&files[1], name), *gs = slots_idfile_name(&files[2], name);
+        int r;
+
+        memset(o, 0, sizeof(*o));
+        o->uid = uid;
+        o->gid = g && g->id >= 0 ? (gid_t) g->id : gid;
+        o->own = slots_idfile_name(&files[0], name);
+        r = names_of_id(&files[0], (long) uid, &o->uid_names, &o->n_uid_names);
+        if (r == 0)
+                r = names_of_id(&files[1], (long) o->gid, &o->gid_names, &o->n_gid_names);
+        if (r == 0 && g)
+                r = add_list(&o->members, &o->n_members, g->list, g->llen, files[1].path);
+        if (r == 0 && gs)
+                r = add_list(&o->members, &o->n_members, gs->list, gs->llen, files[2].path);
+        if (r == 0)
+                r = names_directory(nsswitch, name, g != NULL, o);
+        if (r < 0)
+                slots_identity_names_free(o);
+        return r;
+}
+
+static void free_names(struct slots_identity_name *l, size_t n)
+{
+        for (size_t i = 0; l && i < n; i++)
+                free((char *) l[i].name);
+        free(l);
+}
+
+void slots_identity_names_free(struct slots_identity_names *o)
+{
+        free_names(o->uid_names, o->n_uid_names);
+        free_names(o->gid_names, o->n_gid_names);
+        free_names(o->members, o->n_members);
+        memset(o, 0, sizeof(*o));
+}
+
+void slots_identity_names_into(const struct slots_identity_names *o, struct slots_identity *id)
+{
+        id->uid = o->uid;
+        id->gid = o->gid;
+        id->uid_names = o->uid_names;
+        id->n_uid_names = o->n_uid_names;
+        id->gid_names = o->gid_names;
+        id->n_gid_names = o->n_gid_names;
+        id->members = o->members;
+        id->n_members = o->n_members;
+}
+
+/* Both password fields (the passwd field from its local line when there is one); the shadow entry must be known when the passwd field points to it. */
+static int look_password(const char *name, const char *local_field, struct slots_identity_facts *f,
+                         struct slots_error *e)
 {
         enum slots_pw_source src;
-        int r = slots_pwfields_lookup(name, &f->pw);
+        int r;
 
-        if (r < 0)
+        if (local_field) {
+                memset(&f->pw, 0, sizeof(f->pw));
+                if (!(f->pw.passwd = strndup(local_field, strcspn(local_field, ":\n"))))
+                        return slots_error_set(e, -ENOMEM, name, "out of memory");
+                r = slots_pwfield_shadow(name, &f->pw.shadow);
+                if (r == -ENOMEM)
+                        return slots_error_set(e, r, name, "out of memory");
+                f->pw.shadow_known = r >= 0;
+                f->pw.shadow_err = r < 0 ? r : 0;
+        } else if ((r = slots_pwfields_lookup(name, &f->pw)) < 0)
                 return slots_error_set(e, r, name, "cannot read its passwd entry: %s", strerror(-r));
         slots_pwfields_into(&f->pw, &f->id, NULL);
         if (!slots_identity_password(&f->id, &src) && src == SLOTS_PW_UNKNOWN)
@@ -262,8 +534,10 @@ static int look_password(const char *name, struct slots_identity_facts *f, struc
 int slots_identity_look(int rootfd, const char *prefix, const char *shell, const char *name,
                         const struct slots_pw *pw, struct slots_identity_facts *f, struct slots_error *e)
 {
-        char *passwd = NULL;
-        int r;
+        static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
+        struct slots_idfile files[3] = { 0 };
+        char *own_passwd = NULL, *nsswitch = NULL;
+        int r = 0;
 
         memset(f, 0, sizeof(*f));
         f->id = (struct slots_identity){ .name = name, .shell = pw->shell, .want_shell = shell };
@@ -272,18 +546,39 @@ int slots_identity_look(int rootfd, const char *prefix, const char *shell, const
                 return slots_error_set(e, -ENOMEM, name, "out of memory");
         }
         f->id.shared = f->shared;
-        r = account_file(rootfd, "/etc/passwd", &passwd);
-        f->id.directory = local_entry(r, passwd, name) == 0;
-        free(passwd);
-        r = look_groups(rootfd, name, pw->gid, f, e);
+        /* Each account file read once: its own line, the other names of its ids, its group's members. */
+        for (int i = 0; i < 3 && r == 0; i++)
+                if ((r = slots_idfile_read(rootfd, paths[i], false, &files[i])) < 0)
+                        slots_error_set(e, r, paths[i], "cannot read it: %s", strerror(-r));
+        if (r == 0 && slots_account_text(rootfd, "/etc/nsswitch.conf", &nsswitch) == -ENOMEM)
+                r = slots_error_set(e, -ENOMEM, name, "out of memory");
+        if (r == 0 && (r = slots_identity_names_look(files, nsswitch, name, pw->uid, pw->gid, &f->names)) < 0)
+                slots_error_set(e, r, name, "out of memory");
+        slots_identity_names_into(&f->names, &f->id);
+        f->id.directory = f->names.own == NULL;
+        if (r == 0 && f->names.own) {
+                size_t n = 0;
+                const char *pf = field_at(f->names.own->name, f->names.own->name + strcspn(f->names.own->name, "\n"),
+                                          1, &n);
+
+                if (pf && !(own_passwd = strndup(pf, n)))
+                        r = slots_error_set(e, -ENOMEM, name, "out of memory");
+        }
         if (r == 0)
-                r = slots_subid_read(rootfd, "/etc/subuid", name, pw->uid, &f->subuid, e);
+                r = look_groups(files[1].text, name, pw->gid, f, e);
         if (r == 0)
-                r = slots_subid_read(rootfd, "/etc/subgid", name, pw->uid, &f->subgid, e);
+                r = slots_subid_read(rootfd, "/etc/subuid", name, pw->uid, (long) f->id.uid, &f->subuid, e);
+        if (r == 0)
+                r = slots_subid_read(rootfd, "/etc/subgid", name, pw->uid, (long) f->id.gid, &f->subgid, e);
         f->id.subuid = &f->subuid;
         f->id.subgid = &f->subgid;
         if (r == 0)
-                r = look_password(name, f, e);
+                r = look_password(name, own_passwd, f, e);
+        free(own_passwd);
+        free(nsswitch);
+        f->names.own = NULL;    /* a line of files[0], freed here */
+        for (int i = 0; i < 3; i++)
+                slots_idfile_free(&files[i]);
         if (r < 0)
                 slots_identity_facts_free(f);
         return r;
@@ -299,5 +594,6 @@ void slots_identity_facts_free(struct slots_identity_facts *f)
         slots_subids_free(&f->subgid);
         slots_pwfields_clear(&f->pw);
         free(f->shared);
+        slots_identity_names_free(&f->names);
         memset(f, 0, sizeof(*f));
 }

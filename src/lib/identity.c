@@ -40,38 +40,56 @@ static bool owner_is(const char *s, size_t len, const char *name, uid_t uid)
         return field_number(s, len, &n) && n == (unsigned long) uid;
 }
 
-int slots_subid_parse(const char *text, const char *name, uid_t uid, struct slots_subids *out)
+/* The range of line [p, p + len) for name/uid, or another owner's holding cover, into out: 1 kept, 0 not, -ENOMEM. */
+static int subid_line(const char *p, size_t len, unsigned line, const char *name, uid_t uid, long cover,
+                      struct slots_subids *out)
+{
+        const char *c1 = memchr(p, ':', len), *c2;
+        struct slots_subid one = { .line = line };
+        struct slots_subid *r;
+        bool own;
+
+        c2 = c1 ? memchr(c1 + 1, ':', len - (size_t) (c1 + 1 - p)) : NULL;
+        if (!c2 || !field_number(c1 + 1, (size_t) (c2 - c1 - 1), &one.start) ||
+            !field_number(c2 + 1, len - (size_t) (c2 + 1 - p), &one.count) || one.count == 0)
+                return 0;
+        own = owner_is(p, (size_t) (c1 - p), name, uid);
+        if (!own && (cover < 0 || (unsigned long) cover < one.start || (unsigned long) cover - one.start >= one.count))
+                return 0;
+        if (!own && !(one.owner = strndup(p, (size_t) (c1 - p))))
+                return -ENOMEM;
+        r = realloc(out->r, (out->n + 1) * sizeof(*r));
+        if (!r) {
+                free(one.owner);
+                return -ENOMEM;
+        }
+        r[out->n++] = one;
+        out->r = r;
+        return 1;
+}
+
+int slots_subid_parse(const char *text, const char *name, uid_t uid, long cover, struct slots_subids *out)
 {
         const char *p = text;
+        unsigned line = 0;
 
         out->r = NULL;
         out->n = 0;
         while (p && *p) {
-                const char *eol = strchr(p, '\n'), *c1, *c2;
+                const char *eol = strchr(p, '\n');
                 size_t len = eol ? (size_t) (eol - p) : strlen(p);
-                struct slots_subid one;
 
-                c1 = memchr(p, ':', len);
-                c2 = c1 ? memchr(c1 + 1, ':', len - (size_t) (c1 + 1 - p)) : NULL;
-                if (c2 && owner_is(p, (size_t) (c1 - p), name, uid) &&
-                    field_number(c1 + 1, (size_t) (c2 - c1 - 1), &one.start) &&
-                    field_number(c2 + 1, len - (size_t) (c2 + 1 - p), &one.count) && one.count > 0) {
-                        struct slots_subid *r = realloc(out->r, (out->n + 1) * sizeof(*r));
-
-                        if (!r) {
-                                slots_subids_free(out);
-                                return -ENOMEM;
-                        }
-                        r[out->n++] = one;
-                        out->r = r;
+                if (subid_line(p, len, ++line, name, uid, cover, out) < 0) {
+                        slots_subids_free(out);
+                        return -ENOMEM;
                 }
                 p = eol ? eol + 1 : NULL;
         }
         return 0;
 }
 
-int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, struct slots_subids *out,
-                     struct slots_error *e)
+int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, long cover,
+                     struct slots_subids *out, struct slots_error *e)
 {
         const struct slots_read how = { .path = path, .max = SUBID_MAX, .content_fails = true };
         char *text = NULL;
@@ -88,7 +106,7 @@ int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, 
         r = slots_read_text_fd(fd, &how, NULL, &text, &len, e);
         slots_close(fd);
         if (r == 0) {
-                r = slots_subid_parse(text, name, uid, out);
+                r = slots_subid_parse(text, name, uid, cover, out);
                 if (r < 0)
                         r = slots_error_set(e, r, path, "cannot parse: %s", strerror(-r));
         }
@@ -98,6 +116,8 @@ int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, 
 
 void slots_subids_free(struct slots_subids *s)
 {
+        for (size_t i = 0; s->r && i < s->n; i++)
+                free(s->r[i].owner);
         free(s->r);
         s->r = NULL;
         s->n = 0;
@@ -157,37 +177,137 @@ bool slots_identity_password_usable(const char *hash, enum slots_hash_method met
 static void add_ranges(struct strbuf *b, const char *opt, const struct slots_subids *s)
 {
         for (size_t i = 0; i < s->n; i++) {
+                if (s->r[i].owner)
+                        continue;
                 strbuf_sep(b, " ");
                 strbuf_addf(b, "%s%lu-%lu", opt, s->r[i].start, s->r[i].start + s->r[i].count - 1);
         }
 }
 
+static size_t own_ranges(const struct slots_subids *s)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; s && i < s->n; i++)
+                n += !s->r[i].owner;
+        return n;
+}
+
+/*
+ * Another owner's ranges that hold the slot's id (what: "uid", "gid"): through newuidmap
+ * (newgidmap) the owner maps it into a user namespace of its own and runs as it.
+ */
+static void foreign_ranges(const struct slots_identity *id, const char *what, unsigned long idv,
+                           const struct slots_subids *s, struct strbuf *d, struct strbuf *f)
+{
+        for (size_t i = 0; s && i < s->n; i++) {
+                const struct slots_subid *r = &s->r[i];
+                unsigned long last = r->start + r->count - 1;
+                bool number = r->owner && strspn(r->owner, "0123456789") == strlen(r->owner);
+
+                if (!r->owner)
+                        continue;
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s's subordinate %ss %lu-%lu (/etc/sub%s line %u) hold %s's %s %lu: through "
+                            "new%smap %s runs as %s", r->owner, what, r->start, last, what, r->line, id->name, what,
+                            idv, what, r->owner, id->name);
+                strbuf_sep(f, " && ");
+                if (number)
+                        strbuf_addf(f, "sed -i '%ud' /etc/sub%s (the range of uid %s)", r->line, what, r->owner);
+                else
+                        strbuf_addf(f, "usermod --del-sub%ss %lu-%lu %s", what, r->start, last, r->owner);
+        }
+}
+
 static void judge_subids(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
 {
-        size_t nu = id->subuid ? id->subuid->n : 0, ng = id->subgid ? id->subgid->n : 0;
+        size_t nu = own_ranges(id->subuid), ng = own_ranges(id->subgid);
 
-        if (nu + ng == 0)
-                return;
-        strbuf_addf(d, "%s has subordinate ", id->name);
-        if (nu) {
-                strbuf_addf(d, "uids");
-                add_ranges(d, "", id->subuid);
-                strbuf_addf(d, " (/etc/subuid)");
+        if (nu + ng) {
+                strbuf_addf(d, "%s has subordinate ", id->name);
+                if (nu) {
+                        strbuf_addf(d, "uids");
+                        add_ranges(d, "", id->subuid);
+                        strbuf_addf(d, " (/etc/subuid)");
+                }
+                if (nu && ng)
+                        strbuf_addf(d, " and ");
+                if (ng) {
+                        strbuf_addf(d, "gids");
+                        add_ranges(d, "", id->subgid);
+                        strbuf_addf(d, " (/etc/subgid)");
+                }
+                strbuf_addf(d, ": in a user namespace of its own it runs processes under other ids");
+                strbuf_addf(f, "usermod");
+                if (nu)
+                        add_ranges(f, "--del-subuids ", id->subuid);
+                if (ng)
+                        add_ranges(f, "--del-subgids ", id->subgid);
+                strbuf_addf(f, " %s", id->name);
         }
-        if (nu && ng)
-                strbuf_addf(d, " and ");
-        if (ng) {
-                strbuf_addf(d, "gids");
-                add_ranges(d, "", id->subgid);
-                strbuf_addf(d, " (/etc/subgid)");
+        foreign_ranges(id, "uid", id->uid, id->subuid, d, f);
+        foreign_ranges(id, "gid", id->gid, id->subgid, d, f);
+}
+
+/* Whether names[0..i) already holds names[i]'s name (one name listed by a file and by NSS). */
+static bool seen_before(const struct slots_identity_name *names, size_t i)
+{
+        for (size_t j = 0; j < i; j++)
+                if (strcmp(names[j].name, names[i].name) == 0)
+                        return true;
+        return false;
+}
+
+/* Every other name of the uid (group: the gid), each with the command that removes it. */
+static void judge_names(const struct slots_identity *id, bool group, struct strbuf *d, struct strbuf *f)
+{
+        const struct slots_identity_name *names = group ? id->gid_names : id->uid_names;
+        size_t n = group ? id->n_gid_names : id->n_uid_names;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct slots_identity_name *a = &names[i];
+
+                if (strcmp(a->name, id->name) == 0 || seen_before(names, i))
+                        continue;
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s %s has %s's %s %lu too (%s): to the kernel it is %s", group ? "group" : "account",
+                            a->name, id->name, group ? "gid" : "uid",
+                            group ? (unsigned long) id->gid : (unsigned long) id->uid,
+                            a->where ? a->where : "the name service", id->name);
+                strbuf_sep(f, " && ");
+                if (a->where)
+                        strbuf_addf(f, "%s %s", group ? "groupdel -f" : "userdel", a->name);
+                else
+                        strbuf_addf(f, "set %s of %s to a free %s in the directory", group ? "gidNumber" : "uidNumber",
+                                    a->name, group ? "gid" : "uid");
         }
-        strbuf_addf(d, ": in a user namespace of its own it runs processes under other ids");
-        strbuf_addf(f, "usermod");
-        if (nu)
-                add_ranges(f, "--del-subuids ", id->subuid);
-        if (ng)
-                add_ranges(f, "--del-subgids ", id->subgid);
-        strbuf_addf(f, " %s", id->name);
+}
+
+static void judge_aliases(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        judge_names(id, false, d, f);
+        judge_names(id, true, d, f);
+}
+
+/* Members of the slot's group but itself and the service: `sg` or newgrp makes them the group. */
+static void judge_members(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
+{
+        for (size_t i = 0; i < id->n_members; i++) {
+                const struct slots_identity_name *m = &id->members[i];
+
+                if (strcmp(m->name, id->name) == 0 || (id->member_ok && strcmp(m->name, id->member_ok) == 0) ||
+                    seen_before(id->members, i))
+                        continue;
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%s is a member of the group %s (%s): through sg or newgrp it runs as %s's group",
+                            m->name, id->name, m->where ? m->where : "the directory", id->name);
+                strbuf_sep(f, " && ");
+                if (m->where)
+                        strbuf_addf(f, "gpasswd -d %s %s", m->name, id->name);
+                else
+                        slots_dirfix(f, true, id->name,
+                                     &(struct slots_dirfix_change){ SLOTS_DIRFIX_DELETE, "memberUid", m->name }, 1);
+        }
 }
 
 static void judge_groups(const struct slots_identity *id, struct strbuf *d, struct strbuf *f)
@@ -282,6 +402,8 @@ int slots_identity_judge(const struct slots_identity *id, struct slots_identity_
 {
         static void (*const judge[SLOTS_IDENT_N])(const struct slots_identity *, struct strbuf *, struct strbuf *) = {
                 [SLOTS_IDENT_SUBIDS] = judge_subids,
+                [SLOTS_IDENT_ALIASES] = judge_aliases,
+                [SLOTS_IDENT_MEMBERS] = judge_members,
                 [SLOTS_IDENT_GROUPS] = judge_groups,
                 [SLOTS_IDENT_PASSWORD] = judge_password,
                 [SLOTS_IDENT_SHELL] = judge_shell,

@@ -7,9 +7,15 @@
 
 #include "error.h"
 
-/* One subordinate id range of /etc/subuid or /etc/subgid: start .. start + count - 1. */
+/*
+ * One subordinate id range of /etc/subuid or /etc/subgid: start .. start + count - 1, and
+ * whose it is: owner NULL for the slot's own, else another owner's (as the file names it)
+ * range that holds the slot's id, on line `line` of the file.
+ */
 struct slots_subid {
         unsigned long start, count;
+        char *owner;
+        unsigned line;
 };
 
 struct slots_subids {
@@ -19,20 +25,21 @@ struct slots_subids {
 
 /*
  * The ranges text (the subuid(5) or subgid(5) format, "owner:start:count" a line)
- * gives the account name or its uid, in the file's order, into out (free with
- * slots_subids_free).  Blank lines, comments, lines of other owners and lines whose
- * numbers do not parse, as newuidmap skips them, are skipped; a count of 0 is no range.
- * Returns 0 or -ENOMEM.
+ * gives the account name or its uid, and those of any other owner that hold the id
+ * cover (the slot's uid in subuid, its gid in subgid; -1: none), in the file's order,
+ * into out (free with slots_subids_free).  Blank lines, comments, lines of other owners
+ * not holding cover and lines whose numbers do not parse, as newuidmap skips them, are
+ * skipped; a count of 0 is no range.  Returns 0 or -ENOMEM.
  */
-int slots_subid_parse(const char *text, const char *name, uid_t uid, struct slots_subids *out);
+int slots_subid_parse(const char *text, const char *name, uid_t uid, long cover, struct slots_subids *out);
 
 /*
  * Reads path ("/etc/subuid", "/etc/subgid") inside rootfd (AT_FDCWD or an image
  * root) through slots_read_text_fd() and parses it as slots_subid_parse() does.  A
  * missing file holds no range.  Returns 0 or -errno with e set (a failure).
  */
-int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, struct slots_subids *out,
-                     struct slots_error *e);
+int slots_subid_read(int rootfd, const char *path, const char *name, uid_t uid, long cover,
+                     struct slots_subids *out, struct slots_error *e);
 
 void slots_subids_free(struct slots_subids *s);
 
@@ -41,6 +48,16 @@ struct slots_identity_group {
         const char *name;
         bool primary;
         bool directory;                 /* the group lives in a directory (LDAP): its membership is changed there */
+};
+
+/*
+ * Another name the slot's identity answers to: an account with its uid, a group with its
+ * gid, or a member of its group.  where is the file that lists it ("/etc/passwd",
+ * "/etc/group", "/etc/gshadow"), or NULL for the name service (a directory).
+ */
+struct slots_identity_name {
+        const char *name;
+        const char *where;
 };
 
 /* What libxcrypt's crypt_checksalt() said of a password field; zero (not asked) by default. */
@@ -76,10 +93,19 @@ struct slots_identity {
         const char *shared;             /* <prefix>shared */
         const struct slots_subids *subuid, *subgid;     /* NULL: not known */
         bool directory;                 /* the account lives in a directory (LDAP), not the local files */
+        uid_t uid;                      /* its uid and its group's gid, for the messages */
+        gid_t gid;
+        const struct slots_identity_name *uid_names, *gid_names;       /* every name of the uid, the gid */
+        size_t n_uid_names, n_gid_names;
+        const struct slots_identity_name *members;      /* every member of its group */
+        size_t n_members;
+        const char *member_ok;          /* the one member planned beside the slot: the service account */
 };
 
 enum slots_identity_what {
-        SLOTS_IDENT_SUBIDS,             /* a subordinate uid or gid range: a user namespace under other ids */
+        SLOTS_IDENT_SUBIDS,             /* a subordinate uid or gid range of its own, or another's holding its id */
+        SLOTS_IDENT_ALIASES,            /* another account with its uid, another group with its gid */
+        SLOTS_IDENT_MEMBERS,            /* a member of its group but itself and the service */
         SLOTS_IDENT_GROUPS,             /* a group but its own and <prefix>shared, or a foreign primary group */
         SLOTS_IDENT_PASSWORD,           /* a usable password, or none needed */
         SLOTS_IDENT_SHELL,              /* a shell but the configured one */

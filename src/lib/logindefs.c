@@ -1,4 +1,4 @@
-/* The system account id range of login.defs (SYS_UID_MIN/SYS_UID_MAX), read the way shadow reads it. */
+/* login.defs read the way shadow reads it: the system id range, and where useradd hands out subordinate ids. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -43,13 +43,12 @@ static bool parse_number(const char *s, size_t len, unsigned long *out)
         return true;
 }
 
-int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t *min, uid_t *max,
-                          struct slots_error *e)
+/* Each key of defs (n of them) that text sets, the last definition winning; -EBADMSG for a value that is no number. */
+static int parse_defs(const char *text, size_t len, const char *file, struct def *defs, size_t n,
+                      struct slots_error *e)
 {
-        struct def defs[] = { { .key = "SYS_UID_MIN" }, { .key = "SYS_UID_MAX" }, { .key = "UID_MIN" } };
         const char *p = text, *end = text + len;
         unsigned line = 0;
-        unsigned long lo, hi;
 
         while (p < end) {
                 const char *eol = memchr(p, '\n', (size_t) (end - p));
@@ -79,7 +78,7 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
                 /* A key without a value is skipped, as shadow's def_load does. */
                 if (v == vend)
                         goto next;
-                for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
+                for (size_t i = 0; i < n; i++) {
                         if (strlen(defs[i].key) != (size_t) (kend - q) ||
                             memcmp(defs[i].key, q, (size_t) (kend - q)) != 0)
                                 continue;
@@ -87,8 +86,7 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
                                 slots_error_invalid(e, -EBADMSG, file, "%s is not a number: \"%.*s\"",
                                                 defs[i].key, (int) (vend - v), v);
                                 slots_error_at(e, line, (unsigned) (v - p) + 1);
-                                slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config",
-                                                file);
+                                slots_error_fix(e, "fix %s", file);
                                 return -EBADMSG;
                         }
                         /* shadow's putdef_str replaces: the last definition of a key wins. */
@@ -98,7 +96,19 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
         next:
                 p = eol + 1;
         }
+        return 0;
+}
 
+int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t *min, uid_t *max,
+                          struct slots_error *e)
+{
+        struct def defs[] = { { .key = "SYS_UID_MIN" }, { .key = "SYS_UID_MAX" }, { .key = "UID_MIN" } };
+        unsigned long lo, hi;
+
+        if (parse_defs(text, len, file, defs, sizeof(defs) / sizeof(defs[0]), e) < 0) {
+                slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config", file);
+                return -EBADMSG;
+        }
         lo = defs[0].set ? defs[0].value : SLOTS_SYS_UID_MIN_DEFAULT;
         if (defs[1].set)
                 hi = defs[1].value;
@@ -120,27 +130,58 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
         return 0;
 }
 
-int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_error *e)
+/* login.defs inside rootfd whole into *text (NULL: there is none). */
+static int read_defs(int rootfd, char **text, size_t *len, struct slots_error *e)
 {
         const struct slots_read how = { .path = LOGINDEFS, .max = LOGINDEFS_MAX };
-        char *text = NULL;
-        size_t len = 0;
-        int fd, r;
+        int fd = slots_open_in(rootfd, LOGINDEFS, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
 
-        fd = slots_open_in(rootfd, LOGINDEFS, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-        if (fd == -ENOENT) {
-                *min = SLOTS_SYS_UID_MIN_DEFAULT;
-                *max = SLOTS_SYS_UID_MAX_DEFAULT;
+        *text = NULL;
+        *len = 0;
+        if (fd == -ENOENT)
                 return 0;
-        }
         if (fd < 0)
                 return slots_error_set(e, fd, LOGINDEFS, "cannot open: %s", strerror(-fd));
-        r = slots_read_text_fd(fd, &how, NULL, &text, &len, e);
+        r = slots_read_text_fd(fd, &how, NULL, text, len, e);
         slots_close(fd);
+        return r;
+}
+
+int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_error *e)
+{
+        char *text = NULL;
+        size_t len = 0;
+        int r = read_defs(rootfd, &text, &len, e);
+
         if (r == -EFBIG || r == -EBADMSG)
                 slots_error_fix(e, "fix %s, or set uid_min and uid_max in the config", LOGINDEFS);
-        if (r == 0)
+        if (r == 0 && !text) {
+                *min = SLOTS_SYS_UID_MIN_DEFAULT;
+                *max = SLOTS_SYS_UID_MAX_DEFAULT;
+        } else if (r == 0)
                 r = slots_logindefs_parse(text, len, LOGINDEFS, min, max, e);
         free(text);
         return r;
+}
+
+int slots_logindefs_subids(int rootfd, unsigned long *lo, unsigned long *end, struct slots_error *e)
+{
+        struct def defs[] = { { .key = "SUB_UID_MIN", .value = 100000 }, { .key = "SUB_UID_MAX", .value = 600100000 },
+                              { .key = "SUB_UID_COUNT", .value = 65536 }, { .key = "SUB_GID_MIN", .value = 100000 },
+                              { .key = "SUB_GID_MAX", .value = 600100000 },
+                              { .key = "SUB_GID_COUNT", .value = 65536 } };
+        char *text = NULL;
+        size_t len = 0;
+        int r = read_defs(rootfd, &text, &len, e);
+
+        if (r == 0 && text)
+                r = parse_defs(text, len, LOGINDEFS, defs, sizeof(defs) / sizeof(defs[0]), e);
+        free(text);
+        if (r < 0)
+                return r;
+        /* useradd hands out count ids from anywhere in [MIN, MAX]: the last range ends at MAX + COUNT - 1. */
+        *lo = defs[0].value < defs[3].value ? defs[0].value : defs[3].value;
+        *end = defs[1].value + defs[2].value > defs[4].value + defs[5].value ? defs[1].value + defs[2].value :
+                                                                                defs[4].value + defs[5].value;
+        return 0;
 }

@@ -1,4 +1,4 @@
-/* The system account id range of login.defs (SYS_UID_MIN/SYS_UID_MAX), read the way shadow reads it. */
+/* login.defs read the way shadow reads it: the system id range, and where useradd hands out subordinate ids. */
 #pragma once
 
 #include <sys/types.h>
@@ -24,3 +24,11 @@ int slots_logindefs_parse(const char *text, size_t len, const char *file, uid_t 
  * parses it.  Returns 0, -EBADMSG or another -errno (the error names the file).
  */
 int slots_logindefs_uid_range(int rootfd, uid_t *min, uid_t *max, struct slots_error *e);
+
+/*
+ * Where useradd hands out subordinate uids and gids by rootfd's /etc/login.defs: from the lower
+ * of SUB_UID_MIN and SUB_GID_MIN (100000 by default) up to, not including, the higher of
+ * SUB_UID_MAX + SUB_UID_COUNT and SUB_GID_MAX + SUB_GID_COUNT (600100000 + 65536): [*lo, *end).
+ * Returns 0, or -errno (-EBADMSG for a value that is no number) with e naming the file.
+ */
+int slots_logindefs_subids(int rootfd, unsigned long *lo, unsigned long *end, struct slots_error *e);

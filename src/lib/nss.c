@@ -319,3 +319,16 @@ enum slots_nss_enum slots_nss_enumerable(const char *text, const char *db)
                 return SLOTS_NSS_ENUM_ALL;
         return full == n - 1 ? SLOTS_NSS_ENUM_NAMES : SLOTS_NSS_ENUM_NONE;
 }
+
+bool slots_nss_network(const char *text, const char *db)
+{
+        const char *src[16];
+        size_t len[16];
+        bool actions;
+        int n = text ? db_sources(text, db, src, len, 16, &actions) : -1;
+
+        for (int i = 0; i < n; i++)
+                if (network_source(src[i], len[i]))
+                        return true;
+        return false;
+}

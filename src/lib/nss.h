@@ -73,3 +73,6 @@ enum slots_nss_enum {
         SLOTS_NSS_ENUM_ALL,     /* every source lists all: the entries listed are all there are */
 };
 enum slots_nss_enum slots_nss_enumerable(const char *text, const char *db);
+
+/* Whether db's line in nsswitch.conf's text names a network source (ldap, sss, nis, nisplus, winbind). */
+bool slots_nss_network(const char *text, const char *db);

@@ -139,8 +139,15 @@ dir_ldapadd() {
 	ldapadd -Q -Y EXTERNAL -H "$DIR_URI" "$@"
 }
 
-# The service account (local, as on most hosts) and a pool of 3 with uid_base 60000.
+# The service account (local, as on most hosts) and a pool of 3 with uid_base 60000; "accounts"
+# said ("local" unless DIR_EXTRA_CONFIG says it): a host whose nsswitch.conf names the directory
+# fails closed without it.
 dir_service_and_config() {
+	case ${DIR_EXTRA_CONFIG:-} in
+	*'"accounts"'*) dir_accounts= ;;
+	*) dir_accounts=',
+  "accounts": "local"' ;;
+	esac
 	echo 'svc:x:1990:1990:the service:/nonexistent:/usr/sbin/nologin' >>/etc/passwd
 	echo 'svc:x:1990:' >>/etc/group
 	echo 'svc:!:20000::::::' >>/etc/shadow
@@ -153,7 +160,7 @@ dir_service_and_config() {
   "slots": 3,
   "uid_base": 60000,
   "table": "/etc/slots/slots.json",
-  "slotctl_config": "/etc/slots/slotctl.json"${DIR_EXTRA_CONFIG:-}
+  "slotctl_config": "/etc/slots/slotctl.json"${DIR_EXTRA_CONFIG:-}$dir_accounts
 }
 CONF
 }

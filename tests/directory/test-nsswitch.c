@@ -1,6 +1,7 @@
 /*
  * nsswitch.conf as two tables: which lines hide a down directory (slots_nss_masked_source), and
- * what an enumeration of a database answers (slots_nss_enumerable).
+ * what an enumeration of a database answers (slots_nss_enumerable); whether a database is
+ * served from a directory (slots_nss_network).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +91,34 @@ static const struct {
         { "", "passwd", SLOTS_NSS_ENUM_NO_LINE },
 };
 
+/* Whether a database is served from a directory: provision's fail-closed rule with "accounts" unset. */
+static const struct {
+        const char *text, *db;
+        bool want;
+} net_rows[] = {
+        { "passwd: files systemd\ngroup: files systemd\n", "passwd", false },
+        { "passwd: files sss\n", "passwd", true },
+        { "passwd:files ldap [NOTFOUND=return]\n", "passwd", true },
+        { "passwd: files\ngroup: files winbind\n", "group", true },
+        { "passwd: files\ngroup: files winbind\n", "passwd", false },
+        { "passwd: compat\n# group: sss\n", "group", false },
+        { "passwd: files extrausers\n", "passwd", false },
+        { "passwd: files nis\n", "passwd", true },
+        { "passwd: files\n", "group", false },
+};
+
+static void test_network(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(net_rows); i++)
+                if (slots_nss_network(net_rows[i].text, net_rows[i].db) != net_rows[i].want)
+                        ROW_FAIL("network row %zu (%s, %s): want %d", i, net_rows[i].text, net_rows[i].db,
+                                 net_rows[i].want);
+        assert_int_equal(failures, 0);
+}
+
 static void test_enumerable(void **state)
 {
         int failures = 0;
@@ -107,7 +136,8 @@ static void test_enumerable(void **state)
 
 int main(void)
 {
-        const struct CMUnitTest tests[] = { cmocka_unit_test(test_rows), cmocka_unit_test(test_enumerable) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_rows), cmocka_unit_test(test_enumerable),
+                                            cmocka_unit_test(test_network) };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
 #  - with uid_base 60000 slotNN is 60000 + NN and slotshared 60000 on every host;
 #  - an id taken by another name, or a slot that exists with another id, is a conflict:
 #    exit 1, nothing changed, the fix printed;
-#  - uid_base with uid_min/uid_max, or past the largest id, is an invalid config (exit 2).
+#  - uid_base with uid_min/uid_max, past the largest id, or inside useradd's subordinate ids
+#    (login.defs SUB_UID_MIN .. SUB_UID_MAX + SUB_UID_COUNT), is an invalid config (exit 2).
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 slots_enter_namespace "$@"
@@ -126,6 +127,43 @@ conf "$S/edge.conf" ', "uid_base": 4294967290'
 "$SLOTS_PROVISION" --config "$S/edge.conf" --ldif dc=x >"$S/out" 2>"$S/err"
 check "uid_base 4294967290 with 3 slots is the largest that fits (exit 0)" test $? = 0
 check "its last slot is 4294967293" grep -qx 'uidNumber: 4294967293' "$S/out"
+# uid_base inside the subordinate ids useradd hands out (login.defs SUB_UID_MIN 100000 ..
+# SUB_UID_MAX 600100000 + SUB_UID_COUNT 65536 by default) is refused, naming the key and a safe
+# range: the next useradd would give another account a range holding the slots' uids.
+host sub
+conf "$S/sub.conf" ', "uid_base": 100000'
+"$SLOTS_PROVISION" --root "$S/sub" --config "$S/sub.conf" >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "uid_base 100000 is refused as invalid (exit 2, got $st)" test "$st" = 2
+check "it names the key and the subordinate ids" grep -qF '"uid_base" 100000 puts the pool'"'"'s ids 100000-100003 inside the subordinate ids useradd hands out (100000-600165535' "$S/err"
+check "its fix names a safe range" grep -qF 'fix: set "uid_base" to at most 99996 (above UID_MAX, below SUB_UID_MIN: 60000, say) or at least 600165536' "$S/err"
+check "no slot was made" sh -c '! grep -q "^slot01:" "$1/etc/passwd"' _ "$S/sub"
+for base in 99997 600165535; do
+	conf "$S/sub.conf" ", \"uid_base\": $base"
+	"$SLOTS_PROVISION" --root "$S/sub" --config "$S/sub.conf" >/dev/null 2>&1
+	check "uid_base $base, one id into the window, is refused (exit 2)" test $? = 2
+done
+printf 'SUB_UID_MIN 200000\nSUB_GID_MIN 200000\n' >>"$S/sub/etc/login.defs"
+conf "$S/sub.conf" ', "uid_base": 100000'
+"$SLOTS_PROVISION" --root "$S/sub" --config "$S/sub.conf" >/dev/null 2>"$S/err"
+check "with SUB_UID_MIN and SUB_GID_MIN 200000 in login.defs uid_base 100000 is safe (exit 0)" test $? = 0
+# A fleet host fails closed: with "accounts" unset and nsswitch.conf serving passwd or group
+# from a directory, provision writes no local slot account and names the key.
+host fleet
+printf 'passwd: files sss\ngroup: files sss\n' >"$S/fleet/etc/nsswitch.conf"
+sums "$S/fleet" >"$S/fleet.before"
+"$SLOTS_PROVISION" --root "$S/fleet" --config "$S/base.conf" >"$S/out" 2>"$S/err"
+st=$?
+cat "$S/err"
+check "a directory in nsswitch.conf, \"accounts\" unset: refused (exit 2, got $st)" test "$st" = 2
+check "it names the key" grep -qF 'fix: set "accounts": "directory" in' "$S/err"
+check "and the explicit \"local\"" grep -qF 'or "accounts": "local"' "$S/err"
+sums "$S/fleet" >"$S/fleet.after"
+check "nothing was written" cmp -s "$S/fleet.before" "$S/fleet.after"
+conf "$S/local.conf" ', "uid_base": 60000, "accounts": "local"'
+"$SLOTS_PROVISION" --root "$S/fleet" --config "$S/local.conf" >/dev/null 2>"$S/err"
+check "with \"accounts\": \"local\" the slots are made (exit 0)" test $? = 0
 # A DN LDIF cannot carry as text (not ASCII) is base64 and decodes back; a home that is not
 # ASCII is refused, since RFC 2307 makes homeDirectory an IA5 (ASCII) string.
 conf "$S/utf.conf" ', "uid_base": 60000'

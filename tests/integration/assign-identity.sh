@@ -3,7 +3,9 @@
 # each way a slot account can hand its user more than a slot (a group but its own and
 # <prefix>shared, such as sudo or a docker-like group; a subordinate uid or gid range; a
 # usable password as pam_unix reads it, the passwd field first; a shell but the configured
-# one) is made on slot02, and `assign alice slot02` must refuse it: exit 1, the table
+# one; another owner's subordinate range holding its uid or gid, as useradd hands them out; a
+# second name of its uid; a member of its group only /etc/gshadow lists) is made on slot02,
+# and `assign alice slot02` must refuse it: exit 1, the table
 # unchanged, the fix named; the printed fix then clears it.  Without a slot asked for, the
 # lowest free choice skips such a slot and says so (stderr and --json); a slot the user holds
 # that breaks the rule is refused too, the assignment standing.  And check's
@@ -31,6 +33,15 @@ set_passwd_field() {
 		cat "$S/passwd.new" >/etc/passwd
 }
 groupadd -r dockerish
+useradd -M -s /bin/sh ops1
+useradd -M -s /bin/sh ops3
+U2=$(uid_of slot02)
+G2=$(gid_of slot02)
+# gshadow_member GROUP USER: USER joins GROUP's member list in /etc/gshadow only.
+gshadow_member() {
+	awk -F: -v OFS=: -v g="$1" -v u="$2" '$1 == g { $4 = $4 == "" ? u : $4 "," u } { print }' /etc/gshadow >"$S/gs" &&
+		cat "$S/gs" >/etc/gshadow
+}
 
 # The attacks on slot02: NAME, the command that makes it, what the refusal says, the fix expected.
 cat >"$S/cases" <<EOF
@@ -42,6 +53,10 @@ passwd-hash|set_passwd_field slot02 '$HASH'|usable password hash (\$6\$) in its 
 passwd-empty|set_passwd_field slot02 ''|empty password field in its passwd entry|usermod -L slot02
 shadow-hash|usermod -p '$HASH' slot02|usable password hash (\$6\$) in its shadow entry|usermod -L slot02
 shell|usermod -s /bin/sh slot02|slot02 has shell /bin/sh, configured /usr/sbin/nologin|usermod -s /usr/sbin/nologin slot02
+foreign-subuid|echo ops1:$((U2 - 1)):65536 >>/etc/subuid|ops1's subordinate uids $((U2 - 1))-$((U2 + 65534)) (/etc/subuid line|usermod --del-subuids $((U2 - 1))-$((U2 + 65534)) ops1
+foreign-subgid|echo ops1:$G2:1 >>/etc/subgid|ops1's subordinate gids $G2-$G2 (/etc/subgid line|usermod --del-subgids $G2-$G2 ops1
+alias|useradd -M -o -u $U2 -s /bin/sh ops2|account ops2 has slot02's uid $U2 too (/etc/passwd)|userdel ops2
+gshadow-member|gshadow_member slot02 ops3|ops3 is a member of the group slot02 (/etc/gshadow)|gpasswd -d ops3 slot02
 EOF
 
 check "a good slot02: assign alice slot02 and release it" sh -c '"$0" --config "$1" assign alice slot02 >/dev/null &&

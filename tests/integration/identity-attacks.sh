@@ -11,6 +11,11 @@
 # free slot03 a subordinate range, a group but its own and <prefix>shared, a shell drift, a
 # usable password, a process of its own or one of slot04's with egid slot03; on the assigned
 # slot03 a process of another account through its group.  Each printed fix is run and clears it.
+# Another account holding slot03's identity is tried as that account before check runs: ops1,
+# whose subordinate range (another owner's line, as useradd hands out) holds slot03's uid and
+# gid, maps them through newuidmap and reads slot03's 0600 file; ops2, a second name of the uid,
+# reads it too; grp3, a second group of the gid; ops3, a member of group slot03 that only
+# /etc/gshadow lists, reads a file of the group through sg.
 RELEASE_UID_MIN=47900
 RELEASE_POOL=4
 . "$top_srcdir/tests/integration/release-lib.sh"
@@ -94,6 +99,62 @@ check "password: the hash is not printed" sh -c "! grep -q c2VjcmV0aGFzaA '$S/ou
 check "password: the fix locks it" test "$fix" = "usermod -L slot03"
 eval "$fix"
 clears password
+
+# ---- another account holds slot03's identity ----
+as3 sh -c 'echo slot03-secret >/var/tmp/s3secret && chmod 0600 /var/tmp/s3secret'
+useradd -M -s /bin/sh ops1
+echo "ops1:$((U3 - 3)):65536" >>/etc/subuid
+echo "ops1:$((G3 - 3)):65536" >>/etc/subgid
+# ops1's inner 0 is itself, inner 1.. its range: slot03's uid is inner 4, its gid inner 4.
+as_ops1_slot03() {
+	runuser -u ops1 -- unshare --map-user=0 --map-group=0 --map-users="$((U3 - 3)),1,65536" \
+		--map-groups="$((G3 - 3)),1,65536" setpriv --reuid=4 --regid=4 --clear-groups cat /var/tmp/s3secret
+}
+if ! command -v newuidmap >/dev/null || ! as_ops1_slot03 >"$S/ops1.out" 2>"$S/ops1.err"; then
+	cat "$S/ops1.err" 2>/dev/null
+	echo "# SKIP the attack itself: ops1 could not map its range into a user namespace here"
+else
+	check "foreign-subids: the attack: ops1 reads slot03's 0600 file as slot03" grep -qx slot03-secret "$S/ops1.out"
+fi
+check_case foreign-subids "ops1's subordinate uids $((U3 - 3))-$((U3 + 65532)) (/etc/subuid line"
+check "foreign-subids: it names the gid range too" sh -c 'case "$1" in *"ops1'"'"'s subordinate gids"*) ;; *) exit 1 ;; esac' _ "$row"
+check "foreign-subids: the fix removes ops1's ranges" test "$fix" = \
+	"usermod --del-subuids $((U3 - 3))-$((U3 + 65532)) ops1 && usermod --del-subgids $((G3 - 3))-$((G3 + 65532)) ops1"
+eval "$fix"
+clears foreign-subids
+check_fails "foreign-subids: after the fix ops1 no longer reads the file" as_ops1_slot03
+
+useradd -M -o -u "$U3" -g "$G3" -s /bin/sh ops2
+check "alias: the attack: ops2 reads slot03's 0600 file" sh -c 'runuser -u ops2 -- cat /var/tmp/s3secret | grep -qx slot03-secret'
+check_case alias "account ops2 has slot03's uid $U3 too (/etc/passwd): to the kernel it is slot03"
+check "alias: the fix removes it" test "$fix" = "userdel ops2"
+eval "$fix"
+clears alias
+groupadd -o -g "$G3" grp3
+check_case alias-group "group grp3 has slot03's gid $G3 too (/etc/group)"
+check "alias-group: the fix removes it" test "$fix" = "groupdel -f grp3"
+eval "$fix"
+clears alias-group
+
+useradd -M -s /bin/sh ops3
+: >/var/tmp/g3secret && chgrp slot03 /var/tmp/g3secret && chmod 0640 /var/tmp/g3secret
+echo group-secret >/var/tmp/g3secret
+awk -F: -v OFS=: '$1 == "slot03" { $4 = $4 == "" ? "ops3" : $4 ",ops3" } { print }' /etc/gshadow >"$S/gshadow.new" &&
+	cat "$S/gshadow.new" >/etc/gshadow
+check "gshadow-member: /etc/group does not list ops3" sh -c '! grep "^slot03:" /etc/group | grep -q ops3'
+if runuser -u ops3 -- sg slot03 -c 'cat /var/tmp/g3secret' 2>"$S/sg.err" | grep -qx group-secret; then
+	ok "gshadow-member: the attack: ops3 reads a file of group slot03 through sg"
+else
+	echo "# sg: $(cat "$S/sg.err")"
+	echo "# SKIP the attack itself: sg did not run here"
+fi
+check_case gshadow-member "ops3 is a member of the group slot03 (/etc/gshadow)"
+check "gshadow-member: the fix takes it out" test "$fix" = "gpasswd -d ops3 slot03"
+eval "$fix" >/dev/null
+clears gshadow-member
+check_fails "gshadow-member: after the fix sg slot03 gives ops3 nothing" sh -c \
+	'runuser -u ops3 -- sg slot03 -c "cat /var/tmp/g3secret" </dev/null 2>/dev/null | grep -qx group-secret'
+rm -f /var/tmp/s3secret /var/tmp/g3secret
 
 as3 sh -c 'cp /bin/sleep /var/tmp/g3free && chmod 2755 /var/tmp/g3free'
 as4 /var/tmp/g3free 100001 &

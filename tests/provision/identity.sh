@@ -3,6 +3,10 @@
 # range, a group but its own and <prefix>shared (the service's, sudo), a usable or empty
 # password, another shell.  Each is a conflict naming its fix, under --root (the tree's
 # etc/subuid and etc/subgid) and on the live host (in a private namespace); nothing changes.
+# And the slot's identity held by another account, on every run, not only at creation: another
+# owner's subordinate range holding a slot's uid (useradd's defaults), a second name of a slot's
+# uid or gid, a member of a slot's group that only gshadow lists: each a conflict, never
+# "0 changes".
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 slots_enter_namespace "$@"
@@ -64,4 +68,35 @@ check "and name the fix" grep -q "fix: usermod --del-subgids 300000-365535 slot0
 sed -i '/^slot02:300000:65536$/d' /etc/subgid
 "$SLOTS_PROVISION" --config "$S/host.conf" >"$S/hout2" 2>"$S/herr2"
 check "with the range removed: 0 changes" test "$(cat "$S/hout2")" = "0 changes"
+
+# Another account holds a slot's identity: each row is NAME|what makes it|the conflict|the fix|what undoes it.
+# gshadow_member GROUP USER: USER joins GROUP's member list in /etc/gshadow only.
+gshadow_member() {
+	awk -F: -v OFS=: -v g="$1" -v u="$2" '$1 == g { $4 = $4 == "" ? u : $4 "," u } { print }' /etc/gshadow >"$S/gs" &&
+		cat "$S/gs" >/etc/gshadow
+}
+hu2=$(id -u slot02)
+hg2=$(getent group slot02 | cut -d: -f3)
+cat >"$S/held" <<EOF
+foreign-subuid|echo ops1:$((hu2 - 1)):65536 >>/etc/subuid|ops1's subordinate uids $((hu2 - 1))-$((hu2 + 65534)) (/etc/subuid line|usermod --del-subuids $((hu2 - 1))-$((hu2 + 65534)) ops1|
+foreign-subgid|echo ops1:$((hg2 - 1)):10 >>/etc/subgid|ops1's subordinate gids $((hg2 - 1))-$((hg2 + 8)) (/etc/subgid line|usermod --del-subgids $((hg2 - 1))-$((hg2 + 8)) ops1|
+alias|echo ops2:x:$hu2:$hg2::/nonexistent:/bin/sh >>/etc/passwd|conflict: slot02: account ops2 has slot02's uid $hu2 too (/etc/passwd)|userdel ops2|sed -i /^ops2:/d /etc/passwd
+alias-group|echo grp2:x:$hg2: >>/etc/group|conflict: slot02: group grp2 has slot02's gid $hg2 too (/etc/group)|groupdel -f grp2|sed -i /^grp2:/d /etc/group
+gshadow-member|gshadow_member slot02 ops1|conflict: slot02: ops1 is a member of the group slot02 (/etc/gshadow)|gpasswd -d ops1 slot02|gpasswd -d ops1 slot02
+EOF
+echo 'ops1:x:1991:1991::/nonexistent:/bin/sh' >>/etc/passwd
+echo 'ops1:x:1991:' >>/etc/group
+while IFS='|' read -r name make says want_fix undo; do
+	eval "$make"
+	"$SLOTS_PROVISION" --config "$S/host.conf" >"$S/hout" 2>"$S/herr"
+	st=$?
+	echo "# $name: exit $st: $(cat "$S/herr")"
+	check "$name: the run is refused (exit 1, got $st)" test "$st" = 1
+	check "$name: not \"0 changes\"" sh -c '! grep -qx "0 changes" "$1"' _ "$S/hout"
+	check "$name: it says \"$says\"" grep -qF -- "$says" "$S/herr"
+	check "$name: the fix is \"$want_fix\"" grep -qxF "slots-provision: fix: $want_fix" "$S/herr"
+	case $name in foreign-*) eval "$want_fix" ;; *) eval "$undo" ;; esac
+	"$SLOTS_PROVISION" --config "$S/host.conf" >"$S/hout2" 2>"$S/herr2"
+	check "$name: undone, 0 changes" test "$(cat "$S/hout2")" = "0 changes"
+done <"$S/held"
 slots_done

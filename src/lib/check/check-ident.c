@@ -141,9 +141,50 @@ static void ident_processes(struct check_run *k, const struct slotinfo *s, struc
                             "remove them)", s->name);
 }
 
+/* The account files, read once a run and indexed: 0, or -ENOMEM. */
+static int ident_files(struct check_run *k)
+{
+        static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
+
+        if (k->idfiles)
+                return 0;
+        if (!(k->idfiles = calloc(3, sizeof(*k->idfiles))))
+                return -ENOMEM;
+        for (int i = 0; i < 3; i++) {
+                k->idfiles_err[i] = slots_idfile_read(k->rootfd, paths[i], true, &k->idfiles[i]);
+                if (k->idfiles_err[i] == -ENOMEM)
+                        return -ENOMEM;
+                k->idfiles[i].path = paths[i];
+        }
+        if (slots_account_text(k->rootfd, "/etc/nsswitch.conf", &k->nsswitch) == -ENOMEM)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Every other name of the slot's uid and gid and its group's members, into id (o holds them). */
+static int ident_names(struct check_run *k, const struct slotinfo *s, struct slots_identity *id,
+                       struct slots_identity_names *o, struct strbuf *note)
+{
+        int r = ident_files(k);
+
+        if (r == 0)
+                r = slots_identity_names_look(k->idfiles, k->nsswitch, s->name, s->pw.uid, slot_gid(k, s), o);
+        if (r < 0)
+                return r;
+        slots_identity_names_into(o, id);
+        id->member_ok = k->cfg->service;
+        for (int i = 0; i < 3; i++)
+                if (k->idfiles_err[i] < 0) {
+                        strbuf_sep(note, "; ");
+                        strbuf_addf(note, "%s not looked at: %s", k->idfiles[i].path, strerror(-k->idfiles_err[i]));
+                }
+        return 0;
+}
+
 void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note)
 {
+        struct slots_identity_names other = { 0 };
         struct slots_identity id = { .name = s->name, .shell = s->pw.shell, .want_shell = k->cfg->shell,
                                      .directory = check_ident_local(k, false, s->name) == 0 };
         struct slots_subids subuid = { 0 }, subgid = { 0 };
@@ -169,8 +210,12 @@ void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own
         id.groups = groups;
         id.n_groups = n;
         id.shared = shared;
-        if (slots_subid_read(k->rootfd, "/etc/subuid", s->name, s->pw.uid, &subuid, &e) == 0 &&
-            slots_subid_read(k->rootfd, "/etc/subgid", s->name, s->pw.uid, &subgid, &e) == 0) {
+        if (ident_names(k, s, &id, &other, note) < 0) {
+                k->err = -ENOMEM;
+                goto out;
+        }
+        if (slots_subid_read(k->rootfd, "/etc/subuid", s->name, s->pw.uid, (long) id.uid, &subuid, &e) == 0 &&
+            slots_subid_read(k->rootfd, "/etc/subgid", s->name, s->pw.uid, (long) id.gid, &subgid, &e) == 0) {
                 id.subuid = &subuid;
                 id.subgid = &subgid;
         } else {
@@ -211,6 +256,7 @@ out:
         free(shared);
         slots_subids_free(&subuid);
         slots_subids_free(&subgid);
+        slots_identity_names_free(&other);
 }
 
 /* The names of one account file, sorted, and what the file was when they were read. */

@@ -86,6 +86,9 @@ struct check_run {
         size_t n_sudo;
         struct slots_proc_table *procs; /* every process, read once for the account rows (check-ident.c) */
         struct slots_accountmap *accounts;      /* passwd, group (and as root shadow), read once per run */
+        struct slots_idfile *idfiles;   /* /etc/passwd, group, gshadow, indexed, read once (check-ident.c) */
+        int idfiles_err[3];             /* each file's failed read */
+        char *nsswitch;                 /* nsswitch.conf's text, read with them (NULL: none) */
 };
 
 /* A row from strbufs (k->err set once an allocation failed), or from a format. */

@@ -10,6 +10,7 @@
 #include "check-int.h"
 #include "error.h"
 #include "fsutil.h"
+#include "identity-look.h"
 #include "selfcheck.h"
 
 #define SUDO_ROWS_MAX ((size_t) 64 << 10)   /* the rows one slot's sudo checks hand back */
@@ -327,6 +328,10 @@ static void ctx_free(struct check_run *k)
         free(k->release_note);
         slots_procs_table_free(k->procs);
         slots_accountmap_free(k->accounts);
+        for (int i = 0; k->idfiles && i < 3; i++)
+                slots_idfile_free(&k->idfiles[i]);
+        free(k->idfiles);
+        free(k->nsswitch);
         slots_table_free(k->table);
         slots_pw_clear(&k->svc_pw);
         free(k->svc_groups);

@@ -122,6 +122,7 @@ int slots_assign_identity(const struct slots_config *c, const char *name, const 
         r = slots_identity_look(AT_FDCWD, c->prefix, c->shell, name, pw, &f, e);
         if (r < 0)
                 return r;
+        f.id.member_ok = c->service;
         r = slots_identity_judge(&f.id, &v);
         slots_identity_facts_free(&f);
         if (r < 0)

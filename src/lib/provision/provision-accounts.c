@@ -515,23 +515,6 @@ static int plan_missing(struct prov_run *x, const char *name, const struct acct 
         return r;
 }
 
-/* The tree's path (/etc/subuid, /etc/subgid), read once a run into *text; a missing file holds no range. */
-static int read_subids(struct prov_run *x, const char *path, char **text)
-{
-        const struct slots_read how = { .path = path, .max = (size_t) 16 << 20, .content_fails = true };
-        size_t len = 0;
-        int fd = slots_open_in(x->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
-
-        *text = NULL;
-        if (fd == -ENOENT)
-                return 0;
-        if (fd < 0)
-                return slots_error_set(x->e, fd, path, "cannot open: %s", strerror(-fd));
-        r = slots_read_text_fd(fd, &how, NULL, text, &len, x->e);
-        slots_close(fd);
-        return r;
-}
-
 /* The password fields of a local account as pam_unix reads them: its passwd line's, its shadow line's (or none). */
 static int local_password(struct prov_run *x, const char *name, struct slots_pwfields *f)
 {
@@ -551,8 +534,10 @@ static int local_password(struct prov_run *x, const char *name, struct slots_pwf
  * PROBLEM with the verdict's fix, which names a directory entry's change itself
  * (its ldapmodify line); -errno when the files cannot be read.
  */
-static int plan_identity(struct prov_run *x, const char *name, const struct acct *u)
+static int plan_identity(struct prov_run *x, const char *name, const struct acct *u, const struct acct *g,
+                         uid_t id_now)
 {
+        struct slots_identity_names other = { 0 };
         struct slots_subids su = { 0 }, sg = { 0 };
         struct slots_identity_group *groups = NULL;
         struct slots_identity_verdict v = { 0 };
@@ -563,9 +548,18 @@ static int plan_identity(struct prov_run *x, const char *name, const struct acct
         struct slots_pwfields pf = { 0 };
         int r;
 
-        r = slots_subid_parse(x->subuid ? x->subuid : "", name, uid, &su);
+        r = slots_identity_names_look(x->idfiles, x->nsswitch, name, id_now, g->found ? g->gid : id_now, &other);
+        slots_identity_names_into(&other, &id);
+        /* A planned id another name holds is check_user's and choose_id's conflict, said once. */
+        if (!u->found)
+                id.n_uid_names = 0;
+        if (!g->found)
+                id.n_gid_names = 0;
+        id.member_ok = x->c->service;
         if (r == 0)
-                r = slots_subid_parse(x->subgid ? x->subgid : "", name, uid, &sg);
+                r = slots_subid_parse(x->subuid ? x->subuid : "", name, uid, (long) id.uid, &su);
+        if (r == 0)
+                r = slots_subid_parse(x->subgid ? x->subgid : "", name, uid, (long) id.gid, &sg);
         if (r == 0 && u->found) {
                 id.shell = u->shell;
                 r = prov_identity_groups(x, name, !u->local, u->gid, &groups, &id.n_groups, &names);
@@ -588,6 +582,7 @@ static int plan_identity(struct prov_run *x, const char *name, const struct acct
         slots_identity_verdict_free(&v);
         slots_subids_free(&su);
         slots_subids_free(&sg);
+        slots_identity_names_free(&other);
         free(groups);
         prov_identity_names_free(names);
         slots_pwfields_clear(&pf);
@@ -640,7 +635,7 @@ static int plan_slot(struct prov_run *x, struct pslot *s)
                 r = choose_id(x, s->name, want, &id);
         }
         if (r == 0)
-                r = plan_identity(x, s->name, &u);
+                r = plan_identity(x, s->name, &u, &g, id);
         if (r < 0)
                 goto out;
         s->uid = id;
@@ -850,13 +845,9 @@ int prov_plan_accounts(struct prov_run *x)
         x->cursor = x->id_max;
         x->cursor_done = false;
         /* Without a tree (rootfd -1: the plan alone, as its unit test runs it) the texts are given. */
-        if (x->rootfd != -1 && !x->subuid && !x->subgid) {
-                r = read_subids(x, "/etc/subuid", &x->subuid);
-                if (r == 0)
-                        r = read_subids(x, "/etc/subgid", &x->subgid);
-                if (r < 0)
-                        return r;
-        }
+        r = prov_identity_files(x);
+        if (r < 0)
+                return r;
         r = plan_service(x);
         if (r < 0)
                 return r;

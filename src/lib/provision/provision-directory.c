@@ -1,15 +1,19 @@
 /*
  * The account plan's part for accounts the name service serves: failed lookups, "accounts":
  * "directory" (no local copy, nothing missing), the groups a directory lists a slot in, and
- * fixes as LDIF changes.
+ * fixes as LDIF changes; the texts the identity's rule reads once a run (subordinate ids, the
+ * account files as loaded, nsswitch.conf).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dirfix.h"
+#include "fsutil.h"
+#include "identity-look.h"
 #include "identity.h"
 #include "nss.h"
 #include "privdrop.h"
@@ -103,6 +107,61 @@ int prov_dir_entry(struct prov_run *x, const char *name, enum prov_where user, e
                 return 1;
         }
         return 0;
+}
+
+/* The tree's path (/etc/subuid, /etc/subgid), read once a run into *text; a missing file holds no range. */
+static int read_subids(struct prov_run *x, const char *path, char **text)
+{
+        const struct slots_read how = { .path = path, .max = (size_t) 16 << 20, .content_fails = true };
+        size_t len = 0;
+        int fd = slots_open_in(x->rootfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY), r;
+
+        *text = NULL;
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return slots_error_set(x->e, fd, path, "cannot open: %s", strerror(-fd));
+        r = slots_read_text_fd(fd, &how, NULL, text, &len, x->e);
+        slots_close(fd);
+        return r;
+}
+
+/*
+ * The account files as loaded (before any line is planned), indexed once a run for every
+ * slot's other names; on the host also nsswitch.conf, for what a directory answers.
+ */
+static int plan_idfiles(struct prov_run *x)
+{
+        static const enum slots_acct_file which[3] = { SLOTS_ACCT_PASSWD, SLOTS_ACCT_GROUP, SLOTS_ACCT_GSHADOW };
+        static const char *const paths[3] = { "/etc/passwd", "/etc/group", "/etc/gshadow" };
+        size_t len;
+        int r = 0;
+
+        if (!(x->idfiles = calloc(3, sizeof(*x->idfiles))))
+                return slots_error_set(x->e, -ENOMEM, "slots", "out of memory");
+        for (int i = 0; i < 3 && r == 0; i++) {
+                char *text = slots_accounts_render(x->db, which[i], &len);
+
+                r = text ? slots_idfile_text(paths[i], text, true, &x->idfiles[i]) : -ENOMEM;
+        }
+        if (r == 0 && x->o->host && slots_account_text(AT_FDCWD, "/etc/nsswitch.conf", &x->nsswitch) == -ENOMEM)
+                r = -ENOMEM;
+        return r < 0 ? slots_error_set(x->e, r, "slots", "out of memory") : 0;
+}
+
+int prov_identity_files(struct prov_run *x)
+{
+        int r = 0;
+
+        /* Without a tree (rootfd -1: the plan alone, as its unit test runs it) the texts are given. */
+        if (x->rootfd != -1 && !x->subuid && !x->subgid) {
+                r = read_subids(x, "/etc/subuid", &x->subuid);
+                if (r == 0)
+                        r = read_subids(x, "/etc/subgid", &x->subgid);
+        }
+        if (r == 0 && !x->idfiles)
+                r = plan_idfiles(x);
+        return r;
 }
 
 /*

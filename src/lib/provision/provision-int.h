@@ -50,6 +50,8 @@ struct prov_run {
         struct strbuf text, fix;        /* the message being reported, and its fix */
         char *range;                    /* the id range as messages name it */
         char *subuid, *subgid;          /* the tree's /etc/subuid and /etc/subgid (NULL: none) */
+        struct slots_idfile *idfiles;   /* passwd, group, gshadow as loaded, indexed (the identity's other names) */
+        char *nsswitch;                 /* the host's nsswitch.conf (NULL: an image, or none) */
 };
 
 /* An account change planned in the check pass, reported once the files are written. */
@@ -101,6 +103,12 @@ const char *prov_ldif_set(struct prov_run *x, bool group, const char *name, cons
  * served, is a conflict: reported, and 1 (the slot is not planned further).  Else 0.
  */
 int prov_dir_entry(struct prov_run *x, const char *name, enum prov_where user, enum prov_where group);
+/*
+ * Reads once a run what the identity's rule needs beside each slot's lookups: the tree's
+ * /etc/subuid and /etc/subgid, the account files as loaded (indexed), and on the host
+ * nsswitch.conf.  Returns 0 or -errno with x->e set.
+ */
+int prov_identity_files(struct prov_run *x);
 int prov_identity_groups(struct prov_run *x, const char *name, bool served, gid_t gid,
                          struct slots_identity_group **out, size_t *n, char ***names);
 void prov_identity_names_free(char **names);

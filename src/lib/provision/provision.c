@@ -30,7 +30,9 @@
 #include "accounts.h"
 #include "fsutil.h"
 #include "logindefs.h"
+#include "nss.h"
 #include "path.h"
+#include "identity-look.h"
 #include "provision-int.h"
 #include "provision-slice.h"
 
@@ -87,6 +89,10 @@ static void ctx_free(struct prov_run *x)
         free(x->range);
         free(x->subuid);
         free(x->subgid);
+        for (int i = 0; x->idfiles && i < 3; i++)
+                slots_idfile_free(&x->idfiles[i]);
+        free(x->idfiles);
+        free(x->nsswitch);
         free(x->failed_obj);
         free(x->failed_text);
         strbuf_free(&x->text);
@@ -104,6 +110,32 @@ static int oom_check(struct prov_run *x)
                                                           "again");
 }
 
+/*
+ * uid_base's ids (slotshared at uid_base, slotNN at uid_base + NN) outside every subordinate
+ * range useradd may hand out (login.defs): else the next useradd gives another account a range
+ * holding them, and through newuidmap it runs as the slots.
+ */
+static int uid_base_safe(struct prov_run *x)
+{
+        const struct slots_config *c = x->c;
+        unsigned long lo, end, first = c->uid_base, last = (unsigned long) c->uid_base + c->slots;
+        int r = slots_logindefs_subids(x->rootfd, &lo, &end, x->e);
+
+        if (r < 0 || last < lo || first >= end)
+                return r;
+        slots_error_invalid(x->e, -EBADMSG, c->path,
+                            "\"uid_base\" %lu puts the pool's ids %lu-%lu inside the subordinate ids useradd hands "
+                            "out (%lu-%lu by /etc/login.defs: SUB_UID_MIN .. SUB_UID_MAX + SUB_UID_COUNT - 1): the "
+                            "next useradd gives another account a range holding the slots' uids", first, first, last,
+                            lo, end - 1);
+        if (lo > c->slots + 1UL)
+                slots_error_fix(x->e, "set \"uid_base\" to at most %lu (above UID_MAX, below SUB_UID_MIN: 60000, "
+                                "say) or at least %lu in %s", lo - c->slots - 1, end, c->path);
+        else
+                slots_error_fix(x->e, "set \"uid_base\" to at least %lu in %s", end, c->path);
+        return -EBADMSG;
+}
+
 /* The pool's id range: uid_min-uid_max, else login.defs' system range (unless uid_base fixes every id). */
 static int id_range(struct prov_run *x)
 {
@@ -113,7 +145,11 @@ static int id_range(struct prov_run *x)
         if (c->uid_range_set) {
                 x->id_min = c->uid_min;
                 x->id_max = c->uid_max;
-        } else if (!c->uid_base) {
+        } else if (c->uid_base) {
+                r = uid_base_safe(x);
+                if (r < 0)
+                        return r;
+        } else {
                 r = slots_logindefs_uid_range(x->rootfd, &x->id_min, &x->id_max, x->e);
                 if (r < 0)
                         return r;
@@ -191,6 +227,36 @@ static int change_pass(struct prov_run *x)
         return r;
 }
 
+/*
+ * A fleet host fails closed: with "accounts" unset, a tree whose nsswitch.conf serves passwd or
+ * group from a directory (sss, ldap, ...) gets no local slot accounts, which would split the
+ * fleet's ids whenever the directory is down and its cache empty.
+ */
+static int accounts_said(int rootfd, const struct slots_config *c, struct slots_error *e)
+{
+        char *text = NULL;
+        bool dir;
+        int r;
+
+        if (c->accounts_set)
+                return 0;
+        r = slots_account_text(rootfd, "/etc/nsswitch.conf", &text);
+        if (r == -ENOMEM)
+                return slots_error_set(e, r, c->path, "out of memory");
+        dir = r == 0 && (slots_nss_network(text, "passwd") || slots_nss_network(text, "group"));
+        free(text);
+        if (!dir)
+                return 0;
+        slots_error_invalid(e, -EBADMSG, c->path,
+                            "\"accounts\" is not set, and /etc/nsswitch.conf serves passwd or group from a directory "
+                            "(sss, ldap, nis, winbind): slots-provision writes no local slot accounts on a fleet "
+                            "host unless told to");
+        slots_error_fix(e, "set \"accounts\": \"directory\" in %s (the slots come from the directory: "
+                        "slots-provision --ldif), or \"accounts\": \"local\" to write them into this host's "
+                        "/etc/passwd", c->path);
+        return -EBADMSG;
+}
+
 int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
                     unsigned *changes, struct slots_error *e)
 {
@@ -201,6 +267,8 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
         *changes = 0;
         slots_error_clear(e);
         r = prov_config_rules(c, e);
+        if (r == 0)
+                r = accounts_said(rootfd, c, e);
         if (r == 0 && c->accounts_in_directory && !o->host) {
                 r = slots_error_invalid(e, -EBADMSG, c->path,
                                         "\"accounts\" is \"directory\", but a tree (--root) has no directory "

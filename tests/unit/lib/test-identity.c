@@ -22,10 +22,14 @@
 
 #define NOLOGIN "/usr/sbin/nologin"
 
-static const struct slots_subid r100k = { 100000, 65536 }, r300k = { 300000, 10 };
+static const struct slots_subid r100k = { 100000, 65536, NULL, 0 }, r300k = { 300000, 10, NULL, 0 };
 static const struct slots_subids none = { 0 }, one_u = { (struct slots_subid *) &r100k, 1 },
-                                 two_u[1] = { { (struct slots_subid[]) { { 100000, 65536 }, { 300000, 10 } }, 2 } };
+                                 two_u[1] = { { (struct slots_subid[]) { { 100000, 65536, NULL, 0 }, { 300000, 10, NULL, 0 } }, 2 } };
 static const struct slots_subids one_g = { (struct slots_subid *) &r300k, 1 };
+/* ops1's range of useradd's defaults, holding slot03's uid and gid 100003. */
+static const struct slots_subids ops1_u = { (struct slots_subid[]) { { 100000, 65536, (char *) "ops1", 4 } }, 1 },
+                                 uid_g = { (struct slots_subid[]) { { 100000, 65536, (char *) "1000", 2 } }, 1 };
+#define NAMES(...) (const struct slots_identity_name[]) { __VA_ARGS__ }
 
 #define G(...) (const struct slots_identity_group[]) { __VA_ARGS__ }
 #define OWN { "slot03", true, false }
@@ -68,6 +72,13 @@ static const struct {
           { [SLOTS_IDENT_SUBIDS] = { "slot03 has subordinate gids 300000-300009 (/etc/subgid): in a user "
                                      "namespace of its own it runs processes under other ids",
                                      "usermod --del-subgids 300000-300009 slot03" } } },
+        { "another owner's ranges hold its uid and gid", NOLOGIN, "!", G(OWN, SHARED), 2, &ops1_u, &uid_g, false,
+          { [SLOTS_IDENT_SUBIDS] = { "ops1's subordinate uids 100000-165535 (/etc/subuid line 4) hold slot03's uid "
+                                     "100003: through newuidmap ops1 runs as slot03; 1000's subordinate gids "
+                                     "100000-165535 (/etc/subgid line 2) hold slot03's gid 100003: through newgidmap "
+                                     "1000 runs as slot03",
+                                     "usermod --del-subuids 100000-165535 ops1 && "
+                                     "sed -i '2d' /etc/subgid (the range of uid 1000)" } } },
         { "in sudo and the service's group", NOLOGIN, "!", G(OWN, SHARED, LOCAL("sudo"), LOCAL("vstudio")),
           4, &none, &none, false,
           { [SLOTS_IDENT_GROUPS] = { "slot03 is a member of sudo, vstudio: a slot belongs to no group but its own "
@@ -146,6 +157,7 @@ static void test_judge(void **state)
                         .shadow_known = rows[i].hash != NULL,
                         .groups = rows[i].groups, .n_groups = rows[i].n_groups, .shared = "vsshared",
                         .subuid = rows[i].subuid, .subgid = rows[i].subgid, .directory = rows[i].directory,
+                        .uid = 100003, .gid = 100003, .member_ok = "vstudio",
                 };
                 struct slots_identity_verdict v;
                 size_t n = 0;
@@ -166,6 +178,59 @@ static void test_judge(void **state)
         }
         if (failures)
                 fail_msg("%d of %zu rows failed", failures, N_ELEM(rows));
+}
+
+/* The other names of a slot's ids and its group's members: each row the names, and the verdict's two kinds. */
+static const struct {
+        const char *what;
+        const char *want[SLOTS_IDENT_N][2];
+        const struct slots_identity_name *uid_names, *gid_names, *members;
+        size_t n_uid_names, n_gid_names, n_members;
+} name_rows[] = {
+        { "its own names only; the service a member", { { 0 } }, NAMES({ "slot03", "/etc/passwd" }, { "slot03", NULL }), NAMES({ "slot03", "/etc/group" }),
+          NAMES({ "vstudio", "/etc/group" }, { "vstudio", "/etc/gshadow" }, { "slot03", "/etc/gshadow" }), 2, 1, 3 },
+        { "another name of its uid and of its gid", { [SLOTS_IDENT_ALIASES] = { "account ops2 has slot03's uid 100003 too (/etc/passwd): to the kernel it is "
+                                      "slot03; account dirops has slot03's uid 100003 too (the name service): to the "
+                                      "kernel it is slot03; group g2 has slot03's gid 100003 too (/etc/group): to "
+                                      "the kernel it is slot03",
+                                      "userdel ops2 && set uidNumber of dirops to a free uid in the directory && "
+                                      "groupdel -f g2" } },
+          NAMES({ "slot03", "/etc/passwd" }, { "ops2", "/etc/passwd" }, { "dirops", NULL }),
+          NAMES({ "g2", "/etc/group" }, { "slot03", "/etc/group" }), NULL, 3, 2, 0 },
+        { "a member only gshadow lists, and one of the directory", { [SLOTS_IDENT_MEMBERS] = { "ops1 is a member of the group slot03 (/etc/gshadow): through sg or newgrp it "
+                                      "runs as slot03's group; eve is a member of the group slot03 (the directory): "
+                                      "through sg or newgrp it runs as slot03's group",
+                                      "gpasswd -d ops1 slot03 && "
+                                      LDIF("dn: cn=slot03", "'delete: memberUid' 'memberUid: eve'") } },
+          NULL, NULL, NAMES({ "vstudio", "/etc/group" }, { "ops1", "/etc/gshadow" }, { "eve", NULL }), 0, 0, 3 },
+};
+
+static void test_judge_names(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(name_rows); i++) {
+                const struct slots_identity id = {
+                        .name = "slot03", .shared = "vsshared", .uid = 100003, .gid = 100003, .member_ok = "vstudio",
+                        .uid_names = name_rows[i].uid_names, .n_uid_names = name_rows[i].n_uid_names,
+                        .gid_names = name_rows[i].gid_names, .n_gid_names = name_rows[i].n_gid_names,
+                        .members = name_rows[i].members, .n_members = name_rows[i].n_members,
+                };
+                struct slots_identity_verdict v;
+
+                if (slots_identity_judge(&id, &v) != 0) {
+                        ROW_FAIL("%s: no verdict", name_rows[i].what);
+                        continue;
+                }
+                for (int k = 0; k < SLOTS_IDENT_N; k++)
+                        if (!same(v.p[k].detail, name_rows[i].want[k][0]) || !same(v.p[k].fix, name_rows[i].want[k][1]))
+                                ROW_FAIL("%s: kind %d: \"%s\" / \"%s\"", name_rows[i].what, k,
+                                         v.p[k].detail ? v.p[k].detail : "(none)", v.p[k].fix ? v.p[k].fix : "(none)");
+                slots_identity_verdict_free(&v);
+        }
+        if (failures)
+                fail_msg("%d of %zu rows failed", failures, N_ELEM(name_rows));
 }
 
 /* The password field's rule on both sides: '!' and '*' lock, a field no method reads too. */
@@ -288,19 +353,60 @@ static void test_subid_parse(void **state)
         for (size_t i = 0; i < N_ELEM(texts); i++) {
                 struct slots_subids s;
 
-                if (slots_subid_parse(texts[i].text, "slot03", 1003, &s) != 0) {
+                if (slots_subid_parse(texts[i].text, "slot03", 1003, -1, &s) != 0) {
                         ROW_FAIL("%s: no result", texts[i].what);
                         continue;
                 }
                 if (s.n != texts[i].n)
                         ROW_FAIL("%s: %zu ranges, expected %zu", texts[i].what, s.n, texts[i].n);
                 for (size_t j = 0; j < s.n && j < texts[i].n; j++)
-                        if (s.r[j].start != texts[i].start[j] || s.r[j].count != texts[i].count[j])
+                        if (s.r[j].start != texts[i].start[j] || s.r[j].count != texts[i].count[j] || s.r[j].owner)
                                 ROW_FAIL("%s: range %zu is %lu+%lu", texts[i].what, j, s.r[j].start, s.r[j].count);
                 slots_subids_free(&s);
         }
         if (failures)
                 fail_msg("%d of %zu rows failed", failures, N_ELEM(texts));
+}
+
+/* Another owner's range is kept when it holds the id asked about (the slot's uid or gid), with its owner and line. */
+static const struct {
+        const char *what, *text;
+        size_t n;
+        unsigned long start[2], count[2];
+        long cover;
+        const char *owner[2];
+        unsigned line[2];
+} foreign[] = {
+        { "another owner's range holding the id", "ops1:100000:65536\nops2:200000:65536\nslot03:5:6\n", 2,
+          { 100000, 5 }, { 65536, 6 }, 100003, { "ops1", NULL }, { 1, 3 } },
+        { "one short of the id, and the id its last", "ops1:100000:3\nops2:100003:1\n", 1, { 100003 }, { 1 }, 100003,
+          { "ops2" }, { 2 } },
+        { "an owner by its uid", "1000:100000:65536\n", 1, { 100000 }, { 65536 }, 165535, { "1000" }, { 1 } },
+};
+
+static void test_subid_foreign(void **state)
+{
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(foreign); i++) {
+                struct slots_subids s;
+
+                if (slots_subid_parse(foreign[i].text, "slot03", 1003, foreign[i].cover, &s) != 0) {
+                        ROW_FAIL("%s: no result", foreign[i].what);
+                        continue;
+                }
+                if (s.n != foreign[i].n)
+                        ROW_FAIL("%s: %zu ranges, expected %zu", foreign[i].what, s.n, foreign[i].n);
+                for (size_t j = 0; j < s.n && j < foreign[i].n; j++)
+                        if (s.r[j].start != foreign[i].start[j] || s.r[j].count != foreign[i].count[j] ||
+                            !same(s.r[j].owner, foreign[i].owner[j]) || s.r[j].line != foreign[i].line[j])
+                                ROW_FAIL("%s: range %zu is %lu+%lu of %s on line %u", foreign[i].what, j, s.r[j].start,
+                                         s.r[j].count, s.r[j].owner ? s.r[j].owner : "(own)", s.r[j].line);
+                slots_subids_free(&s);
+        }
+        if (failures)
+                fail_msg("%d of %zu rows failed", failures, N_ELEM(foreign));
 }
 
 /* The reader inside an image root: a missing file is no range; a symlink out of the root is not followed. */
@@ -317,7 +423,7 @@ static void test_subid_read(void **state)
         rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(rootfd >= 0);
         slots_error_clear(&e);
-        assert_int_equal(slots_subid_read(rootfd, "/etc/subuid", "slot03", 1003, &s, &e), 0);
+        assert_int_equal(slots_subid_read(rootfd, "/etc/subuid", "slot03", 1003, -1, &s, &e), 0);
         assert_int_equal(s.n, 0);
         snprintf(path, sizeof(path), "%s/etc", dir);
         assert_int_equal(mkdir(path, 0755), 0);
@@ -326,14 +432,14 @@ static void test_subid_read(void **state)
         assert_non_null(f);
         fputs("root:1:2\nslot03:100000:65536\n", f);
         fclose(f);
-        assert_int_equal(slots_subid_read(rootfd, "/etc/subuid", "slot03", 1003, &s, &e), 0);
+        assert_int_equal(slots_subid_read(rootfd, "/etc/subuid", "slot03", 1003, -1, &s, &e), 0);
         assert_int_equal(s.n, 1);
         assert_int_equal(s.r[0].start, 100000);
         slots_subids_free(&s);
         /* A folder where the file should be: a failure that names it, no ranges. */
         snprintf(path, sizeof(path), "%s/etc/subgid", dir);
         assert_int_equal(mkdir(path, 0755), 0);
-        assert_true(slots_subid_read(rootfd, "/etc/subgid", "slot03", 1003, &s, &e) < 0);
+        assert_true(slots_subid_read(rootfd, "/etc/subgid", "slot03", 1003, -1, &s, &e) < 0);
         assert_int_equal(s.n, 0);
         assert_string_equal(e.object, "/etc/subgid");
         rmdir(path);
@@ -351,7 +457,9 @@ int main(void)
                 cmocka_unit_test(test_judge),
                 cmocka_unit_test(test_password_usable),
                 cmocka_unit_test(test_password_source),
+                cmocka_unit_test(test_judge_names),
                 cmocka_unit_test(test_subid_parse),
+                cmocka_unit_test(test_subid_foreign),
                 cmocka_unit_test(test_subid_read),
         };
 
