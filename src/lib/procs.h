@@ -15,6 +15,7 @@ struct slots_proc {
         bool in_group;                  /* its Groups line lists the gid asked about */
         bool userns;                    /* it runs in a user namespace the uid owns (or one below it) */
         unsigned long threads;
+        signed char nnp;                /* its NoNewPrivs line: 0 or 1, -1 without one */
         char comm[64];
 };
 
@@ -78,6 +79,7 @@ int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs
 enum slots_find {
         SLOTS_FIND_ANY,                 /* every one that carries the identity (a free slot's) */
         SLOTS_FIND_BORROWED,            /* only ones that carry it through the group alone: another account's */
+        SLOTS_FIND_NO_NNP,              /* ones with a uid of it (or in its user namespace) without no_new_privs */
 };
 
 /*
