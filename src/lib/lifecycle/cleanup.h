@@ -117,8 +117,11 @@ struct slots_setid_sweep {
         bool clear;                     /* clear the bits through the file's fd; else only find */
         /* Each file found (cleared, with clear): the walk's path (raw bytes), its owner, group, old mode. */
         void (*seen)(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode);
+        /* Each mount below those folders that was not walked: its path (raw bytes) and file system type. */
+        void (*skipped)(void *data, const char *path, const char *fstype);
         void *data;
         unsigned long files;            /* out: how many */
+        unsigned long mounts_skipped;   /* out: how many mounts were not walked */
 };
 
 /* Whether a file of that owner, group and mode (with its type) carries one of s's slots. */
@@ -127,8 +130,11 @@ bool slots_setid_carries(const struct slots_setid_sweep *s, uid_t uid, gid_t gid
 /*
  * Walks every folder a slot can write, to its end: <slots_root>/home, state and
  * run (every slot's), all of docs_root, /tmp, /var/tmp, /dev/shm, /run/lock and
- * /run/user, on the one walker (fd-relative, no symlink followed, no mount point
- * entered: what another file system holds is not walked).  Each file that
+ * /run/user, on the one walker (fd-relative, no symlink followed).  A mount below
+ * them is walked too when its file system lives in the kernel or on a local disk
+ * (tmpfs, ext4, xfs, btrfs, ...: sweep_types), to a nesting of SWEEP_MOUNT_DEPTH;
+ * any other (FUSE, NFS, CIFS, autofs, a deeper one) is never entered, only shown
+ * to s->skipped and counted: a process serves it, and may hang or lie.  Each file that
  * carries a slot of s is counted and shown to s->seen; with s->clear its set-uid
  * and set-gid bits are cleared through its own fd (the file, its content and its
  * other names stay: nothing is removed or widened).  A folder that cannot be

@@ -250,12 +250,26 @@ static void setid_seen(void *data, const char *path, uid_t uid, gid_t gid, mode_
         j->setid_cleared++;
 }
 
+/* A mount the sweep did not enter: named in the notes, since a set-id file there stays. */
+static void setid_skipped(void *data, const char *path, const char *fstype)
+{
+        const struct slots_release_job *j = data;
+        char why[128];
+
+        if (!j->tree.note)
+                return;
+        snprintf(why, sizeof(why), "a mount (%s) the set-id sweep did not enter: a set-id file of %s there stays",
+                 fstype, j->name);
+        j->tree.note(j->tree.note_data, path, why);
+}
+
 static int step_setid(struct slots_release_job *j, struct slots_error *e)
 {
         uid_t uids[] = { j->slot.uid };
         gid_t gids[] = { j->slot_gid, j->slot.gid };
         struct slots_setid_sweep s = { .uids = uids, .n_uids = 1, .gids = gids, .n_gids = 2, .svc_uid = j->svc_uid,
-                                       .svc_gid = j->svc_gid, .clear = true, .seen = setid_seen, .data = j };
+                                       .svc_gid = j->svc_gid, .clear = true, .seen = setid_seen, .skipped = setid_skipped,
+                                       .data = j };
         int r;
 
         j->setid_cleared = 0;
