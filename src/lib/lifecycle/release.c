@@ -289,6 +289,11 @@ static int step_ipc(struct slots_release_job *j, struct slots_error *e)
         return slots_cleanup_ipc(&j->slot, j->tree.note, j->tree.note_data, e);
 }
 
+static int step_records(struct slots_release_job *j, struct slots_error *e)
+{
+        return slots_cleanup_records(j->rootfd, &j->slot, j->tree.note, j->tree.note_data, e);
+}
+
 static int step_keys(struct slots_release_job *j, struct slots_error *e)
 {
         return slots_cleanup_keys(&j->slot, e);
@@ -318,6 +323,7 @@ const struct slots_release_step slots_release_steps[] = {
         { "step 4 of 5, clearing the slot's set-id files in the folders slots write", false, step_setid },
         { "step 4 of 5, removing the slot's IPC objects", false, step_ipc },
         { "step 4 of 5, clearing the slot's kernel keyrings", false, step_keys },
+        { "step 4 of 5, removing the slot's journal files and coredumps", false, step_records },
         { "step 4 of 5, checking that nothing of the slot runs and its folders are exact", false, step_verify },
         { NULL, false, NULL },
 };
