@@ -23,7 +23,7 @@
 #include "ids.h"
 #include "rlimits.h"
 #include "scope.h"
-#include "seccomp.h"
+#include "setid-filter.h"
 #include "store.h"
 #include "table.h"
 #include "table-index.h"

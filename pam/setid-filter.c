@@ -10,7 +10,7 @@
 #include <seccomp.h>
 #include <security/pam_ext.h>
 
-#include "seccomp.h"
+#include "setid-filter.h"
 
 /*
  * fchmodat2 (Linux 6.6) under the number every Debian architecture but mips64el
