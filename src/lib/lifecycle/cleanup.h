@@ -101,9 +101,8 @@ int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e);
  * user-<uid>@....journal and their "~" forms) in every machine folder of
  * /var/log/journal and /run/log/journal, and systemd-coredump's dumps of the uid
  * (core.<comm>.<uid>.<boot id>.<pid>.<usec>[.zst|.xz|.lz4]) in
- * /var/lib/systemd/coredump, are removed.  journald keeps the active file open, sees it
- * deleted (no link left) and writes the next entry of the uid to a new one.  One note
- * counts them (note may be NULL).
+ * /var/lib/systemd/coredump, are removed (journald keeps the active one open until it
+ * rotates it).  One note counts them (note may be NULL).
  */
 int slots_cleanup_records(int rootfd, const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data,
                           struct slots_error *e);
