@@ -23,6 +23,7 @@
 #include "ids.h"
 #include "rlimits.h"
 #include "scope.h"
+#include "setid-filter.h"
 #include "store.h"
 #include "table.h"
 #include "table-index.h"
@@ -305,7 +306,8 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
                 goto out;
         }
 
-        if (apply_limits(pamh, &o, cfg, n, slot) < 0 || no_new_privs(pamh, &o, slot) < 0) {
+        if (apply_limits(pamh, &o, cfg, n, slot) < 0 || no_new_privs(pamh, &o, slot) < 0 ||
+            slots_pam_setid_filter(pamh, slot, o.debug) < 0) {
                 ret = PAM_PERM_DENIED;
                 goto out;
         }

@@ -4,6 +4,7 @@ set -eu
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential autoconf automake libtool pkg-config
       libpam0g-dev libacl1-dev libjansson-dev libcrypt-dev libcmocka-dev libsystemd-dev
+      libseccomp-dev
       libpam-wrapper libpamtest0-dev libnss-wrapper libuid-wrapper
       libpam-modules pamtester sudo passwd login util-linux procps acl jq openssl mandoc valgrind
       clang python3 keyutils uidmap

@@ -50,6 +50,7 @@ int slots_proc_parse(const char *text, gid_t gid, struct slots_proc *p)
         bool state = false, uid = false, gids = false;
 
         p->threads = 1;
+        p->nnp = -1;
         p->in_group = false;
         snprintf(p->comm, sizeof(p->comm), "?");
         for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
@@ -67,6 +68,8 @@ int slots_proc_parse(const char *text, gid_t gid, struct slots_proc *p)
                         p->in_group = groups_list(l + 7, gid);
                 } else if (strncmp(l, "Threads:", 8) == 0) {
                         (void) sscanf(l + 8, " %lu", &p->threads);
+                } else if (strncmp(l, "NoNewPrivs:", 11) == 0) {
+                        p->nnp = (signed char) (l[11 + strspn(l + 11, " \t")] == '1');
                 }
         }
         return state && uid && gids ? 0 : -EBADMSG;
@@ -298,7 +301,7 @@ struct tally {
 struct who {
         uid_t uid;
         gid_t gid;
-        bool borrowed_only;             /* only processes that carry the group alone */
+        enum slots_find which;
         const struct slots_neighbours *nb;      /* and these, when set */
 };
 
@@ -392,17 +395,21 @@ static bool neighbour(const struct slots_neighbours *nb, int procfd, const char 
                held_in(procfd, pid, "map_files", nb->held);
 }
 
-/* p carries the identity as w asks: at all, or through the group alone (no uid of it, no namespace of it). */
+/*
+ * p carries the identity as w asks: at all, through the group alone (no uid of it, no
+ * namespace of it), or through a uid or namespace of it without no_new_privs.
+ */
 static bool wanted(const struct who *w, const struct slots_proc *p)
 {
+        bool own = p->userns;
+
         if (!slots_proc_of(p, w->uid, w->gid))
                 return false;
-        if (!w->borrowed_only)
+        if (w->which == SLOTS_FIND_ANY)
                 return true;
         for (int i = 0; i < 4; i++)
-                if (p->uid[i] == (unsigned long) w->uid)
-                        return false;
-        return !p->userns;
+                own |= p->uid[i] == (unsigned long) w->uid;
+        return w->which == SLOTS_FIND_BORROWED ? !own : own && p->nnp == 0;
 }
 
 /* A new pass's view of user namespaces: only this process's own is known. */
@@ -588,7 +595,7 @@ int slots_end_processes(uid_t uid, gid_t gid, int timeout_ms, struct slots_procs
 int slots_end_processes_held(uid_t uid, gid_t gid, const struct slots_neighbours *nb, int timeout_ms,
                              struct slots_procs_report *rep, struct slots_error *e)
 {
-        const struct who w = { uid, gid, false, nb && nb->held && nb->held->n ? nb : NULL };
+        const struct who w = { uid, gid, SLOTS_FIND_ANY, nb && nb->held && nb->held->n ? nb : NULL };
         bool raised;
         int before, r;
 
@@ -733,7 +740,7 @@ int slots_procs_snapshot(struct slots_proc_table **out, struct slots_error *e)
 void slots_procs_table_find(const struct slots_proc_table *t, uid_t uid, gid_t gid, enum slots_find which,
                             struct slots_procs_report *rep)
 {
-        const struct who w = { uid, gid, which == SLOTS_FIND_BORROWED, NULL };
+        const struct who w = { uid, gid, which, NULL };
 
         memset(rep, 0, sizeof(*rep));
         rep->rounds = 1;

@@ -16,6 +16,7 @@ struct slots_proc {
         bool userns;                    /* it runs in a user namespace the uid owns (or one below it) */
         bool neighbour;                 /* another account's that holds what a release takes back */
         unsigned long threads;
+        signed char nnp;                /* its NoNewPrivs line: 0 or 1, -1 without one */
         char comm[64];
 };
 
@@ -121,6 +122,7 @@ int slots_end_processes_held(uid_t uid, gid_t gid, const struct slots_neighbours
 enum slots_find {
         SLOTS_FIND_ANY,                 /* every one that carries the identity (a free slot's) */
         SLOTS_FIND_BORROWED,            /* only ones that carry it through the group alone: another account's */
+        SLOTS_FIND_NO_NNP,              /* ones with a uid of it (or in its user namespace) without no_new_privs */
 };
 
 /*

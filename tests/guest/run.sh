@@ -65,7 +65,7 @@ chmod -R a+rX "$run/in"
 qemu-system-x86_64 -accel tcg,thread=multi -cpu max,la57=off -machine q35 -smp 2 -m 2048 \
 	-nodefaults -display none -no-reboot -nic none \
 	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-	-append "console=ttyS0 root=/dev/vda rw systemd.unified_cgroup_hierarchy=1 panic=-1 slots.guest=1" \
+	-append "console=ttyS0 root=/dev/vda rw systemd.unified_cgroup_hierarchy=1 panic=-1 no_timer_check slots.guest=1" \
 	-drive "file=$img/root.img,if=virtio,format=raw,snapshot=on" \
 	-virtfs "local,path=$run/in,mount_tag=slots_in,security_model=none,readonly=on" \
 	-virtfs "local,path=$run/out,mount_tag=slots_out,security_model=none" \

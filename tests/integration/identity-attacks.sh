@@ -10,7 +10,8 @@
 # And check FAILs, in the account row, each way the identity can be borrowed or used: on the
 # free slot03 a subordinate range, a group but its own and <prefix>shared, a shell drift, a
 # usable password, a process of its own or one of slot04's with egid slot03; on the assigned
-# slot03 a process of another account through its group.  Each printed fix is run and clears it.
+# slot03 a process of another account through its group, and one of its own without
+# no_new_privs.  Each printed fix is run and clears it.
 # Another account holding slot03's identity is tried as that account before check runs: ops1,
 # whose subordinate range (another owner's line, as useradd hands out) holds slot03's uid and
 # gid, maps them through newuidmap and reads slot03's 0600 file; ops2, a second name of the uid,
@@ -175,6 +176,18 @@ rm -f /var/tmp/g3free
 check "assign alice slot03" prints slot03 admin assign alice slot03
 as3 sh -c "echo alice-secret >'$TREE/doc'"
 check "slot03 wrote alice's document" grep -q alice-secret "$TREE/doc"
+
+# ---- an assigned slot's process without no_new_privs (from before pam_slots: an upgrade) ----
+# runuser here opens no pam_slots session, as a process started before the module was installed.
+as3 sleep 100003 &
+wait_for pgrep -u "$U3" -f 'sleep 100003' >/dev/null
+old=$(pgrep -u "$U3" -f 'sleep 100003' | head -n 1)
+check "slot03's process has no no_new_privs" grep -q '^NoNewPrivs:[[:space:]]*0' "/proc/$old/status"
+check_case no-nnp "process of slot03 without no_new_privs (from before pam_slots, or a way around it): process $old (sleep)"
+check "no-nnp: the fix ends it, or releases the slot" sh -c 'case "$1" in "end them: kill -KILL $2 (or release the slot"*) ;; *) exit 1 ;; esac' _ "$fix" "$old"
+kill -KILL "$old"
+wait_for sh -c '! pgrep -f "sleep 100003"' >/dev/null
+clears no-nnp
 
 # ---- a. a set-gid program of slot03's group, run by slot04 ----
 check "assign bob slot04" prints slot04 admin assign bob slot04

@@ -99,4 +99,27 @@ check "assign carol slot03" prints slot03 admin assign carol slot03
 as4 chmod 0711 "$HOME4"
 got=$(as4 "$HOME4/drop/uid-copy" -u 2>/dev/null)
 check "slot04 running the old copy stays slot04 (euid $got)" test "$got" = "$(uid_of slot04)"
+# --- mounts below a temp folder: a tmpfs is walked, a file system a process serves is named ---
+mkdir -m 1777 /var/tmp/m /var/tmp/p
+mount -t tmpfs -o mode=1777 slots-test /var/tmp/m
+mkdir -m 1777 /var/tmp/m/deeper
+mount -t tmpfs -o mode=1777 slots-test /var/tmp/m/deeper
+mount -t proc proc /var/tmp/p
+as3 cp /usr/bin/id /var/tmp/m/uid-copy
+as3 chmod 4755 /var/tmp/m/uid-copy
+as3 cp /usr/bin/id /var/tmp/m/deeper/gid-copy
+as3 chmod 2755 /var/tmp/m/deeper/gid-copy
+check "as slot03, a set-uid copy in a tmpfs below /var/tmp" test "$(setid_of /var/tmp/m/uid-copy)" = $((04000))
+check "check FAILs the set-id files in the mounts" test "$(setid_row)" = FAIL
+check "the row names the file in the mount below the mount" grep -q "^FAIL  *setid .*/var/tmp/m/deeper/gid-copy" "$S/check.out"
+check "the row names the mount it did not walk, with its type" grep -q "mounts not walked.*/var/tmp/p (proc)" "$S/check.out"
+admin_run release carol
+check "release carol exits 0" test "$st" = 0
+check "release cleared the set-uid copy in the tmpfs" test "$(setid_of /var/tmp/m/uid-copy)" = 0
+check "and the set-gid copy in the tmpfs below it" test "$(setid_of /var/tmp/m/deeper/gid-copy)" = 0
+check "release names the mount it did not enter" \
+	grep -q "^slots-admin: warning: /var/tmp/p: a mount (proc) the set-id sweep did not enter" "$S/err"
+umount /var/tmp/p
+check "check PASSes the setid row with the mounts swept" test "$(setid_row)" = PASS
+umount /var/tmp/m/deeper /var/tmp/m
 slots_done

@@ -118,6 +118,49 @@ check "control: slot02's set-id id gives appuser slot02's ids (got: $got)" test 
 got=$(sudo -n -u slot01 "$suid/id" -u -n 2>&1):$(sudo -n -u slot01 "$suid/id" -g -n 2>&1)
 check "sudo: slot02's set-id id keeps slot01's own ids in slot01's session (got: $got)" test "$got" = slot01:slot01
 
+# No set-id file from a slot at all: the module's seccomp filter refuses every way to give a
+# file the set-uid or set-gid bit (EPERM), openat2 whole (ENOSYS); the ordinary 0755 works,
+# and a folder made in a set-gid folder still inherits the bit (the kernel gives it, no mode does).
+own=$(mktemp -d /tmp/own.XXXXXX)
+chown slot01:slot01 "$own"
+chmod 2770 "$own"
+as_slot01() { sudo -n -u slot01 "$@" 2>&1; }
+as_slot01 touch "$own/f" "$own/g"
+check_fails "seccomp: chmod u+s of slot01's own file is refused" sudo -n -u slot01 chmod u+s "$own/f"
+check_fails "seccomp: chmod g+s of slot01's own file is refused" sudo -n -u slot01 chmod g+s "$own/f"
+check_fails "seccomp: chmod 4755 through fchmodat is refused" sudo -n -u slot01 chmod 4755 "$own/g"
+got=$(as_slot01 python3 -c 'import os,sys
+try:
+    os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o4755)
+    print("made")
+except OSError as e:
+    print(e.errno)' "$own/o")
+check "seccomp: open(O_CREAT, 04755) is refused with EPERM (got: $got)" test "$got" = 1
+got=$(as_slot01 python3 -c 'import os,sys
+try:
+    os.mknod(sys.argv[1], 0o102755)
+    print("made")
+except OSError as e:
+    print(e.errno)' "$own/n")
+check "seccomp: mknod of a regular file 02755 is refused with EPERM (got: $got)" test "$got" = 1
+got=$(as_slot01 python3 -c 'import ctypes,os,sys,struct
+libc = ctypes.CDLL(None, use_errno=True)
+how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o4755, 0)
+r = libc.syscall(437, -100, sys.argv[1].encode(), how, len(how))
+print("made" if r >= 0 else ctypes.get_errno())' "$own/h")
+check "seccomp: openat2 is refused whole with ENOSYS (got: $got)" test "$got" = 38
+check "seccomp: chmod 0755 works" sudo -n -u slot01 chmod 0755 "$own/f"
+as_slot01 mkdir "$own/sub"
+got=$(stat -c %a "$own/f" "$own/sub" | tr '\n' ' ')
+check "seccomp: the file is 0755, the folder made in a set-gid folder 2xxx (got: $got)" \
+	test "$got" = "755 2755 "
+got=$(find "$own" -type f -perm /6000 | wc -l):$(ls "$own" | tr '\n' ' ')
+check "seccomp: no set-id file was made, no file by open, mknod or openat2 (got: $got)" test "$got" = "0:f g sub "
+check "seccomp: chmod u+s still works for a non-slot account" sudo -n -u appuser sh -c \
+	'f=$(mktemp) && chmod u+s "$f" && test -u "$f" && rm -f "$f"'
+got=$(sudo -n -u slot01 /bin/grep '^Seccomp:' /proc/self/status 2>&1 | tr -s '\t ' ' ')
+check "seccomp: slot01's command runs under a filter (got: $got)" test "$got" = "Seccomp: 2"
+
 # CLAUDE_CONFIG_DIR (sudo_env passes it by default, as CLAUDE_*): the slot's own home unless the
 # caller's environment carries it and sudo keeps it (env_keep, as the drop-in's launcher rule has).
 home1=/var/lib/slots/slotsvc/home/slot01

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -218,6 +219,32 @@ static int prep_nnp_refused(void)
         return SKIP;
 }
 
+/*
+ * A program that cannot install a seccomp filter (seccomp(2) and PR_SET_SECCOMP answer
+ * EPERM, as a container's profile might): the module must refuse the session, not open
+ * it without the filter against set-id files.  no_new_privs first, so that this filter
+ * needs no privilege.
+ */
+static int prep_filter_refused(void)
+{
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 3, 0),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) == 0 &&
+            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
+                return 0;
+        snprintf(skip_why, sizeof(skip_why), "cannot install a seccomp filter: %s", strerror(errno));
+        return SKIP;
+}
+
 /* ---- the cases ---- */
 
 #define CONFIG(limits) \
@@ -338,6 +365,14 @@ static const struct tcase cases[] = {
           prep_nnp_refused, PAM_PERM_DENIED, { WANT_A, WANT_END }, NO_NICE, 1,
           { "slot01", "no_new_privs", "refused" } },
 
+ /*
+         * No set-id file: every case checks after the stack that set-id modes are refused exactly
+         * when the module opened a slot's session; here the filter cannot be installed.
+         */
+        { "a seccomp filter that cannot be installed refuses the session", "slots", "slot01", CONFIG(LIMITS_A),
+          0, NULL, prep_filter_refused, PAM_PERM_DENIED, { WANT_A, WANT_END }, NO_NICE, 1,
+          { "slot01", "seccomp", "refused" } },
+
         /* The documented line, "optional": a failure is logged but does not fail the session. */
         { "optional in a real stack does not block", "slots_optional", "slot01", NULL, 0, NULL, NULL,
           PAM_SUCCESS, { WANT_END }, NO_NICE, 1, { "slot01", "case.conf" } },
@@ -345,19 +380,67 @@ static const struct tcase cases[] = {
 
 /* ---- the harness ---- */
 
+/*
+ * 1 when this process can give no file a set-id mode (chmod u+s, chmod g+s, open with
+ * O_CREAT and 04755, mknod of a regular file 02755, openat2 at all) and still gives the
+ * ordinary 0755; 0 when every one of those works; -1 (said on report) for a mix.
+ */
+static int setid_refused(int report, const char *dir)
+{
+        char f[4096], g[4096], h[4096];
+        struct open_how how = { .flags = O_CREAT | O_WRONLY, .mode = 0644 };
+        int fd, n = 0, no = 0;
+        bool ok[6];
+
+        snprintf(f, sizeof(f), "%s/setid.f", dir);
+        snprintf(g, sizeof(g), "%s/setid.g", dir);
+        snprintf(h, sizeof(h), "%s/setid.h", dir);
+        (void) unlink(f);
+        (void) unlink(g);
+        (void) unlink(h);
+        fd = open(f, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return -1;
+        close(fd);
+        ok[n++] = chmod(f, 04755) < 0 && errno == EPERM;
+        ok[n++] = chmod(f, 02755) < 0 && errno == EPERM;
+        fd = open(g, O_CREAT | O_WRONLY | O_CLOEXEC, 04755);
+        ok[n++] = fd < 0 && errno == EPERM;
+        if (fd >= 0)
+                close(fd);
+        ok[n++] = mknod(h, S_IFREG | 02755, 0) < 0 && errno == EPERM;
+        fd = (int) syscall(SYS_openat2, AT_FDCWD, g, &how, sizeof(how));
+        ok[n++] = fd < 0 && errno == ENOSYS;
+        if (fd >= 0)
+                close(fd);
+        if (chmod(f, 0755) < 0)
+                return -1;
+        for (int i = 0; i < n; i++)
+                no += ok[i];
+        if (no == 0 || no == n)
+                return no == n;
+        dprintf(report, "    set-id modes refused for %d of chmod u+s, chmod g+s, open 04755, mknod 02755, "
+                "openat2: only some\n", no);
+        return -1;
+}
+
 struct snapshot {
         struct rlimit rl[N_RES];
         int nice;
         int nnp;                /* PR_GET_NO_NEW_PRIVS */
+        int setid;              /* setid_refused() */
 };
 
-static int snap(struct snapshot *s)
+static int snap(struct snapshot *s, int report)
 {
         for (size_t i = 0; i < N_RES; i++)
                 if (getrlimit(resources[i].resource, &s->rl[i]) < 0)
                         return -1;
         s->nnp = prctl(PR_GET_NO_NEW_PRIVS, 0L, 0L, 0L, 0L);
         if (s->nnp < 0)
+                return -1;
+        s->setid = setid_refused(report, case_dir);
+        if (s->setid < 0)
                 return -1;
         errno = 0;
         s->nice = getpriority(PRIO_PROCESS, 0);
@@ -519,7 +602,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
         struct pamtest_conv_data conv = { .out_info = info, .out_err = err };
         char path[4096], a[24], b[24], x[24], y[24];
         enum pamtest_err perr;
-        int failed = 0, fd, r, saved_err, want_nnp;
+        int failed = 0, fd, r, saved_err, want_nnp, want_setid;
         bool with_close = c->rc != PAM_PERM_DENIED || strcmp(c->service, "slots_optional") == 0;
 
         for (int i = 0; i < 8; i++) {
@@ -547,7 +630,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
                         dprintf(report, "    skip: %s\n", skip_why);
                 return r;
         }
-        if (snap(&before) < 0)
+        if (snap(&before, report) < 0)
                 return 1;
         /* A hard limit the case wants above the one this process has needs the privilege to raise it. */
         for (const struct want *w = c->want; w->resource >= 0; w++)
@@ -590,7 +673,7 @@ static int run_case(int report, const struct tcase *c, const char *dir)
                 return 1;
         close(saved_err);
 
-        if (snap(&after) < 0)
+        if (snap(&after, report) < 0)
                 return 1;
         if (perr != PAMTEST_ERR_OK) {
                 const struct pam_testcase *f = perr != PAMTEST_ERR_CASE ? NULL :
@@ -632,6 +715,13 @@ static int run_case(int report, const struct tcase *c, const char *dir)
         want_nnp = before.nnp || (c->rc == PAM_SUCCESS && strcmp(c->service, "slots_optional") != 0);
         if (after.nnp != want_nnp) {
                 dprintf(report, "    no_new_privs is %d, want %d\n", after.nnp, want_nnp);
+                failed = 1;
+        }
+        /* The filter against set-id files comes with no_new_privs, from the same sessions. */
+        want_setid = before.setid || (c->rc == PAM_SUCCESS && strcmp(c->service, "slots_optional") != 0);
+        if (after.setid != want_setid) {
+                dprintf(report, "    set-id modes %s after the stack, want %s\n", after.setid ? "refused" : "allowed",
+                        want_setid ? "refused" : "allowed");
                 failed = 1;
         }
         /* Only pam_debug.so (on the "ignore" path) may talk: "open_session=...". */

@@ -1,4 +1,7 @@
-/* check's sudo-env verdict: whether sudo took the executor's line and its command has no_new_privs. */
+/*
+ * check's sudo-env verdict: whether sudo took the executor's line and its command has no_new_privs
+ * and the seccomp filter against set-id files.
+ */
 #include <stdbool.h>
 #include <string.h>
 
@@ -8,20 +11,20 @@
                 "'session required pam_slots.so' in /etc/pam.d/sudo (pam_slots(8))"
 #define RUN_FIX "the launcher must run the command it is given, as for sudo-kill"
 
-/* The value of "NoNewPrivs:" in a /proc/PID/status text: 0 or 1, -1 when there is no such line. */
-static int status_nnp(const char *status)
+/* The one-digit value of key ("NoNewPrivs:") in a /proc/PID/status text; -1 when there is no such line. */
+static int status_digit(const char *status, const char *key)
 {
-        static const char key[] = "NoNewPrivs:";
+        size_t n = strlen(key);
         const char *p = status;
 
-        while (p && strncmp(p, key, sizeof(key) - 1) != 0)
+        while (p && strncmp(p, key, n) != 0)
                 if ((p = strchr(p, '\n')))
                         p++;
         if (!p)
                 return -1;
-        p += sizeof(key) - 1;
+        p += n;
         p += strspn(p, " \t");
-        if ((p[0] == '0' || p[0] == '1') && (p[1] == '\n' || p[1] == '\0'))
+        if (p[0] >= '0' && p[0] <= '9' && (p[1] == '\n' || p[1] == '\0'))
                 return p[0] - '0';
         return -1;
 }
@@ -29,7 +32,7 @@ static int status_nnp(const char *status)
 bool check_sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r, const char *out, const char *err,
                             const char *cwd)
 {
-        int nnp = status_nnp(out);
+        int nnp = status_digit(out, "NoNewPrivs:"), seccomp = status_digit(out, "Seccomp:");
 
         /* err is exact here (JSON keeps it); the command escapes it for the terminal. */
         if (strstr(err, "not allowed to set") || strstr(err, "password is required") ||
@@ -53,10 +56,14 @@ bool check_sudo_env_verdict(struct check_run *k, const struct slotinfo *s, int r
                 check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, NNP_FIX,
                                "the command runs without no_new_privs (NoNewPrivs: 0): a set-id file can give the slot "
                                "another identity");
+        else if (seccomp != 2)
+                check_add_rowf(k, SLOTS_CHECK_FAIL, "sudo-env", s->name, NNP_FIX,
+                               "the command runs without a seccomp filter (Seccomp: %d, want 2): a slot can make a "
+                               "set-id file; the pam_slots that opened the session predates the filter or is not "
+                               "the one installed", seccomp);
         else
-                check_add_rowf(
-                        k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
-                        "sudo accepts --preserve-env for the %zu names of sudo_env; the command has no_new_privs",
-                        k->cfg->n_sudo_env);
+                check_add_rowf(k, SLOTS_CHECK_PASS, "sudo-env", s->name, NULL,
+                               "sudo accepts --preserve-env for the %zu names of sudo_env; the command has "
+                               "no_new_privs and a seccomp filter (Seccomp: 2)", k->cfg->n_sudo_env);
         return true;
 }

@@ -96,6 +96,35 @@ static gid_t slot_gid(const struct check_run *k, const struct slotinfo *s)
         return gid;
 }
 
+/*
+ * The slot's own processes without no_new_privs: ones that predate pam_slots (an upgrade) or
+ * came by a way that opened no session through it; a set-id file gives them another identity.
+ */
+static void ident_no_nnp(const struct check_run *k, const struct slotinfo *s, gid_t gid, struct strbuf *d,
+                         struct strbuf *f)
+{
+        struct slots_procs_report rep;
+
+        slots_procs_table_find(k->procs, s->pw.uid, gid, SLOTS_FIND_NO_NNP, &rep);
+        if (rep.survivors == 0)
+                return;
+        strbuf_sep(d, "; ");
+        strbuf_addf(d, "%u process%s of %s without no_new_privs (from before pam_slots, or a way around it):",
+                    rep.survivors, rep.survivors == 1 ? "" : "es", s->name);
+        strbuf_sep(f, " && ");
+        strbuf_addf(f, "end them: kill -KILL");
+        for (unsigned i = 0; i < rep.survivors && i < SLOTS_PROCS_SHOWN; i++) {
+                char comm[4 * sizeof(rep.shown[i].comm)];
+
+                strbuf_addf(d, "%s process %d (%s)", i ? "," : "", (int) rep.shown[i].pid,
+                            slots_escape_buf(rep.shown[i].comm, comm, sizeof(comm)));
+                strbuf_addf(f, " %d", (int) rep.shown[i].pid);
+        }
+        if (rep.survivors > SLOTS_PROCS_SHOWN)
+                strbuf_addf(d, ", ...");
+        strbuf_addf(f, " (or release the slot, which ends them all; a new session through pam_slots has the flag)");
+}
+
 /* Processes that carry the slot's identity: any of a free slot's, another account's through its group. */
 static void ident_processes(struct check_run *k, const struct slotinfo *s, struct strbuf *d, struct strbuf *f,
                             struct strbuf *note)
@@ -112,6 +141,8 @@ static void ident_processes(struct check_run *k, const struct slotinfo *s, struc
                 strbuf_addf(note, "processes not looked at: %s: %s", e.object, e.reason);
                 return;
         }
+        if (!free_slot)
+                ident_no_nnp(k, s, gid, d, f);
         slots_procs_table_find(k->procs, s->pw.uid, gid, free_slot ? SLOTS_FIND_ANY : SLOTS_FIND_BORROWED, &rep);
         if (rep.survivors == 0)
                 return;

@@ -1,4 +1,7 @@
-/* Release hygiene in the kernel: the slot's System V and POSIX IPC objects, its keyrings, the mounts it holds. */
+/*
+ * Release hygiene in the kernel: the slot's System V and POSIX IPC objects, its keyrings, the mounts
+ * it holds; and what system services record per uid: its journal files and coredumps.
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
 #include "path.h"
@@ -439,5 +443,142 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
                                                                  strerror(-r)), &sub);
         }
         free(text);
+        return first.r;
+}
+
+/* ---- the records system services keep per uid: journald's per-user files, systemd-coredump's dumps ---- */
+
+static const char *const journal_dirs[] = { "/var/log/journal", "/run/log/journal" };
+#define COREDUMP_DIR "/var/lib/systemd/coredump"
+
+/* journald's file of uid: user-<uid>.journal, archived user-<uid>@<ids>.journal, and their "~" forms. */
+static bool journal_of(const char *name, uid_t uid)
+{
+        char pre[32];
+        size_t n = (size_t) snprintf(pre, sizeof(pre), "user-%u", (unsigned) uid);
+        const char *dot;
+
+        if (strncmp(name, pre, n) != 0 || (name[n] != '.' && name[n] != '@'))
+                return false;
+        dot = strstr(name + n, ".journal");
+        return dot && (strcmp(dot, ".journal") == 0 || strcmp(dot, ".journal~") == 0);
+}
+
+static bool all_of(const char *s, const char *set, size_t want)
+{
+        size_t n = strspn(s, set);
+
+        return n > 0 && s[n] == '\0' && (want == 0 || n == want);
+}
+
+/*
+ * systemd-coredump's dump of uid: core.<comm>.<uid>.<boot id>.<pid>.<usec>[.zst|.xz|.lz4], read
+ * from the right, since the command name may hold dots.
+ */
+static bool coredump_of(const char *name, uid_t uid)
+{
+        char buf[NAME_MAX + 1], *field[4], *dot;
+        char want[16];
+
+        if (strncmp(name, "core.", 5) != 0 || strlen(name) > NAME_MAX)
+                return false;
+        snprintf(buf, sizeof(buf), "%s", name);
+        dot = strrchr(buf, '.');
+        if (dot && (strcmp(dot, ".zst") == 0 || strcmp(dot, ".xz") == 0 || strcmp(dot, ".lz4") == 0))
+                *dot = '\0';
+        for (int i = 0; i < 4; i++) {
+                dot = strrchr(buf, '.');
+                if (!dot || dot < buf + 5)
+                        return false;
+                field[i] = dot + 1;
+                *dot = '\0';
+        }
+        snprintf(want, sizeof(want), "%u", (unsigned) uid);
+        return all_of(field[0], "0123456789", 0) && all_of(field[1], "0123456789", 0) &&
+               all_of(field[2], "0123456789abcdef", 32) && strcmp(field[3], want) == 0;
+}
+
+/* Removes the entries of folder fd (path: for messages) that match(uid); counts them in *n. */
+static int remove_matching(int fd, const char *path, bool (*match)(const char *, uid_t), uid_t uid,
+                           unsigned long *n, struct slots_error *e)
+{
+        struct slots_first first = { 0, e };
+        struct slots_error sub;
+        struct dirent *de;
+        DIR *d = fdopendir(fd);
+
+        if (!d) {
+                close(fd);
+                return slots_error_set(e, -errno, path, "cannot read: %s", strerror(errno));
+        }
+        while ((errno = 0, de = readdir(d)))
+                if (match(de->d_name, uid)) {
+                        if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+                                (*n)++;
+                        else if (errno != ENOENT)
+                                slots_first_keep(&first, slots_error_set(&sub, -errno, path, "cannot remove %s: %s",
+                                                                         de->d_name, strerror(errno)), &sub);
+                }
+        if (errno)
+                slots_first_keep(&first, slots_error_set(&sub, -errno, path, "cannot read: %s", strerror(errno)), &sub);
+        closedir(d);
+        return first.r;
+}
+
+/* Each journal folder's machine folders (<machine-id>, <machine-id>.<namespace>): uid's files in them. */
+static int clean_journal(int rootfd, const char *dir, uid_t uid, unsigned long *n, struct slots_error *e)
+{
+        struct slots_first first = { 0, e };
+        struct slots_error sub;
+        struct dirent *de;
+        int fd = cleanup_open_dir_in(rootfd, dir);
+        DIR *d;
+
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0 || !(d = fdopendir(fd))) {
+                int r = fd < 0 ? fd : -errno;
+
+                slots_close(fd);
+                return slots_error_set(e, r, dir, "cannot open: %s", strerror(-r));
+        }
+        while ((errno = 0, de = readdir(d))) {
+                int mfd;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                mfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (mfd >= 0)
+                        slots_first_keep(&first, remove_matching(mfd, dir, journal_of, uid, n, &sub), &sub);
+        }
+        closedir(d);
+        return first.r;
+}
+
+int slots_cleanup_records(int rootfd, const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data,
+                          struct slots_error *e)
+{
+        struct slots_first first = { 0, e };
+        struct slots_error sub;
+        unsigned long journals = 0, dumps = 0;
+        int fd;
+
+        if (slot->uid == 0)
+                return slots_error_refuse(e, -EINVAL, slot->name, "refusing to clean up after uid 0");
+        for (size_t i = 0; i < sizeof(journal_dirs) / sizeof(journal_dirs[0]); i++)
+                slots_first_keep(&first, clean_journal(rootfd, journal_dirs[i], slot->uid, &journals, &sub), &sub);
+        fd = cleanup_open_dir_in(rootfd, COREDUMP_DIR);
+        if (fd >= 0)
+                slots_first_keep(&first, remove_matching(fd, COREDUMP_DIR, coredump_of, slot->uid, &dumps, &sub), &sub);
+        else if (fd != -ENOENT)
+                slots_first_keep(&first, slots_error_set(&sub, fd, COREDUMP_DIR, "cannot open: %s", strerror(-fd)),
+                                 &sub);
+        if (note && journals + dumps) {
+                char why[128];
+
+                snprintf(why, sizeof(why), "%lu journal file%s and %lu coredump%s of %s removed", journals,
+                         journals == 1 ? "" : "s", dumps, dumps == 1 ? "" : "s", slot->name);
+                note(note_data, "journal and coredumps", why);
+        }
         return first.r;
 }

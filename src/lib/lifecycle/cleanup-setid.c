@@ -20,10 +20,17 @@
 /* The temp folders a slot writes, walked whole (a slot's home, state and run, docs_root: see sweep_roots). */
 static const char *const setid_temp[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/run/user" };
 
+/* File systems whose mounts below the swept folders are walked: the kernel's own and local disks'. */
+static const char *const sweep_types[] = { "tmpfs", "ramfs", "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs",
+                                           "overlay", "vfat", "exfat", "zfs", "bcachefs" };
+#define SWEEP_MOUNT_DEPTH 4
+
 struct sweep {
         struct slots_setid_sweep *s;
         struct stat skip[2];            /* slots_root and docs_root when below a temp folder: walked on their own */
         size_t n_skip;
+        char *mountinfo;                /* /proc/self/mountinfo, read once: the type of each mount met */
+        unsigned depth;                 /* mounts entered on the way to the walk under way */
 };
 
 bool slots_setid_carries(const struct slots_setid_sweep *s, uid_t uid, gid_t gid, mode_t mode)
@@ -79,6 +86,8 @@ static int clear_bits(const struct sweep *w, const struct slots_walk_entry *en, 
         return r;
 }
 
+static int sweep_mount(struct sweep *w, const struct slots_walk_entry *en, struct slots_error *e);
+
 static int sweep_visit(void *data, enum slots_walk_event ev, const struct slots_walk_entry *en, struct slots_error *e)
 {
         struct sweep *w = data;
@@ -87,8 +96,10 @@ static int sweep_visit(void *data, enum slots_walk_event ev, const struct slots_
 
         if (ev == SLOTS_WALK_LEAVE || ev == SLOTS_WALK_CHANGING || en->depth == 0)
                 return 0;
+        if (S_ISDIR(sx->stx_mode) && skipped(w, sx))
+                return SLOTS_WALK_SKIP;
         if (S_ISDIR(sx->stx_mode))
-                return skipped(w, sx) ? SLOTS_WALK_SKIP : 0;
+                return en->other_fs ? sweep_mount(w, en, e) : 0;
         if (!slots_setid_carries(w->s, sx->stx_uid, sx->stx_gid, sx->stx_mode))
                 return 0;
         if (w->s->clear)
@@ -99,6 +110,67 @@ static int sweep_visit(void *data, enum slots_walk_event ev, const struct slots_
         if (w->s->seen)
                 w->s->seen(w->s->data, en->path, sx->stx_uid, sx->stx_gid, sx->stx_mode & 07777);
         return 0;
+}
+
+/*
+ * The type of the mount of device sx in /proc/self/mountinfo ("36 35 98:0 / /mnt rw - ext4 ..."),
+ * into buf; "unknown" when it is not there.  Read from the table, not from the mount: a FUSE
+ * mount's server is never asked.
+ */
+static const char *mount_type(const struct sweep *w, const struct statx *sx, char *buf, size_t size)
+{
+        char dev[32];
+        size_t n = (size_t) snprintf(dev, sizeof(dev), " %u:%u ", sx->stx_dev_major, sx->stx_dev_minor);
+
+        snprintf(buf, size, "unknown");
+        for (const char *l = w->mountinfo; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                const char *f = strchr(l, ' '), *end = strchr(l, '\n'), *t;
+
+                f = f ? strchr(f + 1, ' ') : NULL;      /* before field 3, major:minor */
+                if (!f || (end && f > end) || strncmp(f, dev, n) != 0 || !(t = strstr(f, " - ")) || (end && t > end))
+                        continue;
+                t += 3;
+                snprintf(buf, size, "%.*s", (int) strcspn(t, " \n"), t);
+                break;
+        }
+        return buf;
+}
+
+/*
+ * A mount below a swept folder (the walker shows it unopened): walked as a place of its own when
+ * its type is one of sweep_types and it lies less than SWEEP_MOUNT_DEPTH mounts deep, else
+ * shown to s->skipped.  Opened where the walk saw it, and walked only if it is still that folder.
+ */
+static int sweep_mount(struct sweep *w, const struct slots_walk_entry *en, struct slots_error *e)
+{
+        struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = en->path, .visit = sweep_visit, .data = w };
+        char type[64];
+        bool walk = false;
+        struct statx sx;
+        int fd, r;
+
+        mount_type(w, en->sx, type, sizeof(type));
+        for (size_t i = 0; i < sizeof(sweep_types) / sizeof(sweep_types[0]); i++)
+                walk |= strcmp(type, sweep_types[i]) == 0;
+        if (!walk || w->depth >= SWEEP_MOUNT_DEPTH) {
+                w->s->mounts_skipped++;
+                if (w->s->skipped)
+                        w->s->skipped(w->s->data, en->path, type);
+                return 0;
+        }
+        fd = openat(en->parent_fd, en->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : sweep_fail(en, e, -errno, "cannot open the mount");
+        if (statx(fd, "", AT_EMPTY_PATH, STATX_INO, &sx) < 0 || sx.stx_ino != en->sx->stx_ino ||
+            sx.stx_dev_major != en->sx->stx_dev_major || sx.stx_dev_minor != en->sx->stx_dev_minor) {
+                close(fd);
+                return -EAGAIN;
+        }
+        w->depth++;
+        r = slots_walk(fd, &how, e);
+        w->depth--;
+        close(fd);
+        return r;
 }
 
 /* One place, walked to its end on its own file system; a missing one is fine. */
@@ -116,6 +188,17 @@ static int sweep_root(struct sweep *w, int rootfd, const char *dir, struct slots
         r = slots_walk(fd, &how, e);
         close(fd);
         return r;
+}
+
+/* The mount table; without it every mount met is one of unknown type: named, not walked. */
+static void read_mountinfo(struct sweep *w)
+{
+        int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        size_t len;
+
+        if (fd < 0 || slots_read_all(fd, (size_t) 64 << 20, &w->mountinfo, &len) < 0)
+                w->mountinfo = NULL;
+        slots_close(fd);
 }
 
 /* slots_root and docs_root, when they lie below a temp folder, are left to their own walks. */
@@ -146,14 +229,16 @@ int slots_cleanup_setid(int rootfd, const struct slots_config *c, struct slots_s
                 if (s->gids[i] == 0)
                         return slots_error_set(e, -EINVAL, "set-id sweep", "refusing to sweep for gid 0");
         s->files = 0;
+        s->mounts_skipped = 0;
         sweep_skips(&w, rootfd, c);
+        read_mountinfo(&w);
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
                 char *dir = slots_path_join(c->slots_root, kinds[i]);
 
                 slots_error_clear(&sub);
                 if (!dir) {
                         slots_first_keep(&first, slots_error_set(&sub, -ENOMEM, c->slots_root, "out of memory"), &sub);
-                        return first.r;
+                        break;
                 }
                 slots_first_keep(&first, sweep_root(&w, rootfd, dir, &sub), &sub);
                 free(dir);
@@ -166,5 +251,6 @@ int slots_cleanup_setid(int rootfd, const struct slots_config *c, struct slots_s
                 slots_error_clear(&sub);
                 slots_first_keep(&first, sweep_root(&w, rootfd, setid_temp[i], &sub), &sub);
         }
+        free(w.mountinfo);
         return first.r;
 }

@@ -96,6 +96,18 @@ int slots_cleanup_ipc(const struct slots_pw *slot, slots_cleanup_note_fn note, v
 int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e);
 
 /*
+ * What system services record for the uid, readable by it through an ACL, so by the
+ * slot's next holder: journald's per-user files (user-<uid>.journal, the archived
+ * user-<uid>@....journal and their "~" forms) in every machine folder of
+ * /var/log/journal and /run/log/journal, and systemd-coredump's dumps of the uid
+ * (core.<comm>.<uid>.<boot id>.<pid>.<usec>[.zst|.xz|.lz4]) in
+ * /var/lib/systemd/coredump, are removed (journald keeps the active one open until it
+ * rotates it).  One note counts them (note may be NULL).
+ */
+int slots_cleanup_records(int rootfd, const struct slots_pw *slot, slots_cleanup_note_fn note, void *note_data,
+                          struct slots_error *e);
+
+/*
  * FUSE mounts the slot made (fuse* in /proc/self/mountinfo with user_id=uid)
  * are detached (umount2 MNT_DETACH), so the walks see the folder below.
  */
@@ -117,8 +129,11 @@ struct slots_setid_sweep {
         bool clear;                     /* clear the bits through the file's fd; else only find */
         /* Each file found (cleared, with clear): the walk's path (raw bytes), its owner, group, old mode. */
         void (*seen)(void *data, const char *path, uid_t uid, gid_t gid, mode_t mode);
+        /* Each mount below those folders that was not walked: its path (raw bytes) and file system type. */
+        void (*skipped)(void *data, const char *path, const char *fstype);
         void *data;
         unsigned long files;            /* out: how many */
+        unsigned long mounts_skipped;   /* out: how many mounts were not walked */
 };
 
 /* Whether a file of that owner, group and mode (with its type) carries one of s's slots. */
@@ -127,8 +142,11 @@ bool slots_setid_carries(const struct slots_setid_sweep *s, uid_t uid, gid_t gid
 /*
  * Walks every folder a slot can write, to its end: <slots_root>/home, state and
  * run (every slot's), all of docs_root, /tmp, /var/tmp, /dev/shm, /run/lock and
- * /run/user, on the one walker (fd-relative, no symlink followed, no mount point
- * entered: what another file system holds is not walked).  Each file that
+ * /run/user, on the one walker (fd-relative, no symlink followed).  A mount below
+ * them is walked too when its file system lives in the kernel or on a local disk
+ * (tmpfs, ext4, xfs, btrfs, ...: sweep_types), to a nesting of SWEEP_MOUNT_DEPTH;
+ * any other (FUSE, NFS, CIFS, autofs, a deeper one) is never entered, only shown
+ * to s->skipped and counted: a process serves it, and may hang or lie.  Each file that
  * carries a slot of s is counted and shown to s->seen; with s->clear its set-uid
  * and set-gid bits are cleared through its own fd (the file, its content and its
  * other names stay: nothing is removed or widened).  A folder that cannot be

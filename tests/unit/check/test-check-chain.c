@@ -1,7 +1,7 @@
 /*
  * The pure parts of check's sudo rows: where the drop-in first differs, who sudo's listing grants
  * what, and the kill probe's reading of /proc (a stat line whose command holds anything, the
- * processes a run started at any depth).
+ * processes a run started at any depth), and the sudo-env verdict on the command's /proc/self/status.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,8 @@
 
 #include "check-chain.h"
 #include "check-int.h"
+#include "check-report.h"
+#include "config.h"
 #include "unit.h"
 
 /* check_text_first_diff(found, want): the line and column of the first difference, and each text's line there. */
@@ -228,6 +230,46 @@ static void test_kproc_descendants(void **state)
                 fail_msg("%d rows failed", failures);
 }
 
+/*
+ * check_sudo_env_verdict: the command of a good session has no_new_privs and the seccomp
+ * filter (Seccomp: 2); either missing is a FAIL that says which.
+ */
+static void test_env_verdict(void **state)
+{
+        static const struct {
+                const char *what, *status;
+                enum slots_check_status want;
+                const char *detail;     /* a part of the row's detail */
+        } rows[] = {
+                { "both", "Name:\tcat\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n", SLOTS_CHECK_PASS,
+                  "no_new_privs and a seccomp filter" },
+                { "no filter", "NoNewPrivs:\t1\nSeccomp:\t0\n", SLOTS_CHECK_FAIL, "without a seccomp filter (Seccomp: 0" },
+                { "strict mode is not the filter", "NoNewPrivs:\t1\nSeccomp:\t1\n", SLOTS_CHECK_FAIL, "(Seccomp: 1" },
+                { "no Seccomp line", "NoNewPrivs:\t1\n", SLOTS_CHECK_FAIL, "(Seccomp: -1" },
+                { "Seccomp_filters is not Seccomp", "NoNewPrivs:\t1\nSeccomp_filters:\t2\n", SLOTS_CHECK_FAIL,
+                  "(Seccomp: -1" },
+                { "no no_new_privs", "NoNewPrivs:\t0\nSeccomp:\t2\n", SLOTS_CHECK_FAIL, "NoNewPrivs: 0" },
+        };
+        int failures = 0;
+
+        (void) state;
+        for (size_t i = 0; i < N_ELEM(rows); i++) {
+                struct slots_check_report rep = { 0 };
+                struct slots_config cfg = { 0 };
+                struct check_run k = { .rep = &rep, .cfg = &cfg };
+                struct slotinfo s = { .n = 1, .name = "slot01" };
+
+                if (!check_sudo_env_verdict(&k, &s, 0, rows[i].status, "", "/srv/docs") || rep.n != 1)
+                        ROW_FAIL("%s: %zu rows", rows[i].what, rep.n);
+                else if (rep.rows[0].status != rows[i].want || !strstr(rep.rows[0].detail, rows[i].detail))
+                        ROW_FAIL("%s: %s \"%s\", want %s with \"%s\"", rows[i].what,
+                                 slots_check_status_name(rep.rows[0].status), rep.rows[0].detail,
+                                 slots_check_status_name(rows[i].want), rows[i].detail);
+                slots_check_report_free(&rep);
+        }
+        assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -235,6 +277,7 @@ int main(void)
                 cmocka_unit_test(test_list_grants),
                 cmocka_unit_test(test_kproc_parse),
                 cmocka_unit_test(test_kproc_descendants),
+                cmocka_unit_test(test_env_verdict),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

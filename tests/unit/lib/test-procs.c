@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -242,6 +243,71 @@ static void test_find(void **state)
         }
 }
 
+/* A child of uid 4711, with no_new_privs when nnp; its pid, or -1. */
+static pid_t start_child(bool nnp, int ready[2])
+{
+        pid_t child;
+        char c;
+
+        if (pipe(ready) < 0 || (child = fork()) < 0)
+                return -1;
+        if (child == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(4711, 4711, 4711) < 0 || setresuid(4711, 4711, 4711) < 0 ||
+                    prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1 ||
+                    (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) < 0) || write(ready[1], "x", 1) != 1)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        close(ready[1]);
+        if (read(ready[0], &c, 1) != 1) {
+                kill(child, SIGKILL);
+                waitpid(child, NULL, 0);
+                child = -1;
+        }
+        close(ready[0]);
+        return child;
+}
+
+/* SLOTS_FIND_NO_NNP: of the account's processes, exactly those without no_new_privs (check's account row). */
+static void test_no_nnp(void **state)
+{
+        struct slots_proc_table *t = NULL;
+        struct slots_procs_report rep = { 0 };
+        struct slots_proc p = { 0 };
+        struct slots_error e;
+        int ready[2], r;
+        pid_t with, without;
+
+        (void) state;
+        assert_int_equal(slots_proc_parse("State:\tS\nUid:\t1 1 1 1\nGid:\t1 1 1 1\nNoNewPrivs:\t1\n", GID, &p), 0);
+        assert_int_equal(p.nnp, 1);
+        assert_int_equal(slots_proc_parse("State:\tS\nUid:\t1 1 1 1\nGid:\t1 1 1 1\nNoNewPrivs:\t0\n", GID, &p), 0);
+        assert_int_equal(p.nnp, 0);
+        assert_int_equal(slots_proc_parse("State:\tS\nUid:\t1 1 1 1\nGid:\t1 1 1 1\n", GID, &p), 0);
+        assert_int_equal(p.nnp, -1);
+        if (geteuid() != 0) {
+                print_message("skipped: needs root (children of another uid)\n");
+                skip();
+                return;
+        }
+        with = start_child(true, ready);
+        without = start_child(false, ready);
+        r = with > 0 && without > 0 ? slots_procs_snapshot(&t, &e) : -1;
+        if (r == 0) {
+                slots_procs_table_find(t, 4711, 4711, SLOTS_FIND_NO_NNP, &rep);
+                slots_procs_table_free(t);
+        }
+        for (int i = 0; i < 2; i++)
+                if ((i ? with : without) > 0) {
+                        kill(i ? with : without, SIGKILL);
+                        waitpid(i ? with : without, NULL, 0);
+                }
+        assert_int_equal(r, 0);
+        assert_int_equal(rep.survivors, 1);
+        assert_int_equal(rep.shown[0].pid, without);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -249,6 +315,7 @@ int main(void)
                 cmocka_unit_test(test_userns),
                 cmocka_unit_test(test_long_groups),
                 cmocka_unit_test(test_find),
+                cmocka_unit_test(test_no_nnp),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -919,6 +919,66 @@ static void test_setid_sweep(void **state)
                 fail_msg("%d failures", failures);
 }
 
+/* ---- what system services record per uid ---- */
+
+/* The slot's journal files (active, archived, dirty) in every machine folder and its coredumps go; others' stay. */
+static void test_records(void **state)
+{
+        static const char mid[] = "var/log/journal/0123456789abcdef0123456789abcdef";
+        static const char *const gone[] = {
+                "user-4301.journal", "user-4301@0123-0000000000000001-0005f1.journal", "user-4301.journal~",
+                "user-4301@0005f1e2-00c3b9a1.journal~",
+        };
+        static const char *const kept[] = {
+                "user-43010.journal", "user-430.journal", "system.journal", "user-4302.journal",
+                "user-4301.journalx", "user-4301",
+        };
+        static const struct there dumps[] = {
+                { "var/lib/systemd/coredump/core.sleep.4301.0123456789abcdef0123456789abcdef.77.1700000000000000.zst",
+                  false },
+                { "var/lib/systemd/coredump/core.a.b.c.4301.0123456789abcdef0123456789abcdef.78.1700000000000000",
+                  false },
+                { "var/lib/systemd/coredump/core.sleep.4302.0123456789abcdef0123456789abcdef.77.1700000000000000.zst",
+                  true },
+                { "var/lib/systemd/coredump/core.4301.0123456789abcdef0123456789abcdef.77.1700000000000000", true },
+                { "var/lib/systemd/coredump/core.x.43010.0123456789abcdef0123456789abcdef.77.1700000000000000", true },
+                { "run/log/journal/0123456789abcdef0123456789abcdef/user-4301.journal", false },
+        };
+        char rel[256];
+        struct slots_error e;
+        int failures = 0;
+
+        (void) state;
+        if (!need_root())
+                skip();
+        /* Nothing there at all: nothing to do. */
+        assert_int_equal(slots_cleanup_records(bfd, &slot, NULL, NULL, &e), 0);
+        mk_way("var/lib/systemd/coredump/x");
+        mk_way("run/log/journal/0123456789abcdef0123456789abcdef/x");
+        for (int ns = 0; ns < 2; ns++)
+                for (size_t i = 0; i < N_ELEM(gone) + N_ELEM(kept); i++) {
+                        snprintf(rel, sizeof(rel), "%s%s/%s", mid, ns ? ".web" : "",
+                                 i < N_ELEM(gone) ? gone[i] : kept[i - N_ELEM(gone)]);
+                        mk_way(rel);
+                        mk(rel, FILE_, 0, 0, 0640, NULL);
+                }
+        for (size_t i = 0; i < N_ELEM(dumps); i++)
+                mk(dumps[i].rel, FILE_, 0, 0, 0640, NULL);
+        all_there(dumps, N_ELEM(dumps));
+        slots_error_clear(&e);
+        assert_int_equal(slots_cleanup_records(bfd, &slot, NULL, NULL, &e), 0);
+        failures += are_there(dumps, N_ELEM(dumps));
+        for (int ns = 0; ns < 2; ns++)
+                for (size_t i = 0; i < N_ELEM(gone) + N_ELEM(kept); i++) {
+                        snprintf(rel, sizeof(rel), "%s%s/%s", mid, ns ? ".web" : "",
+                                 i < N_ELEM(gone) ? gone[i] : kept[i - N_ELEM(gone)]);
+                        if (exists(rel) != (i >= N_ELEM(gone)))
+                                ROW_FAIL("%s is %s", rel, exists(rel) ? "still there" : "gone");
+                }
+        assert_int_equal(failures, 0);
+        assert_int_equal(slots_cleanup_records(bfd, &root_pw, NULL, NULL, &e), -EINVAL);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -936,6 +996,7 @@ int main(void)
                 TEST(test_folders_fresh),
                 TEST(test_folders_mount_root),
                 TEST(test_setid_sweep),
+                TEST(test_records),
         };
 
         fstree_init();

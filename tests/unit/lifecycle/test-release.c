@@ -31,6 +31,7 @@ static void test_step_order(void **state)
                 "step 4 of 5, clearing the slot's set-id files",
                 "step 4 of 5, removing the slot's IPC objects",
                 "step 4 of 5, clearing the slot's kernel keyrings",
+                "step 4 of 5, removing the slot's journal files and coredumps",
                 "step 4 of 5, checking that nothing of the slot runs",
         };
         size_t n = 0;
