@@ -228,9 +228,13 @@ check "/etc/slots is root:root 0755" test "$(stat -c '%U:%G %a' $R/etc/slots)" =
 check "/etc/slots is empty: no config, no table" sh -c "test -d $R/etc/slots && test -z \"\$(ls -A $R/etc/slots)\""
 check "no slot account was created" sh -c "! grep -q '^slot' $R/etc/passwd $R/etc/group"
 check "no sudoers drop-in was written" sh -c "! ls $R/etc/sudoers.d | grep -q slots"
-check "no unit or cron job was installed (the journal's catalog is no unit)" sh -c \
+check "no unit but the check's service and timer, no cron job (the journal's catalog is no unit)" sh -c \
 	"chroot $R dpkg -L slots libpam-slots >$base/files && grep -q /usr/sbin/slots-admin $base/files &&
-	 ! grep -Ev '^/usr/lib/systemd(/catalog(/slots\\.catalog)?)?$' $base/files | grep -Eq 'systemd|cron|init.d'"
+	 ! grep -Ev '^/usr/lib/systemd(/catalog(/slots\\.catalog)?)?$|^/lib/systemd(/system(/slots-check\\.(service|timer))?)?$' $base/files |
+	 grep -Eq 'systemd|cron|init.d'"
+check "the timer is enabled, the service waits for the config" sh -c \
+	"test -L $R/etc/systemd/system/timers.target.wants/slots-check.timer &&
+	 grep -qx 'ConditionPathExists=/etc/slots/slots.conf' $R/lib/systemd/system/slots-check.service"
 check "pam-auth-update added pam_slots to common-session" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session
 check "and to common-session-noninteractive" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session-noninteractive
 check "the module is where libpam looks" test -f "$R/usr/lib/$ma/security/pam_slots.so"
