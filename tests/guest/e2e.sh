@@ -463,9 +463,12 @@ while [ ! -s $S/session ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 session=$(cat $S/session)
 sha256sum /etc/slots/slots.conf /etc/slots/slots.json >$T/kept.sha
 if [ -f "$IN/debs/next/slots.deb" ]; then
-	check "upgrade to the next build: dpkg -i slots libpam-slots" \
-		dpkg -i "$IN/debs/next/slots.deb" "$IN/debs/next/libpam-slots.deb"
-	check "the next version is installed" sh -c "dpkg-query -W -f='\${Version}' slots | grep -q '+next'"
+	before=$(dpkg-query -W -f='${Version}' slots)
+	# apt from the local files (the guest has no network): what apt upgrade does with a repository.
+	check "upgrade to the next commit's build with apt" \
+		apt-get install -y "$IN/debs/next/slots.deb" "$IN/debs/next/libpam-slots.deb"
+	after=$(dpkg-query -W -f='${Version}' slots)
+	check "the next commit's version is installed ($before -> $after)" dpkg --compare-versions "$after" gt "$before"
 	check "the config and the table are kept byte for byte" sha256sum -c $T/kept.sha
 	check "the drop-in and the PAM lines are kept" sh -c \
 		"test -f /etc/sudoers.d/slots-$SVC && grep -q pam_slots /etc/pam.d/common-session-noninteractive"
