@@ -73,13 +73,17 @@ sh "$top/tests/package/package.sh" "$out/package" || pkg_rc=$?
 # ---- end of the Debian package ----
 
 # ---- a booted Debian 12 guest with the .debs of the step above ----
-step "a booted Debian 12 guest: the .debs with dpkg, systemd slices, real sudo, purge (tests/guest/run.sh)"
+step "a booted Debian 12 guest: the .debs with dpkg, systemd slices, real sudo, the timer, an apt upgrade, purge; then autopkgtest (tests/guest/run.sh)"
 # 77: qemu (or mmdebstrap) cannot be installed or run here; the reason is printed.
 guest_rc=0
 if [ "$pkg_rc" = 77 ]; then
 	echo "SKIP: the package step was skipped, there are no .debs to boot with"
 else
 	sh "$top/tests/guest/run.sh" "$out/guest" "$out/package" || guest_rc=$?
+	# A second boot of the same image: the DEP-8 tests (debian/tests) through autopkgtest.
+	if [ "$guest_rc" = 0 ]; then
+		sh "$top/tests/guest/run.sh" "$out/guest" "$out/package" "$top/tests/guest/dep8.sh" || guest_rc=$?
+	fi
 fi
 [ "$guest_rc" = 0 ] || [ "$guest_rc" = 77 ] || exit 1
 # ---- end of the booted guest ----
