@@ -27,7 +27,7 @@ step() { printf '\n=== %s\n' "$*"; }
 run_check() {
 	# make check prints each test's result; on failure show the logs of the failed ones.
 	if ! make -C "$1" -j"$jobs" check; then
-		for log in $(find "$1" -name '*.log' ! -name config.log ! -name test-suite.log); do
+		find "$1" -name '*.log' ! -name config.log ! -name test-suite.log | while IFS= read -r log; do
 			grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 60 "$log"; }
 		done
 		return 1
@@ -91,6 +91,8 @@ fi
 # ---- the README's other command: the demo, started from a shell as odd as a newcomer's ----
 step "the demo (scripts/demo.sh) under umask 077, 256 open files and a bare environment"
 demo_rc=0
+# dash, Debian's sh, has ulimit -n.
+# shellcheck disable=SC3045
 (umask 077 && ulimit -n 256 && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root SLOTS_BUILD="$out/demo" \
 	sh "$top/scripts/demo.sh") >"$out/demo.log" 2>&1 || demo_rc=$?
 if [ "$demo_rc" != 0 ] || ! grep -q '== Done: the host was not changed' "$out/demo.log"; then
