@@ -29,7 +29,7 @@ check "--help names --ldif and --root" sh -c 'grep -q -- --ldif "$1" && grep -q 
 check "--help prints nothing on stderr" test ! -s "$OUT/help.err"
 "$SLOTS_PROVISION" --version >"$OUT/version.out" 2>&1
 check "--version exits 0" test $? = 0
-check "--version prints the name and a version" grep -Eqx 'slots-provision [0-9][0-9.]*' "$OUT/version.out"
+check "--version prints the name and a version" grep -Eqx 'slots-provision [0-9][0-9.]*(\+git[0-9]{8}\.[0-9]+\.[0-9a-f]{7,})?' "$OUT/version.out"
 
 # --- the config: a relative --config is the caller's folder's; SLOTS_CONFIG names one too ---
 mkdir "$OUT/here"
