@@ -10,7 +10,8 @@ pkgs="build-essential autoconf automake libtool pkg-config
       clang python3 keyutils uidmap
       slapd ldap-utils nslcd libnss-ldapd libnss-extrausers sssd-ldap libnss-sss
       debhelper dpkg-dev lintian bash-completion ansible-core
-      qemu-system-x86 mmdebstrap e2fsprogs"
+      qemu-system-x86 mmdebstrap e2fsprogs shellcheck git"
+# tests/shellcheck.sh runs shellcheck; tests/package/version.sh needs git (versions from git).
 # The guest step (tests/guest) boots a Debian 12 guest under qemu from an image mmdebstrap makes.
 # uidmap: the identity attacks map a slot into a user namespace (newuidmap).
 # The directory tests (tests/directory) run their own slapd and nslcd; --no-install-recommends

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # What scripts/demo.sh and scripts/test.sh share: under sudo, give the files they made in the
 # checkout back to the user who cloned it.  Sourced, not run.
 #

@@ -27,7 +27,7 @@ step() { printf '\n=== %s\n' "$*"; }
 run_check() {
 	# make check prints each test's result; on failure show the logs of the failed ones.
 	if ! make -C "$1" -j"$jobs" check; then
-		for log in $(find "$1" -name '*.log' ! -name config.log ! -name test-suite.log); do
+		find "$1" -name '*.log' ! -name config.log ! -name test-suite.log | while IFS= read -r log; do
 			grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -n 60 "$log"; }
 		done
 		return 1
@@ -73,13 +73,17 @@ sh "$top/tests/package/package.sh" "$out/package" || pkg_rc=$?
 # ---- end of the Debian package ----
 
 # ---- a booted Debian 12 guest with the .debs of the step above ----
-step "a booted Debian 12 guest: the .debs with dpkg, systemd slices, real sudo, purge (tests/guest/run.sh)"
+step "a booted Debian 12 guest: the .debs with dpkg, systemd slices, real sudo, the timer, an apt upgrade, purge; then autopkgtest (tests/guest/run.sh)"
 # 77: qemu (or mmdebstrap) cannot be installed or run here; the reason is printed.
 guest_rc=0
 if [ "$pkg_rc" = 77 ]; then
 	echo "SKIP: the package step was skipped, there are no .debs to boot with"
 else
 	sh "$top/tests/guest/run.sh" "$out/guest" "$out/package" || guest_rc=$?
+	# A second boot of the same image: the DEP-8 tests (debian/tests) through autopkgtest.
+	if [ "$guest_rc" = 0 ]; then
+		sh "$top/tests/guest/run.sh" "$out/guest" "$out/package" "$top/tests/guest/dep8.sh" || guest_rc=$?
+	fi
 fi
 [ "$guest_rc" = 0 ] || [ "$guest_rc" = 77 ] || exit 1
 # ---- end of the booted guest ----
@@ -87,6 +91,8 @@ fi
 # ---- the README's other command: the demo, started from a shell as odd as a newcomer's ----
 step "the demo (scripts/demo.sh) under umask 077, 256 open files and a bare environment"
 demo_rc=0
+# dash, Debian's sh, has ulimit -n.
+# shellcheck disable=SC3045
 (umask 077 && ulimit -n 256 && env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root SLOTS_BUILD="$out/demo" \
 	sh "$top/scripts/demo.sh") >"$out/demo.log" 2>&1 || demo_rc=$?
 if [ "$demo_rc" != 0 ] || ! grep -q '== Done: the host was not changed' "$out/demo.log"; then

@@ -1,42 +1,14 @@
-/* The one reader of the kernel's POSIX ACL attribute: decode, encode, its named writers, and strip. */
+/* The one reader and writer of POSIX ACLs, through libacl: entries, set, named writers, strip, remove. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
+#include <acl/libacl.h>
+
 #include "acl.h"
-
-#define ACL_XATTR_VERSION 2u
-#define ACL_HEADER 4u
-#define ACL_ENTRY 8u
-#define ACL_TAGS (SLOTS_ACL_USER_OBJ | SLOTS_ACL_USER | SLOTS_ACL_GROUP_OBJ | SLOTS_ACL_GROUP | SLOTS_ACL_MASK | \
-                  SLOTS_ACL_OTHER)
-
-static unsigned le16(const unsigned char *p)
-{
-        return (unsigned) p[0] | (unsigned) p[1] << 8;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-        return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
-}
-
-static void put16(unsigned char *p, unsigned v)
-{
-        p[0] = (unsigned char) (v & 0xff);
-        p[1] = (unsigned char) (v >> 8 & 0xff);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-        put16(p, v & 0xffff);
-        put16(p + 2, v >> 16);
-}
 
 void slots_acl_free(struct slots_acl *acl)
 {
@@ -45,120 +17,143 @@ void slots_acl_free(struct slots_acl *acl)
         acl->n = 0;
 }
 
-int slots_acl_decode(const void *buf, size_t len, struct slots_acl *acl)
+static void proc_path(int fd, char *buf, size_t size)
 {
-        const unsigned char *a = buf;
-        size_t n;
-
-        acl->n = 0;
-        acl->entries = NULL;
-        if (len < ACL_HEADER || (len - ACL_HEADER) % ACL_ENTRY != 0 || le32(a) != ACL_XATTR_VERSION)
-                return -EBADMSG;
-        n = (len - ACL_HEADER) / ACL_ENTRY;
-        if (n == 0)
-                return 0;
-        acl->entries = calloc(n, sizeof(*acl->entries));
-        if (!acl->entries)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                const unsigned char *p = a + ACL_HEADER + i * ACL_ENTRY;
-                unsigned tag = le16(p);
-
-                /* One tag bit, a known one: the kernel never stores anything else. */
-                if ((tag & (tag - 1)) != 0 || !(tag & ACL_TAGS)) {
-                        slots_acl_free(acl);
-                        return -EBADMSG;
-                }
-                acl->entries[i] = (struct slots_acl_entry){ .tag = tag, .perm = le16(p + 2) & 07, .id = le32(p + 4) };
-        }
-        acl->n = n;
-        return 0;
+        snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
 
-int slots_acl_encode(const struct slots_acl *acl, unsigned char **buf, size_t *len)
-{
-        size_t size = ACL_HEADER + acl->n * ACL_ENTRY;
-        unsigned char *b = malloc(size);
-
-        if (!b)
-                return -ENOMEM;
-        put32(b, ACL_XATTR_VERSION);
-        for (size_t i = 0; i < acl->n; i++) {
-                unsigned char *p = b + ACL_HEADER + i * ACL_ENTRY;
-                const struct slots_acl_entry *e = &acl->entries[i];
-                bool named = e->tag == SLOTS_ACL_USER || e->tag == SLOTS_ACL_GROUP;
-
-                put16(p, e->tag);
-                put16(p + 2, e->perm & 07);
-                /* Entries without a qualifier carry ACL_UNDEFINED_ID, as the kernel writes them. */
-                put32(p + 4, named ? e->id : UINT32_MAX);
-        }
-        *buf = b;
-        *len = size;
-        return 0;
-}
-
-/* fgetxattr on fd; an O_PATH fd (EBADF) through its /proc link, or a folder through "." without /proc. */
-static ssize_t get_raw(int fd, const char *attr, void *buf, size_t size)
+/*
+ * The ACL of fd: an access ACL by acl_get_fd, through /proc for an O_PATH fd
+ * (EBADF), or a folder's through "." without /proc; a default ACL through
+ * /proc, as libacl has no descriptor call for it.  NULL with errno set.
+ */
+static acl_t get_acl(int fd, acl_type_t type)
 {
         char proc[64];
         struct stat st;
-        ssize_t n;
-        int rfd;
+        acl_t a;
+        int rfd, saved;
 
-        n = fgetxattr(fd, attr, buf, size);
-        if (n >= 0 || errno != EBADF)
-                return n;
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-        n = getxattr(proc, attr, buf, size);
-        if (n >= 0 || errno == ENODATA || errno == EOPNOTSUPP || errno == ERANGE)
-                return n;
+        if (type == ACL_TYPE_ACCESS) {
+                a = acl_get_fd(fd);
+                if (a || errno != EBADF)
+                        return a;
+        }
+        proc_path(fd, proc, sizeof(proc));
+        a = acl_get_file(proc, type);
+        if (a || errno != ENOENT || type != ACL_TYPE_ACCESS)
+                return a;
         if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
-                return -1;
+                return NULL;
         rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rfd < 0)
-                return -1;
-        n = fgetxattr(rfd, attr, buf, size);
-        if (n < 0) {
-                int saved = errno;
-
-                (void) close(rfd);
-                errno = saved;
-                return n;
-        }
+                return NULL;
+        a = acl_get_fd(rfd);
+        saved = errno;
         (void) close(rfd);
-        return n;
+        errno = saved;
+        return a;
 }
 
-int slots_acl_get(int fd, const char *attr, struct slots_acl *acl)
+/* acl's entries into out (in libacl's order, the kernel's).  0 or -errno. */
+static int to_entries(acl_t a, struct slots_acl *out)
 {
-        unsigned char small[ACL_HEADER + ACL_ENTRY * 32], *buf = small;
-        ssize_t n;
+        acl_entry_t e;
+        size_t n = 0, cap = (size_t) acl_entries(a);
+
+        out->entries = cap ? calloc(cap, sizeof(*out->entries)) : NULL;
+        if (cap && !out->entries)
+                return -ENOMEM;
+        for (int w = ACL_FIRST_ENTRY; n < cap && acl_get_entry(a, w, &e) == 1; w = ACL_NEXT_ENTRY) {
+                struct slots_acl_entry *x = &out->entries[n];
+                acl_permset_t ps;
+                acl_tag_t tag;
+
+                if (acl_get_tag_type(e, &tag) < 0 || acl_get_permset(e, &ps) < 0)
+                        goto fail;
+                x->tag = (unsigned) tag;
+                x->perm = (acl_get_perm(ps, ACL_READ) == 1 ? 4u : 0) | (acl_get_perm(ps, ACL_WRITE) == 1 ? 2u : 0) |
+                          (acl_get_perm(ps, ACL_EXECUTE) == 1 ? 1u : 0);
+                if (tag == ACL_USER || tag == ACL_GROUP) {
+                        id_t *q = acl_get_qualifier(e);
+
+                        if (!q)
+                                goto fail;
+                        x->id = (uint32_t) *q;
+                        acl_free(q);
+                }
+                n++;
+        }
+        out->n = n;
+        return 0;
+fail:
+        slots_acl_free(out);
+        return errno ? -errno : -EINVAL;
+}
+
+int slots_acl_get(int fd, acl_type_t type, struct slots_acl *acl)
+{
+        acl_t a;
         int r;
 
         acl->n = 0;
         acl->entries = NULL;
-        n = get_raw(fd, attr, small, sizeof(small));
-        /* Larger than the usual ACL: ask its size and read it whole; again should it grow in between. */
-        for (int tries = 0; n < 0 && errno == ERANGE && tries < 4; tries++) {
-                if (buf != small)
-                        free(buf);
-                buf = small;
-                n = get_raw(fd, attr, NULL, 0);
-                if (n < 0)
-                        break;
-                buf = malloc((size_t) n + ACL_ENTRY);
-                if (!buf)
-                        return -ENOMEM;
-                n = get_raw(fd, attr, buf, (size_t) n + ACL_ENTRY);
+        a = get_acl(fd, type);
+        if (!a)
+                return errno == EOPNOTSUPP ? 0 : -errno;
+        /* Three entries (owner, group, other) are the mode; libacl makes them up when there is no ACL. */
+        r = acl_entries(a) > (type == ACL_TYPE_ACCESS ? 3 : 0) ? to_entries(a, acl) : 0;
+        acl_free(a);
+        return r < 0 ? r : acl->n > 0;
+}
+
+static acl_t from_entries(const struct slots_acl *acl)
+{
+        acl_t a = acl_init((int) acl->n);
+
+        for (size_t i = 0; a && i < acl->n; i++) {
+                const struct slots_acl_entry *x = &acl->entries[i];
+                id_t id = x->id;
+                acl_permset_t ps;
+                acl_entry_t e;
+
+                if (acl_create_entry(&a, &e) < 0 || acl_set_tag_type(e, (acl_tag_t) x->tag) < 0 ||
+                    ((x->tag == ACL_USER || x->tag == ACL_GROUP) && acl_set_qualifier(e, &id) < 0) ||
+                    acl_get_permset(e, &ps) < 0 || acl_clear_perms(ps) < 0 ||
+                    ((x->perm & 4) && acl_add_perm(ps, ACL_READ) < 0) ||
+                    ((x->perm & 2) && acl_add_perm(ps, ACL_WRITE) < 0) ||
+                    ((x->perm & 1) && acl_add_perm(ps, ACL_EXECUTE) < 0) || acl_set_permset(e, ps) < 0) {
+                        int saved = errno;
+
+                        acl_free(a);
+                        errno = saved;
+                        return NULL;
+                }
         }
-        if (n < 0)
-                r = errno == ENODATA || errno == EOPNOTSUPP ? 0 : -errno;
-        else
-                r = slots_acl_decode(buf, (size_t) n, acl);
-        if (buf != small)
-                free(buf);
-        return r < 0 ? r : n >= 0;
+        return a;
+}
+
+/* Sets a on fd: an access ACL by acl_set_fd, a default ACL through /proc.  0 or -errno. */
+static int put_acl(int fd, acl_type_t type, acl_t a)
+{
+        char proc[64];
+
+        if (type == ACL_TYPE_ACCESS)
+                return acl_set_fd(fd, a) < 0 ? -errno : 0;
+        proc_path(fd, proc, sizeof(proc));
+        return acl_set_file(proc, type, a) < 0 ? -errno : 0;
+}
+
+int slots_acl_set(int fd, acl_type_t type, const struct slots_acl *acl)
+{
+        acl_t a = from_entries(acl);
+        int r;
+
+        if (!a)
+                return -errno;
+        r = put_acl(fd, type, a);
+        acl_free(a);
+        return r;
 }
 
 unsigned slots_acl_mask(const struct slots_acl *acl)
@@ -177,15 +172,14 @@ bool slots_acl_named_writer(const struct slots_acl *acl, size_t i)
                (e->perm & slots_acl_mask(acl) & SLOTS_ACL_WRITE);
 }
 
-/* Deletes the entries naming uid or gid from one attribute of fd.  1 when it changed, 0 when not, or -errno. */
-static int strip_one(int fd, const char *attr, uid_t uid, gid_t gid)
+/* Deletes the entries naming uid or gid from one ACL of fd.  1 when it changed, 0 when not, or -errno. */
+static int strip_one(int fd, acl_type_t type, uid_t uid, gid_t gid)
 {
         struct slots_acl acl;
-        unsigned char *buf = NULL;
-        size_t out = 0, len;
+        size_t out = 0;
         int r;
 
-        r = slots_acl_get(fd, attr, &acl);
+        r = slots_acl_get(fd, type, &acl);
         if (r <= 0)
                 return r;
         for (size_t i = 0; i < acl.n; i++) {
@@ -199,48 +193,63 @@ static int strip_one(int fd, const char *attr, uid_t uid, gid_t gid)
         r = 0;
         if (out != acl.n) {
                 acl.n = out;
-                r = slots_acl_encode(&acl, &buf, &len);
-                if (r == 0)
-                        r = fsetxattr(fd, attr, buf, len, XATTR_REPLACE) < 0 ? (errno == ENODATA ? 0 : -errno) : 1;
+                r = slots_acl_set(fd, type, &acl);
+                r = r < 0 ? r : 1;
         }
-        free(buf);
         slots_acl_free(&acl);
         return r;
 }
 
 int slots_acl_strip(int fd, bool dir, uid_t uid, gid_t gid)
 {
-        char names[1024];
-        bool access = true, def = dir;
         int r, changed = 0;
-        ssize_t n;
 
-        /* One listxattr tells whether there is an ACL at all; most files have none. */
-        n = flistxattr(fd, names, sizeof(names));
-        if (n < 0 && errno == EOPNOTSUPP)
-                return 0;
-        if (n >= 0) {
-                access = def = false;
-                for (ssize_t i = 0; i < n; i += (ssize_t) strlen(names + i) + 1) {
-                        if (strcmp(names + i, SLOTS_ACL_ACCESS) == 0)
-                                access = true;
-                        else if (dir && strcmp(names + i, SLOTS_ACL_DEFAULT) == 0)
-                                def = true;
-                }
-        } else if (errno != ERANGE) {
+        /* Most files have no ACL: acl_extended_fd tells with one call. */
+        r = acl_extended_fd(fd);
+        if (r < 0 && errno != EOPNOTSUPP)
                 return -errno;
-        }
-        if (access) {
-                r = strip_one(fd, SLOTS_ACL_ACCESS, uid, gid);
+        if (r == 1) {
+                r = strip_one(fd, ACL_TYPE_ACCESS, uid, gid);
                 if (r < 0)
                         return r;
                 changed |= r;
         }
-        if (def) {
-                r = strip_one(fd, SLOTS_ACL_DEFAULT, uid, gid);
+        if (dir) {
+                r = strip_one(fd, ACL_TYPE_DEFAULT, uid, gid);
                 if (r < 0)
                         return r;
                 changed |= r;
         }
         return changed;
+}
+
+int slots_acl_remove(int fd, acl_type_t type, bool only_plain)
+{
+        struct slots_acl acl;
+        struct stat st;
+        char proc[64];
+        bool named = false;
+        acl_t a;
+        int r = slots_acl_get(fd, type, &acl);
+
+        if (r <= 0)
+                return r;
+        for (size_t i = 0; i < acl.n; i++)
+                named |= acl.entries[i].tag == SLOTS_ACL_USER || acl.entries[i].tag == SLOTS_ACL_GROUP;
+        slots_acl_free(&acl);
+        if (named && only_plain)
+                return 0;
+        if (type == ACL_TYPE_DEFAULT) {
+                proc_path(fd, proc, sizeof(proc));
+                return acl_delete_def_file(proc) < 0 ? -errno : 1;
+        }
+        /* The ACL the mode is: the kernel stores none, and the group bits (the mask) stay. */
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        a = acl_from_mode(st.st_mode);
+        if (!a)
+                return -errno;
+        r = put_acl(fd, type, a);
+        acl_free(a);
+        return r < 0 ? r : 1;
 }

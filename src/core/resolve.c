@@ -117,7 +117,7 @@ static int check_acl(struct chase_state *c, int fd, const struct stat *st)
                 /* Fail closed: a writer may hide in an ACL that cannot be read. */
                 r = slots_error_set(c->e, r, shown(c), "%sgroup-writable (mode %04o) and its ACL cannot be read: %s",
                                     what_colon(c, w, sizeof(w)), (unsigned) (st->st_mode & 07777),
-                                    r == -EBADMSG ? "unknown format" : strerror(-r));
+                                    strerror(-r));
                 slots_error_fix(c->e, "chmod g-w %s, or mount /proc so the ACL can be read", shown(c));
                 return r;
         }

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Helpers for the directory tests: a private OpenLDAP slapd on ldapi:// and nslcd in
 # front of it, both started by the test inside its namespace and stopped by saved pid.
 # Source after tests/integration/lib.sh, call dir_need_tools before slots_enter_namespace
@@ -177,7 +178,7 @@ dir_load_pool() {
 dir_host_state() {
 	md5sum /etc/passwd /etc/group /etc/shadow /etc/gshadow
 	# slots-admin's lock file (empty, made by a refused assign) is no change.
-	ls -A /etc /etc/slots | grep -vx 'slots.json.lock'
+	find /etc /etc/slots -mindepth 1 -maxdepth 1 ! -path /etc/slots/slots.json.lock -printf '%p\n' | sort
 	find /var/lib/slots -printf '%p %u:%g %m\n' | sort
 }
 

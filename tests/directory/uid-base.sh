@@ -68,7 +68,7 @@ group:slot02:x:60002:
 group:slot03:x:60003:
 WANT
 check "slotNN is uid and gid 60000 + NN, slotshared 60000" cmp -s "$S/want" "$S/lines-a2"
-"$SLOTS_PROVISION" --root "$S/b2" --config "$S/base.conf" >"$S/out" 2>&1
+"$SLOTS_PROVISION" --root "$S/b2" --config "$S/base.conf" >"$S/out" 2>"$S/err"
 check "a second run on host b2 prints 0 changes" test "$(cat "$S/out")" = "0 changes"
 
 # Hosts where the plan meets something else: the conflict line and the fix.

@@ -5,8 +5,9 @@
 # platform does: the executor's three sudo lines as the service (with and without a
 # terminal), limits that stop one slot and not another, a release that must end a process
 # that left the slot's uid through a user namespace, check, the journal, no new privileges
-# (sudo, su, cron, at, a set-id file of another slot), a removal refused while slots are
-# held, an upgrade to the next build (DEBDIR/next), a removal with the override, the purge.
+# (sudo, su, cron, at, a set-id file of another slot), the check's timer writing the Prometheus
+# textfile (red with a broken table), a removal refused while slots are held, an upgrade to
+# the next build (DEBDIR/next), a removal with the override, the purge.
 # Prints "ok - ..." / "not ok - ..." lines; exits 1 when any case failed.
 set -u
 IN=${SLOTS_GUEST_IN:-/mnt/in}
@@ -364,6 +365,36 @@ chmod 0640 /etc/slots/slots.json
 check "every --json has version 1 (status, check)" sh -c \
 	"slots-admin status --json | jq -e '.version == 1' && slots-admin check --json | jq -e '.version == 1'"
 
+echo "=== the check's timer writes node_exporter's textfile"
+PROM=/var/lib/prometheus/node-exporter/slots.prom
+check "the package enabled and started slots-check.timer" sh -c \
+	"systemctl is-enabled -q slots-check.timer && systemctl is-active -q slots-check.timer"
+# Without node_exporter's folder the run is skipped by its condition, not failed.
+systemctl start slots-check.service >$T/unit.out 2>&1
+check "without /var/lib/prometheus/node-exporter the service's run is skipped, not failed" sh -c \
+	"! systemctl is-failed -q slots-check.service && test ! -e $PROM"
+mkdir -p /var/lib/prometheus/node-exporter
+# The timer fires the service: a runtime drop-in makes it fire 5 s after it starts again.
+mkdir -p /run/systemd/system/slots-check.timer.d
+printf '[Timer]\nOnActiveSec=5s\n' >/run/systemd/system/slots-check.timer.d/soon.conf
+systemctl daemon-reload && systemctl restart slots-check.timer
+i=0
+while [ ! -s $PROM ] && [ $i -lt 300 ]; do sleep 2; i=$((i + 2)); done
+check "the timer ran the check: $PROM is there, 0644" sh -c \
+	"test -s $PROM && test \$(stat -c %a $PROM) = 644 && grep -q '^slots_check_ok [01]$' $PROM"
+i=0
+while systemctl is-active -q slots-check.service && [ $i -lt 300 ]; do sleep 2; i=$((i + 2)); done
+check "and the service did not fail" sh -c "! systemctl is-failed -q slots-check.service"
+rm -rf /run/systemd/system/slots-check.timer.d && systemctl daemon-reload
+# A broken table: check exits 1 after writing the file; the unit counts that as done.
+chmod 0664 /etc/slots/slots.json
+systemctl start slots-check.service >$T/unit-red.out 2>&1
+check "with the table group-writable the file turns red: slots_check_ok 0, the table row" sh -c \
+	"grep -qx 'slots_check_ok 0' $PROM && grep -qx 'slots_check_fail{check=\"table\",slot=\"\"} 1' $PROM"
+check "and the unit is not failed (check's exit 1 is SuccessExitStatus)" sh -c \
+	"! systemctl is-failed -q slots-check.service && systemctl show -p ExecMainStatus --value slots-check.service | grep -qx 1"
+chmod 0640 /etc/slots/slots.json
+
 echo "=== no new privileges in a slot session"
 # pam_slots sets PR_SET_NO_NEW_PRIVS in every program that opens a slot session; the command
 # inherits it.  nnp_is DESC FILE: FILE holds the line "NoNewPrivs: 1".
@@ -432,9 +463,12 @@ while [ ! -s $S/session ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 session=$(cat $S/session)
 sha256sum /etc/slots/slots.conf /etc/slots/slots.json >$T/kept.sha
 if [ -f "$IN/debs/next/slots.deb" ]; then
-	check "upgrade to the next build: dpkg -i slots libpam-slots" \
-		dpkg -i "$IN/debs/next/slots.deb" "$IN/debs/next/libpam-slots.deb"
-	check "the next version is installed" sh -c "dpkg-query -W -f='\${Version}' slots | grep -q '+next'"
+	before=$(dpkg-query -W -f='${Version}' slots)
+	# apt from the local files (the guest has no network): what apt upgrade does with a repository.
+	check "upgrade to the next commit's build with apt" \
+		apt-get install -y "$IN/debs/next/slots.deb" "$IN/debs/next/libpam-slots.deb"
+	after=$(dpkg-query -W -f='${Version}' slots)
+	check "the next commit's version is installed ($before -> $after)" dpkg --compare-versions "$after" gt "$before"
 	check "the config and the table are kept byte for byte" sha256sum -c $T/kept.sha
 	check "the drop-in and the PAM lines are kept" sh -c \
 		"test -f /etc/sudoers.d/slots-$SVC && grep -q pam_slots /etc/pam.d/common-session-noninteractive"

@@ -60,6 +60,8 @@ if ls "$debs"/next/slots_*.deb "$debs"/next/libpam-slots_*.deb >/dev/null 2>&1; 
 	cp "$(ls "$debs"/next/slots_*.deb | head -n 1)" "$run/in/debs/next/slots.deb" &&
 		cp "$(ls "$debs"/next/libpam-slots_*.deb | head -n 1)" "$run/in/debs/next/libpam-slots.deb" || exit 1
 fi
+# The tree's debian/ (its DEP-8 tests), for tests/guest/dep8.sh.
+mkdir -p "$run/in/src" && cp -r "$here/../../debian" "$run/in/src/" || exit 1
 chmod -R a+rX "$run/in"
 
 qemu-system-x86_64 -accel tcg,thread=multi -cpu max,la57=off -machine q35 -smp 2 -m 2048 \

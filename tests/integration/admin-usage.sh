@@ -52,7 +52,7 @@ check "--help prints nothing on stderr" test ! -s "$OUT/help.err"
 check "-h is --help" cmp -s "$OUT/h.out" "$OUT/help.out"
 "$SLOTS_ADMIN" --version >"$OUT/version.out" 2>"$OUT/version.err"
 check "--version exits 0" test $? = 0
-check "--version prints the name and a version" grep -Eqx 'slots-admin [0-9][0-9.]*' "$OUT/version.out"
+check "--version prints the name and a version" grep -Eqx 'slots-admin [0-9][0-9.]*(\+git[0-9]{8}\.[0-9]+\.[0-9a-f]{7,})?' "$OUT/version.out"
 "$SLOTS_ADMIN" -V >"$OUT/V.out" 2>&1
 check "-V is --version" cmp -s "$OUT/V.out" "$OUT/version.out"
 slots_done

@@ -1,3 +1,6 @@
+# shellcheck shell=sh
+# top_srcdir and top_builddir come from make check's environment (lib.sh).
+# shellcheck disable=SC2154
 # Fixture host for the "slots-admin check" tests.  Source it after lib.sh, inside the
 # private mount namespace (slots_enter_namespace): everything it makes lives in the
 # namespace's copy of /etc, its /tmp and its /var/lib/slots.

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared helpers for the shell tests.  Source it; it needs $top_builddir and $top_srcdir
 # (set by "make check"; when run by hand, they default to the current and the script's folder).
 
@@ -76,6 +77,7 @@ os.chmod(sys.argv[1], 0o666)
 with open(sys.argv[2], "ab", buffering=0) as f:
     while True:
         f.write(s.recv(65536) + b"\n")' "$slots_dev/log" "$1" &
+	# shellcheck disable=SC2034 # for the caller, which stops it
 	slots_syslog_pid=$!
 	wait_for test -S "$slots_dev/log" && mount --rbind "$slots_dev" /dev && test -S /dev/log
 }

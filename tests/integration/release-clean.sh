@@ -67,6 +67,9 @@ chown slot02 /var/spool/cron/atjobs/a0002
 # The namespace's /tmp is a tmpfs with POSIX ACLs: a setfacl that fails is a failure, not a skip.
 check "setfacl names slot01 in the tree and slot02 in the home's default ACL" \
 	sh -c 'setfacl -m "u:slot01:rwx" "$1" && setfacl -d -m "u:slot02:rwx" "$2"' _ "$TREE/dir-by-slot/f" "$HOME1"
+# The slot hands a folder it made in the tree to an outsider group (gid 4999), default ACL too.
+check "slot01 grants gid 4999 r-x on its folder in the tree" \
+	as1 setfacl -m g:4999:r-x -m d:g:4999:r-x "$TREE/dir-by-slot"
 # A chain of slot02's folders 200 deep in /tmp, with a file of slot01's at depth 100 and at 200.
 DEEP100=/tmp/deep-bob$(printf '/d%.0s' $(seq 99))
 DEEP200=$DEEP100$(printf '/d%.0s' $(seq 100))
@@ -170,6 +173,10 @@ check "what slot01 made now belongs to svc:svc" test "$(stat -c '%U:%G' "$TREE/b
 check "its 0777 file lost access for others and its group" test "$(stat -c %a "$TREE/by-slot")" = 700
 check "the ACL entry naming slot01 is gone" \
 	sh -c "getfacl -n '$TREE/dir-by-slot/f' >'$S/acl.after' && ! grep -q ':$U1:' '$S/acl.after'"
+check "the outsider group's grant went with the folder's ACL (access and default)" \
+	sh -c "getfacl -cn '$TREE/dir-by-slot' >'$S/acl.dir' && ! grep -q ':4999:' '$S/acl.dir' && ! grep -q '^mask::' '$S/acl.dir'"
+check "and a later chmod g+rx brings no grant back" \
+	sh -c "chmod g+rx '$TREE/dir-by-slot' && ! getfacl -cn '$TREE/dir-by-slot' | grep -q ':4999:'"
 check "the planted symlink's target is unchanged" test "$(stat_all "$S/outside" /etc/passwd "$DOCS")" = "$outside_before"
 out=$(runuser -u slot01 -- ls "$TREE" 2>&1)
 st=$?

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Shared by assign-tree*.sh and release-*.sh (source it after setting RELEASE_POOL if needed).
 # Runs the calling script as root in private mount, PID and IPC namespaces: kill(-1) as a slot
 # and IPC removal can reach only what the test made, and everything goes when the script ends.
@@ -22,6 +23,7 @@ DOCS=$S/docs
 SROOT=/var/lib/slots/svc
 CONF=$S/slots.conf
 TABLE=/etc/slots/slots.json
+# shellcheck disable=SC2034 # for the scripts that source this file
 IPC_HELPER=$top_builddir/tests/integration/release-ipc
 
 # The first id from $1 up that is neither a uid nor a gid.
@@ -121,6 +123,7 @@ stat_all() {
 # admin_run ARGS...: runs slots-admin; its stdout in $S/out, stderr in $S/err, exit status in $st.
 admin_run() {
 	"$SLOTS_ADMIN" --config "$CONF" "$@" >"$S/out" 2>"$S/err"
+	# shellcheck disable=SC2034 # for the caller
 	st=$?
 }
 

@@ -35,7 +35,10 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 	fi
 	mkdir -p "$work"
 	work=$(cd "$work" && pwd)
-	version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version) || exit 1
+	# The tree's version (scripts/git-version.sh: from git, or a tarball's .tarball-version),
+	# which the copy below keeps in its .tarball-version and debian/rules stamps into the
+	# changelog.
+	version=$(sh "$top/scripts/git-version.sh") || exit 1
 	src=$work/slots-$version
 	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$work"/slots_*.changes >/dev/null 2>&1; then
 		echo "# SLOTS_PKG_REUSE: the packages already in $work, not built again"
@@ -53,6 +56,8 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 			(cd "$top" && tar --exclude='./build*' --exclude=./autom4te.cache --exclude=./.git -cf - .) |
 				tar -C "$src" -xf - || exit 1
 		fi
+		printf '%s\n' "$version" >"$src/.tarball-version"
+		(cd "$src" && make -s --no-print-directory -f debian/rules version-stamp) || exit 1
 		# The README's command as it is written: no DEB_BUILD_OPTIONS, so dh_auto_test runs
 		# "make check" under Debian's build flags.  SLOTS_PKG_NOCHECK=1 (for working on this
 		# script) builds with nocheck.
@@ -79,31 +84,39 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 		ls "$work"/*.deb | sed 's/^/# /'
 	fi
 
-	# The next build, for the guest's upgrade case (tests/guest/e2e.sh): the same tree with a
-	# changelog entry of a higher version on top, in WORKDIR/next; built with nocheck, since
-	# its code is the one make check just passed.
+	# The next build, for the guest's upgrade case (tests/guest/e2e.sh): the same tree with the
+	# version a later commit gets (an empty commit on a clone of HEAD), in WORKDIR/next; built
+	# with nocheck, since its code is the one make check just passed.  A tree without git takes
+	# its version with +next1.
 	next=$work/next
 	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$next"/slots_*.deb >/dev/null 2>&1; then
 		echo "# SLOTS_PKG_REUSE: the next build already in $next"
 	else
-		rm -rf "$next" && mkdir -p "$next" && cp -a "$src" "$next/slots-$version+next1" || exit 1
-		rm -rf "$next/slots-$version+next1/debian/.debhelper" "$next/slots-$version+next1/debian/tmp"
-		{
-			printf 'slots (%s+next1) unstable; urgency=medium\n\n' "$version"
-			printf '  * The same tree, built again for the upgrade test.\n\n'
-			printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Maintainer)" \
-				"$(date -R)"
-			cat "$top/debian/changelog"
-		} >"$next/slots-$version+next1/debian/changelog"
-		if (cd "$next/slots-$version+next1" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b \
-			>"$next/build.log" 2>&1); then
-			echo "ok - the next build ($version+next1, nocheck) for the upgrade test"
+		rm -rf "$next" && mkdir -p "$next" || exit 1
+		nextv=$version+next1
+		if git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1 &&
+			git clone -q "$top" "$next/clone" 2>/dev/null &&
+			git -C "$next/clone" -c user.name=slots-test -c user.email=test@example.org \
+				commit -q --allow-empty -m "the next commit" &&
+			mkdir -p "$next/clone/scripts" && cp "$top/scripts/git-version.sh" "$next/clone/scripts/" &&
+			cp "$top/.version" "$next/clone/.version"; then
+			nextv=$(sh "$next/clone/scripts/git-version.sh" "$next/clone")
+		fi
+		rm -rf "$next/clone"
+		dpkg --compare-versions "$nextv" gt "$version" ||
+			{ echo "not ok - the next commit's version $nextv is not later than $version"; exit 1; }
+		cp -a "$src" "$next/slots-$nextv" || exit 1
+		rm -rf "$next/slots-$nextv/debian/.debhelper" "$next/slots-$nextv/debian/tmp"
+		printf '%s\n' "$nextv" >"$next/slots-$nextv/.tarball-version"
+		if (cd "$next/slots-$nextv" && make -s --no-print-directory -f debian/rules version-stamp &&
+			DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b >"$next/build.log" 2>&1); then
+			echo "ok - the next build ($nextv, nocheck) for the upgrade test"
 		else
 			tail -n 30 "$next/build.log"
-			echo "not ok - the next build ($version+next1) failed (log: $next/build.log)"
+			echo "not ok - the next build ($nextv) failed (log: $next/build.log)"
 			exit 1
 		fi
-		rm -rf "$next/slots-$version+next1"
+		rm -rf "$next/slots-$nextv"
 	fi
 
 	echo "=== lintian"
@@ -228,9 +241,13 @@ check "/etc/slots is root:root 0755" test "$(stat -c '%U:%G %a' $R/etc/slots)" =
 check "/etc/slots is empty: no config, no table" sh -c "test -d $R/etc/slots && test -z \"\$(ls -A $R/etc/slots)\""
 check "no slot account was created" sh -c "! grep -q '^slot' $R/etc/passwd $R/etc/group"
 check "no sudoers drop-in was written" sh -c "! ls $R/etc/sudoers.d | grep -q slots"
-check "no unit or cron job was installed (the journal's catalog is no unit)" sh -c \
+check "no unit but the check's service and timer, no cron job (the journal's catalog is no unit)" sh -c \
 	"chroot $R dpkg -L slots libpam-slots >$base/files && grep -q /usr/sbin/slots-admin $base/files &&
-	 ! grep -Ev '^/usr/lib/systemd(/catalog(/slots\\.catalog)?)?$' $base/files | grep -Eq 'systemd|cron|init.d'"
+	 ! grep -Ev '^/usr/lib/systemd(/catalog(/slots\\.catalog)?)?$|^/lib/systemd(/system(/slots-check\\.(service|timer))?)?$' $base/files |
+	 grep -Eq 'systemd|cron|init.d'"
+check "the timer is enabled, the service waits for the config" sh -c \
+	"test -L $R/etc/systemd/system/timers.target.wants/slots-check.timer &&
+	 grep -qx 'ConditionPathExists=/etc/slots/slots.conf' $R/lib/systemd/system/slots-check.service"
 check "pam-auth-update added pam_slots to common-session" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session
 check "and to common-session-noninteractive" grep -q 'pam_slots\.so' $R/etc/pam.d/common-session-noninteractive
 check "the module is where libpam looks" test -f "$R/usr/lib/$ma/security/pam_slots.so"

@@ -2,7 +2,8 @@
 # The one rule for a config others can write (config.c's slots_config_writers, which pam_slots
 # shares): slots-provision refuses such a config before it changes anything, and a dry run
 # warns with the same fix.  And the store's one table verdict: a table with an ACL that lets
-# others in is repaired like one with the wrong mode.  Under --root, in a private namespace.
+# others in is repaired like one with the wrong mode.  An image without sudo gets no drop-in
+# and a warning that says so.  Under --root, in a private namespace.
 . "$top_srcdir/tests/integration/lib.sh"
 slots_need_root
 slots_enter_namespace "$@"
@@ -36,6 +37,12 @@ check "the JSON report lists the warning with its fix" \
 chmod 0644 "$R/etc/slots/slots.conf"
 "$SLOTS_PROVISION" --root "$R" >"$S/out3" 2>"$S/err3"
 check "with 0644 the run works" test $? = 0
+# The image has no sudo: no drop-in, and the run says so (a line, and a warnings entry in --json).
+check "without sudo in the image: no drop-in, and a warning line says so" sh -c \
+	"test ! -e '$R/etc/sudoers.d' && grep -q '^slots-provision: warning: /usr/sbin/visudo: sudo is not installed (no visudo): no sudoers drop-in written' '$S/err3'"
+"$SLOTS_PROVISION" --root "$R" --json >"$S/out5" 2>"$S/err5"
+check "and --json lists it under warnings with its fix" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(w["object"] == "/usr/sbin/visudo" and "no sudoers drop-in written" in w["text"] and w["fix"].startswith("install sudo in the image") for w in d["warnings"]), d["warnings"]' "$S/out5"
 
 # The table: root:svc 0640 by its mode, but an ACL entry lets another account (nobody) read it.
 T=$R/etc/slots/slots.json

@@ -1,3 +1,6 @@
+# shellcheck shell=sh
+# top_srcdir and top_builddir come from make check's environment (lib.sh).
+# shellcheck disable=SC2154
 # The example host's image for the tests that run slots-provision --root on it: source it
 # after lib.sh, inside the private namespace.  G is the golden case the image comes from.
 G=$top_srcdir/tests/provision/golden/example-host

@@ -33,8 +33,9 @@ check "<85>, a timestamp, slots-provision[$pid], the count, the slots as a range
 	grep -Eq "^<85>[A-Z][a-z][a-z] [ 1-3][0-9] [0-9:]{8} slots-provision\\[$pid\\]: provisioned under $R: $n changes, [0-9]+ of them to 3 slots \\(slot01-slot03\\); .*; by [^ ]+ \\((login )?uid [0-9]+\\)\$" "$L"
 check "the changes about no slot are named: the shared group" grep -q "; create group slotshared (gid [0-9]*); " "$L"
 : >"$L"
-"$SLOTS_PROVISION" --root "$R" --config "$SLOTS_SCRATCH/slots.conf" >"$SLOTS_SCRATCH/out2" 2>&1
+"$SLOTS_PROVISION" --root "$R" --config "$SLOTS_SCRATCH/slots.conf" >"$SLOTS_SCRATCH/out2" 2>"$SLOTS_SCRATCH/err2"
 check "again: 0 changes" test "$(cat "$SLOTS_SCRATCH/out2")" = "0 changes"
+check "and no warning but the image's missing sudo" sh -c "! grep -v 'visudo\|install sudo' '$SLOTS_SCRATCH/err2'"
 sleep 0.5
 check "again: nothing logged" test ! -s "$L"
 cat >"$SLOTS_SCRATCH/slots4.conf" <<'CONF'

@@ -32,7 +32,7 @@ check "-h exits 0" test $? = 0
 check "-h is --help" sh -c 'cmp -s "$1" "$2" && test ! -s "$3"' _ "$OUT/h.out" "$OUT/help.out" "$OUT/h.err"
 "$SLOTS_PROVISION" --version >"$OUT/version.out" 2>&1
 check "--version exits 0" test $? = 0
-check "--version prints the name and a version" grep -Eqx 'slots-provision [0-9][0-9.]*' "$OUT/version.out"
+check "--version prints the name and a version" grep -Eqx 'slots-provision [0-9][0-9.]*(\+git[0-9]{8}\.[0-9]+\.[0-9a-f]{7,})?' "$OUT/version.out"
 
 # --- the config: a relative --config is the caller's folder's; SLOTS_CONFIG names one too ---
 mkdir "$OUT/here"

@@ -1,3 +1,6 @@
+# shellcheck shell=sh
+# top_srcdir and top_builddir come from make check's environment (lib.sh).
+# shellcheck disable=SC2154
 # Shared by tests/reliability/*.sh: the fault shim, a slots-admin world whose accounts come
 # from nss_wrapper files, snapshots, and the short (CI) or long (SLOTS_RELIABILITY_FULL=1) form.
 # Source it after tests/integration/lib.sh.
@@ -7,6 +10,7 @@ SHIM=$top_builddir/tests/fault/.libs/faultshim.so
 # several shell scripts before each start, and the fault tests start snap.py hundreds of times.
 REL_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$REL_PY" ] && [ -x "$REL_PY" ] || REL_PY=python3
+# shellcheck disable=SC2034 # for the scripts that source this file
 SNAP="$REL_PY $top_srcdir/tests/reliability/snap.py"
 REL_INDEX=slots.json.index
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
@@ -235,5 +239,5 @@ rel_snap() {
 
 # The temps of the replace pattern in a folder.
 rel_temps() {
-	ls -A "$1" | grep -E '^\..*\.[0-9a-f]{12}$' || true
+	find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' | grep -E '^\..*\.[0-9a-f]{12}$' || true
 }

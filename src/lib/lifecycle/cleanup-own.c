@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
@@ -113,15 +113,15 @@ static int own_remove(const struct own *w, const struct slots_walk_entry *en, st
 /* Narrows an entry handed over: others lose access, a file its set-id bits, ACLs go. */
 static int hand_mode(const struct slots_walk_entry *en, int fd, const struct stat *st, struct slots_error *e)
 {
-        static const char *const acls[] = { "system.posix_acl_access", "system.posix_acl_default" };
         mode_t mode = st->st_mode & 07777 & ~(mode_t) S_IRWXO;
-        int r = 0;
+        int r;
 
         if (!S_ISDIR(st->st_mode))
                 mode &= ~SETID_BITS;
-        for (size_t i = 0; i < 2; i++)
-                if (fremovexattr(fd, acls[i]) < 0 && errno != ENODATA && errno != EOPNOTSUPP && r == 0)
-                        r = own_fail(en, e, -errno, "cannot remove its ACL");
+        r = slots_acl_remove(fd, SLOTS_ACL_ACCESS, false);
+        if (r >= 0 && S_ISDIR(st->st_mode))
+                r = slots_acl_remove(fd, SLOTS_ACL_DEFAULT, false);
+        r = r < 0 ? own_fail(en, e, r, "cannot remove its ACL") : 0;
         if (fchmod(fd, mode) < 0 && r == 0)
                 r = own_fail(en, e, -errno, "cannot set its mode");
         return r;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "acl.h"
@@ -189,27 +188,14 @@ static bool acl_same(const struct slots_acl *a, const struct slots_acl *b)
         return true;
 }
 
-static int acl_put(int fd, const char *attr, const struct slots_acl *acl)
-{
-        unsigned char *buf;
-        size_t len;
-        int r = slots_acl_encode(acl, &buf, &len);
-
-        if (r < 0)
-                return r;
-        r = fsetxattr(fd, attr, buf, len, 0) < 0 ? -errno : 0;
-        free(buf);
-        return r;
-}
-
-/* The ACL attr of fd as assign wants it; 1 when it must be written (*want filled), 0 when it is right. */
-static int acl_plan(const struct tree_walk *t, int fd, const char *attr, unsigned owner, unsigned sp,
+/* The ACL of fd of type as assign wants it; 1 when it must be written (*want filled), 0 when it is right. */
+static int acl_plan(const struct tree_walk *t, int fd, acl_type_t type, unsigned owner, unsigned sp,
                     struct slots_acl *want)
 {
         struct slots_acl cur = { 0 };
-        int r = slots_acl_get(fd, attr, &cur);
+        int r = slots_acl_get(fd, type, &cur);
 
-        if (r < 0 && r != -EBADMSG)
+        if (r < 0)
                 return r;
         r = acl_want(t, owner, sp, want);
         if (r == 0)
@@ -273,9 +259,9 @@ static int prepare_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                 r = fail(e, en, -errno, "cannot change owner");
                 goto out;
         }
-        r = acl_put(fd, SLOTS_ACL_ACCESS, &acc);
+        r = slots_acl_set(fd, SLOTS_ACL_ACCESS, &acc);
         if (r == 0 && dir)
-                r = acl_put(fd, SLOTS_ACL_DEFAULT, &def);
+                r = slots_acl_set(fd, SLOTS_ACL_DEFAULT, &def);
         if (r < 0) {
                 r = fail(e, en, r, r == -EOPNOTSUPP ? "cannot grant the slot by an ACL entry (the file system "
                                                         "has no POSIX ACLs)"
@@ -317,23 +303,6 @@ static bool release_target(const struct tree_walk *t, const struct stat *st, uid
         return *nu != st->st_uid || *ng != st->st_gid || *nm != mode;
 }
 
-/* An ACL with no named entry left is removed: the mode says it all. */
-static int acl_drop_plain(int fd, const char *attr)
-{
-        struct slots_acl acl = { 0 };
-        bool named = false;
-        int r = slots_acl_get(fd, attr, &acl);
-
-        if (r <= 0)
-                return r == -EBADMSG ? 0 : r;
-        for (size_t i = 0; i < acl.n; i++)
-                named |= acl.entries[i].tag == SLOTS_ACL_USER || acl.entries[i].tag == SLOTS_ACL_GROUP;
-        slots_acl_free(&acl);
-        if (named)
-                return 0;
-        return fremovexattr(fd, attr) < 0 && errno != ENODATA ? -errno : 1;
-}
-
 /* Whether fd's access ACL has an entry naming the slot's uid or gid. */
 static bool acl_names_slot(const struct tree_walk *t, int fd)
 {
@@ -352,7 +321,7 @@ static bool acl_names_slot(const struct tree_walk *t, int fd)
 /* release's rule on an open folder, file or FIFO with one link. */
 static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const struct slots_walk_entry *en, struct slots_error *e)
 {
-        bool dir = S_ISDIR(st->st_mode), changed = false;
+        bool dir = S_ISDIR(st->st_mode), changed = false, whole = t->mode == TREE_RELEASE_ALL;
         uid_t nu;
         gid_t ng;
         mode_t nm;
@@ -389,8 +358,7 @@ static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const 
          * An entry whose ACL grants the slot something is of the tree the slot was
          * given, found again by a release --slot that no longer knows its user: it is
          * given back as that user's tree is, nothing for any group.  The group bits
-         * close before the slot's entry goes, so a release stopped in between finds
-         * the entry again.
+         * close before the ACL goes, so a release stopped in between finds it again.
          */
         if (t->mode == TREE_RELEASE_SLOT && acl_names_slot(t, fd)) {
                 struct stat now;
@@ -399,19 +367,30 @@ static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                         return fail(e, en, -errno, "cannot stat");
                 if ((now.st_mode & 07777) != (now.st_mode & 0700) && fchmod(fd, now.st_mode & 0700) < 0)
                         return fail(e, en, -errno, "cannot change mode");
-                changed = true;
+                changed = whole = true;
         }
-        r = slots_acl_strip(fd, dir, t->slot_uid, t->slot_gid);
-        if (r < 0 && r != -EBADMSG)
-                return fail(e, en, r, "cannot remove the slot's ACL entries");
-        changed |= r > 0;
-        if (t->mode != TREE_PREPARE) {
-                r = acl_drop_plain(fd, SLOTS_ACL_ACCESS);
-                if (r >= 0 && dir)
-                        r = acl_drop_plain(fd, SLOTS_ACL_DEFAULT);
+        /*
+         * What is given back as a user's tree loses its ACLs whole, every named entry
+         * with them: the slot's, and any other the slot or the service added while it
+         * held the tree (assign left none).  No grant stays behind a closed mask for a
+         * later chmod g+rx to bring back.  Elsewhere only the slot's entries go, and
+         * an ACL left with no named entry.
+         */
+        if (!whole) {
+                r = slots_acl_strip(fd, dir, t->slot_uid, t->slot_gid);
                 if (r < 0)
-                        return fail(e, en, r, "cannot remove the ACL");
+                        return fail(e, en, r, "cannot remove the slot's ACL entries");
+                changed |= r > 0;
         }
+        r = slots_acl_remove(fd, SLOTS_ACL_ACCESS, !whole);
+        if (r >= 0 && dir) {
+                int rd = slots_acl_remove(fd, SLOTS_ACL_DEFAULT, !whole);
+
+                r = rd < 0 ? rd : r | rd;
+        }
+        if (r < 0)
+                return fail(e, en, r, "cannot remove the ACL");
+        changed |= r > 0;
         if (changed)
                 t->stats->changed++;
         return 0;
@@ -474,7 +453,7 @@ static int visit_linked(struct tree_walk *t, const struct slots_walk_entry *en, 
         }
         if (t->mode != TREE_PREPARE) {
                 r = slots_acl_strip(fd, false, t->slot_uid, t->slot_gid);
-                if (r < 0 && r != -EBADMSG)
+                if (r < 0)
                         return fail(e, en, r, "cannot remove the slot's ACL entries");
         }
         if (t->mode == TREE_RELEASE_SLOT && !names_slot(t, st->st_uid, st->st_gid)) {

@@ -235,8 +235,14 @@ static int sudoers_step(struct prov_run *x)
         size_t len;
         int dfd = -1, fd = -1, r = 0, same;
 
-        if (!prov_sudo_installed(x))
+        if (!prov_sudo_installed(x)) {
+                WARN(x, SLOTS_VISUDO, x->o->host ? "install sudo, then run slots-provision again"
+                                                 : "install sudo in the image, then run slots-provision --root "
+                                                   "again (also after a layer that adds sudo later)",
+                     "sudo is not installed (no visudo): no sudoers drop-in written, so the service cannot run "
+                     "commands as the slots");
                 return 0;
+        }
         slots_dropin_sudoers_name(x->c, name, sizeof(name));
         path = slots_path_join(SUDOERS_DIR, name);
         text = slots_dropin_sudoers(x->c, &len, x->e);

@@ -4,7 +4,7 @@
  * links, names with escapes, ACLs naming the slot, trees deeper than SLOTS_TREE_OPEN_MAX
  * levels, mounts; user_tree patterns of every shape for a pending slot; the refusals.  And
  * the races a slot can run during a walk, each at its exact window through link-time wraps
- * (-Wl,--wrap=statx,--wrap=fchown,--wrap=fsetxattr): a folder replaced by a file, a symlink or
+ * (-Wl,--wrap=statx,--wrap=fchown,--wrap=acl_set_fd): a folder replaced by a file, a symlink or
  * another folder between the look and the open; an entry that keeps changing; a hard link made
  * between the look and the change, or between the change and the check after it; a symlink
  * swapped in before the open; a folder moved away while its parent was closed.
@@ -43,11 +43,11 @@
 /* ---- the races: a hook run inside the window, once per armed count ---- */
 
 static const char *hook_name;   /* the entry whose statx fires the hook */
-static ino_t hook_ino;          /* the inode whose fchown or fsetxattr fires it */
+static ino_t hook_ino;          /* the inode whose fchown or acl_set_fd fires it */
 static int hook_left;           /* how many more times it fires */
 static void (*hook_after_statx)(int dfd, const char *name);
 static void (*hook_after_fchown)(int fd);
-static void (*hook_after_fsetxattr)(int fd);
+static void (*hook_after_acl_set)(int fd);
 
 static void hooks_off(void)
 {
@@ -56,7 +56,7 @@ static void hooks_off(void)
         hook_left = 0;
         hook_after_statx = NULL;
         hook_after_fchown = NULL;
-        hook_after_fsetxattr = NULL;
+        hook_after_acl_set = NULL;
 }
 
 static bool fires(const char *name)
@@ -71,8 +71,8 @@ int __real_statx(int fd, const char *name, int flags, unsigned mask, struct stat
 int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx);
 int __real_fchown(int fd, uid_t uid, gid_t gid);
 int __wrap_fchown(int fd, uid_t uid, gid_t gid);
-int __real_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
-int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int __real_acl_set_fd(int fd, acl_t acl);
+int __wrap_acl_set_fd(int fd, acl_t acl);
 
 int __wrap_statx(int fd, const char *name, int flags, unsigned mask, struct statx *sx)
 {
@@ -97,14 +97,14 @@ int __wrap_fchown(int fd, uid_t uid, gid_t gid)
         return r;
 }
 
-int __wrap_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+int __wrap_acl_set_fd(int fd, acl_t acl)
 {
-        int r = __real_fsetxattr(fd, name, value, size, flags), saved = errno;
+        int r = __real_acl_set_fd(fd, acl), saved = errno;
         struct stat st;
 
-        if (r == 0 && hook_after_fsetxattr && hook_left > 0 && fstat(fd, &st) == 0 && st.st_ino == hook_ino) {
+        if (r == 0 && hook_after_acl_set && hook_left > 0 && fstat(fd, &st) == 0 && st.st_ino == hook_ino) {
                 hook_left--;
-                hook_after_fsetxattr(fd);
+                hook_after_acl_set(fd);
         }
         errno = saved;
         return r;
@@ -497,11 +497,14 @@ static const struct obj release_objs[] = {
         { "acl-dir-default-only", DIR_, STRANGER, STRANGER, 0750, NULL, SVC, SVC, -1 },
         { "acl-strangers", FILE_, STRANGER, STRANGER, 0640, NULL, SVC, SVC, -1 },
         { "acl-linked", FILE_, STRANGER, STRANGER, 0640, "outside-acl", SVC, SVC, 0600 },
+        { "acl-outsider-group", DIR_, STRANGER, STRANGER, 0750, NULL, SVC, SVC, -1 },
 };
 
 /*
- * ACLs: entries naming the slot go, the others stay (access and default ACL), the
- * mask closed with the group bits; an ACL left with no named entry goes too.
+ * ACLs: the user's tree is given back with no ACL, every named entry gone with it
+ * (the slot's, a stranger's, an outsider group's: nothing for a later chmod g+rx
+ * to bring back), the default ACL too; the mode's owner bits say it all.  A linked
+ * file only narrows: the slot's entry goes, the others and the mask stay.
  */
 static const struct {
         const char *name;
@@ -509,13 +512,15 @@ static const struct {
         const char *before, *after;
 } release_acls[] = {
         { "acl-file", ACL_TYPE_ACCESS, "u::rw-,u:4301:rwx,u:4400:r--,g::r--,g:4301:rw-,m::rwx,o::---",
-          "user::rw-,user:4400:r--,group::r--,mask::---,other::---" },
+          "user::rw-,group::---,other::---" },
         { "acl-dir", ACL_TYPE_ACCESS, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---", "user::rwx,group::---,other::---" },
-        { "acl-dir", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,g:4301:r-x,g:4402:r-x,m::rwx,o::---",
-          "user::rwx,group::r-x,group:4402:r-x,mask::rwx,other::---" },
+        { "acl-dir", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,g:4301:r-x,g:4402:r-x,m::rwx,o::---", "" },
         { "acl-dir-default-only", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::r-x,m::rwx,o::---", "" },
         { "acl-strangers", ACL_TYPE_ACCESS, "u::rw-,u:4400:r--,g::r--,m::r--,o::---",
-          "user::rw-,user:4400:r--,group::r--,mask::---,other::---" },
+          "user::rw-,group::---,other::---" },
+        { "acl-outsider-group", ACL_TYPE_ACCESS, "u::rwx,u:4301:rwx,g::---,g:4402:r-x,m::rwx,o::---",
+          "user::rwx,group::---,other::---" },
+        { "acl-outsider-group", ACL_TYPE_DEFAULT, "u::rwx,u:4301:rwx,g::---,g:4402:r-x,m::rwx,o::---", "" },
         /* A linked file's name goes, and so does the slot's entry on the other name (that only narrows). */
         { "acl-linked", ACL_TYPE_ACCESS, "u::rw-,u:4301:rw-,g::r--,m::rw-,o::---",
           "user::rw-,group::r--,mask::rw-,other::---" },
@@ -1061,7 +1066,7 @@ static void test_race_link_after_change(void **state)
         mk(T "victim2", FILE_, STRANGER, STRANGER, 06604, NULL);
         hook_ino = st_of(T "victim2").st_ino;
         hook_left = 1;
-        hook_after_fsetxattr = link_after_fchown;
+        hook_after_acl_set = link_after_fchown;
         assert_int_equal(prepare(c, &st, &e), 0);
         hooks_off();
         /* Undone: the old owner and mode without its set-id bits, the slot's entry gone; a granted copy here. */
