@@ -16,6 +16,7 @@ slots_enter_namespace "$@"
 W=$SLOTS_WORLD/w
 P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
+rel_snap_serve "$P" || slots_ns_fail "cannot start snap.py"
 POOL=4
 rel_admin_world "$W" $POOL
 NOW_TEXT=$(date -u -d "@$FAULT_NOW" +%Y-%m-%dT%H:%M:%SZ)

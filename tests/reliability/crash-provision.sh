@@ -21,6 +21,7 @@ slots_enter_namespace "$@"
 R=$SLOTS_SCRATCH/root
 P=$SLOTS_WORLD/p
 mkdir -p "$R" "$P"
+rel_snap_serve "$P" || slots_ns_fail "cannot start snap.py"
 umask 022
 POOL=3
 [ "$FULL" = 1 ] && POOL=8

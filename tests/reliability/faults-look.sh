@@ -80,12 +80,13 @@ world_snap() {
 			2>/dev/null
 	} | LC_ALL=C sort
 	# SysV objects by kind and owner (their ids and times differ from run to run).
-	for kind in shm sem msg; do
-		awk -v k=$kind 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "uid") c = i; next }
-			{ print "ipc", k, "uid", $c }' "/proc/sysvipc/$kind"
-	done | LC_ALL=C sort
+	awk 'FNR == 1 { k = FILENAME; sub(/.*\//, "", k); for (i = 1; i <= NF; i++) if ($i == "uid") c = i; next }
+		{ print "ipc", k, "uid", $c }' /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg | LC_ALL=C sort
 	ls -ln "$MQ" | awk 'NR > 1 { print "mq", $3, $4, $NF }'
-	echo "processes of slot02: $(slot_procs "$U2"), of slot03: $(slot_procs "$U3")"
+	# slot_procs of both slots in one pass.
+	cat /proc/[0-9]*/status 2>/dev/null | awk -v a="$U2" -v b="$U3" '/^Name:/ { s = "" } /^State:/ { s = $2 }
+		/^Uid:/ && s != "Z" && s != "X" { if ($2 == a || $3 == a) na++; if ($2 == b || $3 == b) nb++ }
+		END { printf "processes of slot02: %d, of slot03: %d\n", na, nb }'
 }
 # save_areas NAME / restore_areas NAME: a copy of every area.
 save_areas() {
@@ -259,13 +260,27 @@ race_errnos_for() {
 
 CHANGE_RE='^[0-9]+ (write|fsync|fdatasync|fchown|fchownat|fchmod|fchmodat|rename|renameat|renameat2|unlink|unlinkat|ftruncate|fsetxattr|mkdirat|fremovexattr|acl_set_fd|umount2|fchmodat2|ipc_rmid) '
 
-# The line of code behind a site, when binutils is there to say it.
-where() {
-	command -v addr2line >/dev/null || return 0
-	prog=$1
-	case $2 in @0x*) ;; *) return 0 ;; esac
-	printf ' [%s]' "$(addr2line -f -i -e "$prog" "$(printf '0x%x' $(($(echo "$2" | cut -c2-) - 1)))" 2>/dev/null |
-		paste -sd' ' | sed 's|[^ ]*/src/||g')"
+# annotate_points PROG: each line "N SITE OCCURRENCE" of $P/points becomes "N SITE OCCURRENCE
+# CALL (the reference's line N but its number) [the line of code behind SITE]", the line of
+# code when binutils is there to say it: one addr2line for all the sites, not one per run.
+annotate_points() {
+	: >"$P/where"
+	if command -v addr2line >/dev/null; then
+		cut -d' ' -f2 "$P/points" | grep '^@0x' | sort -u >"$P/sites"
+		while read -r s; do printf '0x%x\n' $((${s#@} - 1)); done <"$P/sites" >"$P/addrs"
+		# -a heads each site's frames (innermost first) with its address.
+		# shellcheck disable=SC2046 # one address a word
+		[ -s "$P/addrs" ] && addr2line -a -f -i -e "$1" $(cat "$P/addrs") 2>/dev/null |
+			awk 'FILENAME == ARGV[1] { site[FNR] = $0; next }
+				/^0x[0-9a-f]+$/ { if (n) print site[n], t; n++; t = ""; next }
+				{ t = t (t == "" ? "" : " ") $0 }
+				END { if (n) print site[n], t }' "$P/sites" - | sed 's|[^ ]*/src/||g' >"$P/where"
+	fi
+	awk 'FILENAME == ARGV[1] { w = $0; sub(/^[^ ]+ /, "", w); where[$1] = " [" w "]"; next }
+		FILENAME == ARGV[2] { line[FNR] = $0; next }
+		{ l = line[$1]; sub(/^[^ ]+ /, "", l); split(l, f, " "); print $1, $2, $3, f[1], "(" l ")" where[$2] }' \
+		"$P/where" "$P/ref.log" "$P/points" >"$P/points.a"
+	mv "$P/points.a" "$P/points"
 }
 
 # reference NAME: the undisturbed run of $RUN after $SETUP: its log, output and world.
@@ -375,14 +390,13 @@ judge() {
 # call) failed once with each errno ERRNOS gives for it, in a fresh world; JUDGE WHAT ERRNO N
 # rules on each run, and bad counts the wrong ones.
 fail_points() {
-	while read -r n site occ; do
-		line=$(sed -n "${n}p" "$P/ref.log")
-		call=$(echo "$line" | cut -d' ' -f2)
+	annotate_points "$prog"
+	while read -r n site occ call said; do
 		for e in $($2 "$call"); do
 			$SETUP
 			FAULT_CALLS=all FAULT_SITE=$site FAULT_AT=$occ FAULT_ACTION=$e $RUN >"$P/out" 2>"$P/err" </dev/null
 			st=$?
-			$1 "$name, $e at call $n ($(echo "$line" | cut -d' ' -f2-))$(where "$prog" "$site")" "$e" "$n" ||
+			$1 "$name, $e at call $n $said" "$e" "$n" ||
 				bad=$((bad + 1))
 		done
 	done <"$P/points"

@@ -20,6 +20,7 @@ ERRNOS="ENOSPC EIO EPERM EDQUOT"
 W=$SLOTS_WORLD/w
 P=$SLOTS_WORLD/p
 mkdir -p "$W" "$P"
+rel_snap_serve "$P" || slots_ns_fail "cannot start snap.py"
 POOL=4
 rel_admin_world "$W" $POOL
 TABLE=$W/s/etc/slots.json
@@ -63,14 +64,18 @@ fault_loop() {
 	bad=0
 	faults=0
 	after=0
-	for n in $(rel_points "$k"); do
+	# Each point with its call as the reference made it ("N call target", the root left out).
+	rel_points "$k" | awk -v root="$root" 'NR == FNR { p[$1] = 1; next }
+		p[FNR] { l = $0; sub(/^[^ ]+ /, "", l); i = index(l, root)
+			if (i) l = substr(l, 1, i - 1) substr(l, i + length(root))
+			print FNR, l }' - "$P/ref.log" >"$P/points"
+	while read -r n call; do
 		for e in $($chooser "$n"); do
 			rm -rf "$root"
 			cp -a "$P/R" "$root"
-			FAULT_AT=$n FAULT_ACTION=$e $run >/dev/null 2>"$P/err"
+			FAULT_AT=$n FAULT_ACTION=$e $run >/dev/null 2>"$P/err" </dev/null
 			st=$?
 			faults=$((faults + 1))
-			call=$(sed -n "${n}p" "$P/ref.log" | cut -d' ' -f2- | sed "s|$root||")
 			what="$name, $e at call $n ($call)"
 			reason=$(rel_strerror "$e")
 			# The table's index comes after the table's commit and only spares readers a
@@ -121,7 +126,7 @@ fault_loop() {
 				bad=$((bad + 1))
 				continue
 			fi
-			if ! $next >/dev/null 2>"$P/err"; then
+			if ! $next >/dev/null 2>"$P/err" </dev/null; then
 				not_ok "$what: the next command fails: $(head -c 300 "$P/err")"
 				bad=$((bad + 1))
 				continue
@@ -133,7 +138,7 @@ fault_loop() {
 				bad=$((bad + 1))
 			fi
 		done
-	done
+	done <"$P/points"
 	total_faults=$((total_faults + faults))
 	total_after_commit=$((total_after_commit + after))
 	check "$name: $faults faults at $k calls (commit at call $commit): exit 1, file and reason named, no temp, nothing changed before the commit, finished by the next command after it" [ "$bad" = 0 ]

@@ -10,8 +10,11 @@ SHIM=$top_builddir/tests/fault/.libs/faultshim.so
 # several shell scripts before each start, and the fault tests start snap.py hundreds of times.
 REL_PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$REL_PY" ] && [ -x "$REL_PY" ] || REL_PY=python3
+REL_SNAP_PY=$top_srcdir/tests/reliability/snap.py
+# $SNAP ARGS...: snap.py ARGS..., asked of the one snap.py rel_snap_serve started (else run).
 # shellcheck disable=SC2034 # for the scripts that source this file
-SNAP="$REL_PY $top_srcdir/tests/reliability/snap.py"
+SNAP=rel_snap_ask
+REL_SNAP_PID=
 REL_INDEX=slots.json.index
 NSSW=$(pkg-config --variable=libdir nss_wrapper 2>/dev/null)/libnss_wrapper.so
 [ -f "$NSSW" ] || NSSW=libnss_wrapper.so
@@ -231,10 +234,40 @@ rel_points() {
 rel_snap() {
 	(
 		cd "$1" || exit 1
-		find . ! -name "$REL_INDEX" -printf '%p %y %U:%G %m %l\n' | LC_ALL=C sort
-		find . -type f ! -name "$REL_INDEX" -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		{
+			find . ! -name "$REL_INDEX" -printf '%p %y %U:%G %m %l\n'
+			find . -type f ! -name "$REL_INDEX" -exec sha256sum {} +
+		} | LC_ALL=C sort
 		getfacl -Rnps . 2>/dev/null
 	) >"$2"
+}
+
+# rel_snap_serve DIR: one snap.py for the rest of the test, asked through two FIFOs in DIR:
+# the fault and crash tests compare a world hundreds of times, and a python start costs
+# more than the comparison.  It ends with the test's PID namespace.
+rel_snap_serve() {
+	REL_SNAP_IN=$1/snap.in
+	REL_SNAP_OUT=$1/snap.out
+	mkfifo "$REL_SNAP_IN" "$REL_SNAP_OUT" || return 1
+	"$REL_PY" "$REL_SNAP_PY" serve "$REL_SNAP_IN" "$REL_SNAP_OUT" </dev/null >/dev/null &
+	REL_SNAP_PID=$!
+}
+
+# rel_snap_ask ARGS...: what snap.py ARGS... prints, and its exit status.
+rel_snap_ask() {
+	if [ -z "$REL_SNAP_PID" ] || ! kill -0 "$REL_SNAP_PID" 2>/dev/null; then
+		"$REL_PY" "$REL_SNAP_PY" "$@"
+		return
+	fi
+	printf '%s\n' "$@" >"$REL_SNAP_IN"
+	while IFS= read -r rel_snap_line; do
+		case $rel_snap_line in
+		"o "*) printf '%s\n' "${rel_snap_line#o }" ;;
+		"rc "*) return "${rel_snap_line#rc }" ;;
+		esac
+	done <"$REL_SNAP_OUT"
+	echo "snap.py $*: no answer"
+	return 2
 }
 
 # The temps of the replace pattern in a folder.

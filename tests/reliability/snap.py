@@ -16,8 +16,14 @@
         Temp files of the replace pattern (".<name>.XXXXXXXXXXXX") and release's own names beside
         a slot's folders and mailbox (".slotNN.slots-fresh", "-old", "-new") are allowed and counted.
         Prints "temps N"; exit 1 with the violations listed otherwise.
+  snap.py serve IN OUT           answers the commands above, one per request, in one process
+        (the fault and crash tests ask hundreds of times; a python start costs more than the
+        walk): a request is the arguments, one a line, written to the FIFO IN; the answer,
+        on the FIFO OUT, is each line of output as "o LINE", then "rc STATUS".
 """
+import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -141,7 +147,29 @@ def between(root, p, r, atomic, also, narrowing):
     return not bad
 
 
+def serve(fifo_in, fifo_out):
+    while True:
+        with open(fifo_in) as f:
+            args = f.read().split("\n")[:-1]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                rc = main(["snap.py"] + args)
+        except SystemExit as err:
+            out.write("%s\n" % err)
+            rc = 2
+        except Exception as err:  # noqa: BLE001 - told to the asker, who fails on it
+            out.write("snap.py %s: %r\n" % (" ".join(args), err))
+            rc = 2
+        with open(fifo_out, "w") as f:
+            for line in out.getvalue().splitlines():
+                f.write("o %s\n" % line)
+            f.write("rc %d\n" % rc)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "serve":
+        return serve(argv[2], argv[3])
     if len(argv) >= 3 and argv[1] == "save":
         with open(argv[3], "w") as f:
             json.dump(save(argv[2]), f, sort_keys=True)
