@@ -385,11 +385,8 @@ static int parse_key(const struct slots_jsrc *src, const struct key *k, json_t *
                 return parse_strings(src, p, v, false, &c->probe, &c->n_probe, e);
         case K_ACCOUNTS:
                 c->accounts_set = true;
-                if (s && strcmp(s, "local") == 0)
-                        c->accounts_in_directory = false;
-                else if (s && strcmp(s, "directory") == 0)
-                        c->accounts_in_directory = true;
-                else
+                c->accounts_in_directory = s && strcmp(s, "directory") == 0;
+                if (!s || (strcmp(s, "local") && !c->accounts_in_directory))
                         return slots_json_fail(e, src, p, 1, false,
                                     "\"accounts\" must be \"local\" (provision writes the slot accounts into "
                                     "/etc/passwd) or \"directory\" (they come from LDAP through NSS)");

@@ -44,7 +44,7 @@ trap stop_holder EXIT
 case_holder() {
 	hname=$1 hwho=$2
 	rm -f "$OUT/holder.pid"
-	runuser -u slot03 -- python3 "$OUT/holder.py" "$3" >"$OUT/holder.pid" &
+	runuser -u slot03 -- setpriv --no-new-privs python3 "$OUT/holder.py" "$3" >"$OUT/holder.pid" &
 	i=0
 	while [ ! -s "$OUT/holder.pid" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	HOLDER=$(cat "$OUT/holder.pid" 2>/dev/null)

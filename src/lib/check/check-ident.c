@@ -212,6 +212,24 @@ static int ident_names(struct check_run *k, const struct slotinfo *s, struct slo
         return 0;
 }
 
+/* The password fields of a slot without its own password-locked row, into id; -ENOMEM or 0. */
+static int ident_password(struct check_run *k, const struct slotinfo *s, struct slots_identity *id,
+                          struct slots_pwfields *pf, struct strbuf *note)
+{
+        enum slots_pw_source src;
+        int r = check_ident_pwfields(k->accounts, s->name, pf);
+
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0)
+                slots_pwfields_into(pf, id, NULL);
+        if (r == 0 && !slots_identity_password(id, &src) && src == SLOTS_PW_UNKNOWN) {
+                strbuf_sep(note, "; ");
+                strbuf_addf(note, "the shadow entry not looked at: needs root");
+        }
+        return 0;
+}
+
 void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own_password_row, struct strbuf *d,
                          struct strbuf *f, struct strbuf *note)
 {
@@ -224,10 +242,7 @@ void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own
         struct slots_error e;
         struct slots_pwfields pf = { 0 };
         char **names = NULL, *shared = NULL;
-        bool root = geteuid() == 0;
-        enum slots_pw_source src;
         size_t n = 0;
-        int r;
 
         if (asprintf(&shared, "%sshared", k->cfg->prefix) < 0) {
                 shared = NULL;
@@ -253,25 +268,16 @@ void check_ident_account(struct check_run *k, const struct slotinfo *s, bool own
                 strbuf_sep(note, "; ");
                 strbuf_addf(note, "subordinate ids not looked at: %s: %s", e.object, e.reason);
         }
-        if (!own_password_row) {
-                r = check_ident_pwfields(k->accounts, s->name, &pf);
-                if (r == -ENOMEM) {
-                        k->err = r;
-                        goto out;
-                }
-                if (r == 0)
-                        slots_pwfields_into(&pf, &id, NULL);
-                if (r == 0 && !slots_identity_password(&id, &src) && src == SLOTS_PW_UNKNOWN) {
-                        strbuf_sep(note, "; ");
-                        strbuf_addf(note, "the shadow entry not looked at: needs root");
-                }
+        if (!own_password_row && ident_password(k, s, &id, &pf, note) < 0) {
+                k->err = -ENOMEM;
+                goto out;
         }
         if (slots_identity_judge(&id, &v) < 0) {
                 k->err = -ENOMEM;
                 goto out;
         }
         add_verdict(&v, d, f);
-        if (root)
+        if (geteuid() == 0)
                 ident_processes(k, s, d, f, note);
         else {
                 strbuf_sep(note, "; ");

@@ -427,6 +427,17 @@ static void sb_got(struct strbuf *b, unsigned got)
         strbuf_free(&t);
 }
 
+/* A row for a slot whose probe did not end well: a WARN when its holder could have ended it. */
+static bool probe_ended(struct check_run *k, const struct slotinfo *s, const char *row)
+{
+        if (s->user && check_held_end(s->probe_r))
+                check_warn_held(k, s, row, check_probe_failure(s->probe_r));
+        else if (s->probe_r < 0)
+                check_add_rowf(k, SLOTS_CHECK_FAIL, row, s->name, "run the check again; see the detail", "as %s: %s",
+                               s->name, check_probe_failure(s->probe_r));
+        return s->probe_r < 0 || (s->user && check_held_end(s->probe_r));
+}
+
 void check_private(struct check_run *k, const struct slotinfo *s)
 {
         const struct slots_config *c = k->cfg;
@@ -444,16 +455,8 @@ void check_private(struct check_run *k, const struct slotinfo *s)
                 check_add_rowf(k, SLOTS_CHECK_SKIP, "private-unreachable", s->name, NULL, "no account %s", s->name);
                 return;
         }
-        if (s->user && check_held_end(s->probe_r)) {
-                check_warn_held(k, s, "private-unreachable", check_probe_failure(s->probe_r));
+        if (probe_ended(k, s, "private-unreachable"))
                 return;
-        }
-        if (s->probe_r < 0) {
-                check_add_rowf(k, SLOTS_CHECK_FAIL, "private-unreachable", s->name,
-                               "run the check again; see the detail", "as %s: %s", s->name,
-                               check_probe_failure(s->probe_r));
-                return;
-        }
         for (size_t i = 0; i < c->n_private_paths; i++) {
                 const char *p = c->private_paths[i];
                 const struct probe_res *res = &s->res[k->private_first + i];
@@ -600,6 +603,32 @@ static void own_tree(struct check_run *k, const struct slotinfo *s, struct strbu
                 tree_grant_problems(k, s, fd, &st, d, f);
         }
         slots_close(fd);
+        if (s->foreign) {
+                strbuf_sep(d, "; ");
+                strbuf_addf(d, "%lu entr%s of the tree %s belong%s to another account than the service and %s "
+                            "(another slot may hold it open): %s", s->foreign, s->foreign == 1 ? "y" : "ies",
+                            shown, s->foreign == 1 ? "s" : "", s->name, s->foreign_first);
+                strbuf_sep(f, " && ");
+                strbuf_addf(f, "slots-admin assign <user> %s hands them to the service (<user>: slots-admin status "
+                            "%s); its release ends any other account's process that holds them", s->name, s->name);
+        }
+}
+
+/* The slot cannot list its own user's tree: what it met, and the grant that fixes it. */
+static void own_unlisted(const struct slotinfo *s, int err, const struct slots_perm_names *nm, struct strbuf *d,
+                         struct strbuf *f)
+{
+        const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
+        char fix[FIX_MAX];
+
+        strbuf_sep(d, "; ");
+        strbuf_addf(d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown, strerror(err));
+        strbuf_sep(f, " && ");
+        if (own && slots_perm_fix_grant(&own->m, &s->id, SLOTS_PERM_R | SLOTS_PERM_X, s->tree_shown, nm, fix,
+                                        sizeof(fix)) > 0)
+                strbuf_addf(f, "%s", fix);
+        else
+                strbuf_addf(f, "give %s x on every folder above %s", s->name, s->tree_shown);
 }
 
 void check_tree(struct check_run *k, const struct slotinfo *s)
@@ -620,15 +649,6 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
         }
         if (s->user)
                 own_tree(k, s, &d, &f);
-        if (s->user && s->foreign) {
-                strbuf_sep(&d, "; ");
-                strbuf_addf(&d, "%lu entr%s of the tree %s belong%s to another account than the service and %s "
-                            "(another slot may hold it open): %s", s->foreign, s->foreign == 1 ? "y" : "ies",
-                            s->tree_shown, s->foreign == 1 ? "s" : "", s->name, s->foreign_first);
-                strbuf_sep(&f, " && ");
-                strbuf_addf(&f, "slots-admin assign <user> %s hands them to the service (<user>: slots-admin status "
-                            "%s); its release ends any other account's process that holds them", s->name, s->name);
-        }
         if (s->user && check_held_end(s->probe_r) && !d.len) {
                 check_warn_held(k, s, "user-tree", check_probe_failure(s->probe_r));
                 goto out;
@@ -646,18 +666,8 @@ void check_tree(struct check_run *k, const struct slotinfo *s)
                 const struct probe_res *res = &s->res[k->plan.n + t];
 
                 if (o == s) {
-                        if (res->err) {
-                                const struct slots_perm_step *own = slots_perm_path_end(&s->tree_walk);
-                                strbuf_sep(&d, "; ");
-                                strbuf_addf(&d, "as %s, its own tree %s cannot be listed: %s", s->name, s->tree_shown,
-                                        strerror(res->err));
-                                strbuf_sep(&f, " && ");
-                                if (own && slots_perm_fix_grant(&own->m, &s->id, SLOTS_PERM_R | SLOTS_PERM_X,
-                                                                s->tree_shown, &nm, fix, sizeof(fix)) > 0)
-                                        strbuf_addf(&f, "%s", fix);
-                                else
-                                        strbuf_addf(&f, "give %s x on every folder above %s", s->name, s->tree_shown);
-                        }
+                        if (res->err)
+                                own_unlisted(s, res->err, &nm, &d, &f);
                         continue;
                 }
                 if (!(res->got & GOT_LIST))

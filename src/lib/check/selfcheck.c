@@ -613,6 +613,28 @@ static void run_per_slot_rows(struct check_run *k, bool root)
         }
 }
 
+/* The host-wide rows before the pool's data is read: table, roots, service, releases, slotctl, pending. */
+static void host_rows(struct check_run *k)
+{
+        check_table(k);
+        check_roots(k);
+        check_service_apart(k);
+        if (k->cfg->app_root && k->cfg->launcher)
+                check_find_releases(k);
+        check_slotctl(k);
+        check_pending(k);
+}
+
+/* The rows over the whole pool's folders and the drop-in: hard links, app-private, set-id, sudoers. */
+static void pool_rows(struct check_run *k)
+{
+        check_hard_links(k);
+        check_app_private(k);
+        check_setid(k);
+        check_sudoers_dropin(k);
+        check_sudo_grants(k);
+}
+
 int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report *rep)
 {
         struct check_run k = { .o = o, .rep = rep, .rootfd = -1 };
@@ -641,13 +663,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 k.err = -EPERM;
                 goto out;
         }
-        check_table(&k);
-        check_roots(&k);
-        check_service_apart(&k);
-        if (k.cfg->app_root && k.cfg->launcher)
-                check_find_releases(&k);
-        check_slotctl(&k);
-        check_pending(&k);
+        host_rows(&k);
         /* Every slot's account, groups and password from one read of each database. */
         if (!k.err && slots_accountmap_read(NULL, SLOTS_AMAP_PASSWD | SLOTS_AMAP_GROUP | (root ? SLOTS_AMAP_SHADOW : 0),
                                             &k.accounts, &(struct slots_error){ 0 }) < 0)
@@ -656,11 +672,7 @@ int slots_selfcheck(const struct slots_check_opts *o, struct slots_check_report 
                 k.err = -ENOMEM;
                 goto out;
         }
-        check_hard_links(&k);
-        check_app_private(&k);
-        check_setid(&k);
-        check_sudoers_dropin(&k);
-        check_sudo_grants(&k);
+        pool_rows(&k);
         if (k.err || pick_sudo_slots(&k) < 0) {
                 k.err = k.err ? k.err : -ENOMEM;
                 goto out;

@@ -338,21 +338,8 @@ static int release_fd(struct tree_walk *t, int fd, const struct stat *st, const 
                     fchown(fd, nu == st->st_uid ? (uid_t) -1 : nu, ng == st->st_gid ? (gid_t) -1 : ng) < 0)
                         return fail(e, en, -errno, "cannot change owner or group");
                 changed = true;
-                if (!dir) {
-                        struct stat now;
-
-                        if (fstat(fd, &now) < 0)
-                                return fail(e, en, -errno, "cannot stat");
-                        if (now.st_nlink > 1) {
-                                if (fchown(fd, st->st_uid, st->st_gid) < 0 ||
-                                    fchmod(fd, st->st_mode & 07777 & ~SETID_BITS) < 0)
-                                        return fail(e, en, -errno, "cannot undo a change to a file linked meanwhile");
-                                if (foreign(t, st->st_uid))
-                                        return drop_linked(t, en, fd, (unsigned long) now.st_nlink, st->st_uid, e);
-                                linked_note(t, en, (unsigned long) now.st_nlink);
-                                return 0;
-                        }
-                }
+                if ((r = undo_if_linked(t, fd, st, en, e)) != 0)
+                        return r < 0 ? r : 0;
         }
         /*
          * An entry whose ACL grants the slot something is of the tree the slot was

@@ -257,16 +257,12 @@ static int accounts_said(int rootfd, const struct slots_config *c, struct slots_
         return -EBADMSG;
 }
 
-int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
-                    unsigned *changes, struct slots_error *e)
+/* The config's rules only provision needs, and where the slot accounts are kept said for this host or tree. */
+static int config_said(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
+                       struct slots_error *e)
 {
-        struct prov_run x = { .rootfd = rootfd, .etcfd = -1, .c = c, .o = o, .e = e, .dry = true };
-        bool locked = false, wrote = false;
-        int lockfd = -1, r;
+        int r = prov_config_rules(c, e);
 
-        *changes = 0;
-        slots_error_clear(e);
-        r = prov_config_rules(c, e);
         if (r == 0)
                 r = accounts_said(rootfd, c, e);
         if (r == 0 && c->accounts_in_directory && !o->host) {
@@ -276,6 +272,19 @@ int slots_provision(int rootfd, const struct slots_config *c, const struct slots
                 slots_error_fix(e, "provision the host itself once it reaches the directory, or set \"accounts\": "
                                    "\"local\" for an image whose slots are local");
         }
+        return r;
+}
+
+int slots_provision(int rootfd, const struct slots_config *c, const struct slots_prov_opts *o,
+                    unsigned *changes, struct slots_error *e)
+{
+        struct prov_run x = { .rootfd = rootfd, .etcfd = -1, .c = c, .o = o, .e = e, .dry = true };
+        bool locked = false, wrote = false;
+        int lockfd = -1, r;
+
+        *changes = 0;
+        slots_error_clear(e);
+        r = config_said(rootfd, c, o, e);
         if (r == 0)
                 r = id_range(&x);
         if (r < 0)
