@@ -500,10 +500,14 @@ static int chase_own(struct chase_state *c, int fd, struct stat *st)
 {
         const struct slots_chase *h = c->how;
         int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+        char why[128];
 
         if (dfd < 0 || fchown(dfd, h->mkdir_uid, h->mkdir_gid) < 0 || fchmod(dfd, h->mkdir_mode) < 0 ||
-            fstat(dfd, st) < 0)
-                r = chase_fail(c, -errno, "cannot give the folder its owner and mode");
+            fstat(dfd, st) < 0) {
+                r = -errno;
+                snprintf(why, sizeof(why), "cannot give the folder its owner and mode: %s", strerror(-r));
+                r = chase_fail(c, r, why);
+        }
         close_keep(dfd);
         if (r == 0 && c->made == SLOTS_CHASE_FOUND)
                 c->made = SLOTS_CHASE_FINISHED;

@@ -14,7 +14,8 @@
         nothing P's and R's modes do not both grant (an owner and mode repaired in place).  Directories may
         be half made (a create with mode 0 before its chown and chmod) and are not checked.
         Temp files of the replace pattern (".<name>.XXXXXXXXXXXX") and release's own names beside
-        a slot's folders and mailbox (".slotNN.slots-fresh", "-old", "-new") are allowed and counted.
+        a slot's folders and mailbox (".slotNN.slots-fresh", "-old", "-new"), with what is in them
+        (the old folder swapped out, being emptied), are allowed and counted.
         Prints "temps N"; exit 1 with the violations listed otherwise.
   snap.py serve IN OUT           answers the commands above, one per request, in one process
         (the fault and crash tests ask hundreds of times; a python start costs more than the
@@ -115,7 +116,7 @@ def between(root, p, r, atomic, also, narrowing):
             continue
         if not states:
             if (cur["type"] == "file" and TEMP.match(os.path.basename(k))) or \
-                    RELEASE_TEMP.match(os.path.basename(k)):
+                    any(RELEASE_TEMP.match(part) for part in k.split("/")):
                 temps += 1
             else:
                 bad.append("%s: appeared but is in neither snapshot: %s" % (k, cur))
