@@ -342,7 +342,7 @@ check "authpriv has the refusal too, as a syslog line with the admin" \
 slots-admin check --format=nagios >$T/nagios.out 2>&1
 rc=$?
 show $T/nagios.out
-nfail=$(sed -n 's/.* | passed=[0-9]* failed=\([0-9]*\) skipped=[0-9]*$/\1/p' $T/nagios.out)
+nfail=$(sed -n 's/.* | passed=[0-9]*;;;0 failed=\([0-9]*\);;;0 skipped=[0-9]*;;;0$/\1/p' $T/nagios.out)
 check "check --format=nagios: one line; exit 0 SLOTS OK with failed=0, or 2 SLOTS CRITICAL with failed>0" sh -c \
 	"test \$(wc -l <$T/nagios.out) = 1 && { { test $rc = 0 && test '$nfail' = 0 && grep -q '^SLOTS OK - ' $T/nagios.out; } ||
 	{ test $rc = 2 && test '${nfail:-0}' -gt 0 && grep -q '^SLOTS CRITICAL - ' $T/nagios.out; }; }"
