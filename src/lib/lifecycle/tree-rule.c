@@ -47,13 +47,16 @@ static bool names_slot(const struct tree_walk *t, uid_t uid, gid_t gid)
 }
 
 /*
- * An entry of another account in a tree the walk takes whole (assign, and the user's own
- * tree at release): everything there is the service's, whoever made it.
+ * An entry the walk takes from its owner: another account's in a tree the walk takes
+ * whole (assign, and the user's own tree at release), where everything is the service's
+ * whoever made it; and at release --slot, the slot's own in any tree.
  */
 static bool foreign(const struct tree_walk *t, uid_t uid)
 {
-        if (t->mode == TREE_RELEASE_SLOT || uid == t->svc_uid)
+        if (uid == t->svc_uid)
                 return false;
+        if (t->mode == TREE_RELEASE_SLOT)
+                return uid == t->slot_uid;
         /* assign again for the slot's own user: what the holder made is its own until release */
         return t->mode != TREE_PREPARE || uid != t->slot_uid;
 }

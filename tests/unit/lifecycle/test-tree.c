@@ -591,7 +591,7 @@ static void test_release_patterns(void **state)
                 struct slots_config *c = config_with(rows[i].pattern);
                 struct slots_tree_stats st;
                 struct slots_error e;
-                char p[256], q[256];
+                char p[256], q[256], l[256], o[256];
                 int r;
 
                 /* The tree with the slot's file and another user's; a folder the pattern cannot name. */
@@ -603,6 +603,11 @@ static void test_release_patterns(void **state)
                 mk(q, FILE_, OTHER, OTHER, 0664, NULL);
                 mk_way(rows[i].stranger);
                 mk(rows[i].stranger, DIR_, SLOT, SLOT, 0775, NULL);
+                /* The slot's file with a second name outside: the tree's name becomes a copy of the service's. */
+                snprintf(l, sizeof(l), "%s/linked", rows[i].tree);
+                mk(l, FILE_, SLOT, SLOT, 0664, NULL);
+                snprintf(o, sizeof(o), "%s/other-name", rows[i].stranger);
+                assert_int_equal(linkat(bfd, l, bfd, o, 0), 0);
 
                 r = release(c, NULL, &st, &e);
                 if (r != 0)
@@ -611,6 +616,10 @@ static void test_release_patterns(void **state)
                 failures += is(q, OTHER, OTHER, 0664);
                 failures += is(rows[i].tree, SVC, OTHER, 02770);
                 failures += is(rows[i].stranger, SLOT, SLOT, 0775);
+                failures += is(l, SVC, SVC, 0600);
+                failures += is(o, SLOT, SLOT, 0664);
+                if (st_of(l).st_nlink != 1 || st_of(o).st_nlink != 1)
+                        ROW_FAIL("%s: the linked file is still linked", rows[i].pattern);
                 slots_config_free(c);
                 reset_docs();
         }
