@@ -556,7 +556,7 @@ if reference "$NAME"; then
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf open_end
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.conf slots_read_text_fd
 	fault_case "$NAME" "$A" fstat /etc/slots/slots.json.lock slots_release_lock
-	fault_case "$NAME" "$A" fstat /home/slot02/deep open_dir
+	fault_case "$NAME" "$A" fstat /home/.slot02.slots-fresh/deep open_dir
 	fault_case "$NAME" "$A" read "]" clean_mqueues
 	fault_case "$NAME" "$A" fstat /srv level_push
 	sweep "$NAME" "$A"

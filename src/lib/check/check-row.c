@@ -22,8 +22,10 @@ int check_slot_procs(const struct slotinfo *s, struct strbuf *d)
         struct slots_procs_report rep;
         struct slots_error e;
 
-        if (slots_find_processes(s->pw.uid, s->pw.gid, SLOTS_FIND_ANY, &rep, &e) < 0)
+        if (slots_find_processes(s->pw.uid, s->pw.gid, SLOTS_FIND_ANY, &rep, &e) < 0) {
+                strbuf_addf(d, "they cannot be counted: %s: %s", e.object, e.reason);
                 return -1;
+        }
         for (unsigned i = 0; i < rep.survivors && i < SLOTS_PROCS_SHOWN; i++) {
                 char comm[4 * sizeof(rep.shown[i].comm)];
 
@@ -48,8 +50,8 @@ void check_warn_held(struct check_run *k, const struct slotinfo *s, const char *
         strbuf_addf(&d, "as %s, %s: the slot's own processes can do that (same uid), so it says nothing of the "
                     "host, which the test slot's rows prove; processes of %s now: ", s->name, what, s->name);
         n = check_slot_procs(s, &d);
-        if (n <= 0)
-                strbuf_addf(&d, "%s", n < 0 ? "/proc could not be read" : "none");
+        if (n == 0)
+                strbuf_addf(&d, "none");
         strbuf_addf(&d, "; if it repeats, look at them (ps -o pid,stat,cmd -u %s) or release the slot", s->name);
         check_add_row(k, SLOTS_CHECK_WARN, check, s->name, &d, NULL);
         strbuf_free(&d);

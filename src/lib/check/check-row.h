@@ -105,7 +105,7 @@ void check_slot_lookup(struct check_run *k, struct slotinfo *s);
 
 /*
  * The live processes of slot s now, one look over /proc (procs.c, finding only): their number
- * (-1: /proc could not be read), and "pid N (comm), ..." added to d, comm escaped.
+ * and "pid N (comm), ..." added to d, comm escaped; or -1 with the file and reason added to d.
  */
 int check_slot_procs(const struct slotinfo *s, struct strbuf *d);
 
