@@ -591,7 +591,7 @@ static void test_release_patterns(void **state)
                 struct slots_config *c = config_with(rows[i].pattern);
                 struct slots_tree_stats st;
                 struct slots_error e;
-                char p[256], q[256], l[256], o[256];
+                char p[256], q[256], l[256], o[256], t1[256], t2[256];
                 int r;
 
                 /* The tree with the slot's file and another user's; a folder the pattern cannot name. */
@@ -608,6 +608,12 @@ static void test_release_patterns(void **state)
                 mk(l, FILE_, SLOT, SLOT, 0664, NULL);
                 snprintf(o, sizeof(o), "%s/other-name", rows[i].stranger);
                 assert_int_equal(linkat(bfd, l, bfd, o, 0), 0);
+                /* Two names in the tree, the slot's entry in its ACL: whichever comes first, both end as one. */
+                snprintf(t1, sizeof(t1), "%s/twin", rows[i].tree);
+                snprintf(t2, sizeof(t2), "%s/twin-again", rows[i].tree);
+                mk(t1, FILE_, SLOT, SLOT, 0660, NULL);
+                set_acl(t1, "u::rw-,u:4301:rw-,g::rw-,m::rw-,o::---", ACL_TYPE_ACCESS);
+                assert_int_equal(linkat(bfd, t1, bfd, t2, 0), 0);
 
                 r = release(c, NULL, &st, &e);
                 if (r != 0)
@@ -618,6 +624,8 @@ static void test_release_patterns(void **state)
                 failures += is(rows[i].stranger, SLOT, SLOT, 0775);
                 failures += is(l, SVC, SVC, 0600);
                 failures += is(o, SLOT, SLOT, 0664);
+                failures += is(t1, SVC, SVC, 0600);
+                failures += is(t2, SVC, SVC, 0600);
                 if (st_of(l).st_nlink != 1 || st_of(o).st_nlink != 1)
                         ROW_FAIL("%s: the linked file is still linked", rows[i].pattern);
                 slots_config_free(c);
