@@ -409,7 +409,7 @@ static int open_tree(struct run *run, int *rootfd)
 static int load_config(struct run *run, int rootfd, struct slots_config **c)
 {
         /* A run that changes the host acts as root on what the config says: one others can change is refused. */
-        unsigned flags = run->dry_run ? 0 : SLOTS_CONFIG_ROOT_OWNED;
+        unsigned flags = run->dry_run || run->ldif ? 0 : SLOTS_CONFIG_ROOT_OWNED;
         const char *config = run->config;
         struct slots_error e = { 0 };
         char *path = NULL;
