@@ -47,6 +47,7 @@ cp "$OUT/here/slots.conf" "$OUT/here/open.conf"
 chmod 0666 "$OUT/here/open.conf"
 "$SLOTS_PROVISION" --config "$OUT/here/open.conf" --ldif dc=z >"$OUT/open.out" 2>"$OUT/open.err"
 check "--ldif reads a config others can write (exit $?)" grep -qx 'dn: cn=slot02,dc=z' "$OUT/open.out"
+check "--ldif warns about it with the fix" grep -q "fix: .*chmod go-w $OUT/here/open.conf" "$OUT/open.err"
 "$SLOTS_PROVISION" --config "$OUT/none.conf" --ldif dc=x >"$OUT/none.out" 2>"$OUT/none.err"
 rc=$?
 check "a config that is not there: exit 2 (exit $rc)" test "$rc" = 2
