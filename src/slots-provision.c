@@ -409,7 +409,7 @@ static int open_tree(struct run *run, int *rootfd)
 static int load_config(struct run *run, int rootfd, struct slots_config **c)
 {
         /* A run that changes the host acts as root on what the config says: one others can change is refused. */
-        unsigned flags = run->dry_run ? 0 : SLOTS_CONFIG_ROOT_OWNED;
+        unsigned flags = run->dry_run || run->ldif ? 0 : SLOTS_CONFIG_ROOT_OWNED;
         const char *config = run->config;
         struct slots_error e = { 0 };
         char *path = NULL;
@@ -439,16 +439,16 @@ static int load_config(struct run *run, int rootfd, struct slots_config **c)
                           e.kind == SLOTS_ERR_REFUSED ? "refused" : "cannot read the config", &e);
                 return named_nothing ? EXIT_USAGE : cmd_exit_for(r, &e);
         }
-        /* A dry run changes nothing: the same rule, as a warning with its fix. */
+        /* A dry run or --ldif changes nothing: the same rule, as a warning with its fix. */
         slots_error_clear(&e);
-        if (run->dry_run && slots_config_writers_at(at, (*c)->path, &e) == -EPERM && e.kind == SLOTS_ERR_REFUSED) {
+        if (!flags && slots_config_writers_at(at, (*c)->path, &e) == -EPERM && e.kind == SLOTS_ERR_REFUSED) {
                 const struct slots_prov_msg m = { .kind = SLOTS_PROV_WARNING, .object = "", .text = e.reason,
                                                   .fix = e.fix };
 
                 json_note(run, kinds[m.kind].key, &m);
                 print_msg(kinds[m.kind].word, &m);
-                fprintf(cmd_err(), "%s: a run without --dry-run refuses this config, and pam_slots refuses every "
-                        "slot session with it\n", cmd_name);
+                fprintf(cmd_err(), "%s: a run that changes the host refuses this config, and pam_slots refuses "
+                        "every slot session with it\n", cmd_name);
         }
         return -1;
 }

@@ -66,11 +66,11 @@ static int open_dir(struct slots_store *s, int rootfd, const char *path, unsigne
         int r;
 
         if (flags & SLOTS_STORE_WRITE) {
-                /* The folder a writer replaces the table in: no symlink on the way, root's all the way. */
+                /* The folder a writer replaces the table in: no symlink, root's (or the writer's) all the way. */
                 struct slots_chase how = {
                         .flags = SLOTS_CHASE_PARENT | SLOTS_CHASE_NO_SYMLINKS | SLOTS_CHASE_TRUSTED,
                         .what = "the table's folder",
-                        .trusted_uid = (uid_t) -1,
+                        .trusted_uid = geteuid() == 0 ? (uid_t) -1 : geteuid(),
                         .trusted_gid = (gid_t) -1,
                         .open_flags = O_RDONLY | O_DIRECTORY,
                 };

@@ -9,19 +9,25 @@
 #      (provision, assign, status, check, the PAM module through sudo, completion,
 #      release), then purges: the admin's files in /etc/slots and the accounts stay,
 #      everything of the package goes.
-# The build is the README's "dpkg-buildpackage -us -uc -b" as written, with its "make check".
+# The build is the README's "dpkg-buildpackage -us -uc -b" as written, with its "make check",
+# run as a buildd runs it: by an account that is not root (nobody, through runuser), in a
+# folder it owns, with HOME its own.  So make check runs the unit tests and those that need
+# no root under Debian's build flags, and each test that needs root skips (77) saying why;
+# the root tests ran in scripts/test.sh's first step on the same tree.
 # Not part of "make check" (the build takes minutes of CPU): scripts/test.sh runs it as
-# its own step.  The .debs stay in WORKDIR, where the guest step (tests/guest/run.sh) boots
-# them.  Run as root on Debian 12:  sh tests/package/package.sh [WORKDIR]
-# The host is not changed: the build happens in WORKDIR (default: a temporary folder),
-# everything else inside the namespaces.  SLOTS_PKG_REUSE=1 takes the packages a run left in
-# WORKDIR instead of building again (for working on this script).
+# its own step.  The .debs, .changes and .buildinfo are moved to WORKDIR, where the guest
+# step (tests/guest/run.sh) boots them.  Run as root on Debian 12:
+#   sh tests/package/package.sh [WORKDIR]
+# The host is not changed: the build happens in a temporary folder of the build account,
+# everything else in WORKDIR (default: a temporary folder) and inside the namespaces.
+# SLOTS_PKG_REUSE=1 takes the packages a run left in WORKDIR instead of building again (for
+# working on this script).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (dpkg in a throwaway root)"; exit 77; }
-	for t in dpkg-buildpackage lintian dh unshare chroot; do
+	for t in dpkg-buildpackage lintian dh unshare chroot runuser; do
 		command -v $t >/dev/null || { echo "SKIP: $t is not installed (scripts/deps.sh installs it)"; exit 77; }
 	done
 	if ! unshare --mount --pid --ipc --fork --mount-proc true 2>/dev/null; then
@@ -29,35 +35,55 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 		exit 77
 	fi
 	work=${1:-}
+	tmpwork=
 	if [ -z "$work" ]; then
 		work=$(mktemp -d /var/tmp/slots-package.XXXXXX)
-		trap 'rm -rf "$work"' EXIT
+		tmpwork=$work
 	fi
 	mkdir -p "$work"
 	work=$(cd "$work" && pwd)
-	# The tree's version (scripts/git-version.sh: from git, or a tarball's .tarball-version),
-	# which the copy below keeps in its .tarball-version and debian/rules stamps into the
-	# changelog.
+	# The build account's folder: the trees, HOME, and what dpkg-buildpackage leaves beside a tree.
+	builder=nobody
+	build=$(mktemp -d /var/tmp/slots-build.XXXXXX) || exit 1
+	trap 'rm -rf "$build" ${tmpwork:+"$tmpwork"}' EXIT
+	mkdir "$build/home"
+	chown -R "$builder:" "$build" || exit 1
+	# dpkg-buildpackage -us -uc -b in tree $1 as the build account; the log on stdout.
+	build_as_user() {
+		runuser -u "$builder" -- env HOME="$build/home" ${DEB_BUILD_OPTIONS:+DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS"} \
+			sh -c 'cd "$1" && exec dpkg-buildpackage -us -uc -b' _ "$1" 2>&1
+	}
+	# The tree as git has it (tracked and new files, no build folders) into folder $1 at version
+	# $2 (kept in its .tarball-version and stamped into its changelog), the build account's; a
+	# tree without .git (a tarball) is taken as it is, less what a build leaves.
+	copy_tree() {
+		mkdir -p "$1" || return 1
+		if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+			(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
+				tar -C "$1" -xf - || return 1
+		else
+			(cd "$top" && tar --exclude='./build*' --exclude=./autom4te.cache --exclude=./.git -cf - .) |
+				tar -C "$1" -xf - || return 1
+		fi
+		printf '%s\n' "$2" >"$1/.tarball-version" &&
+			(cd "$1" && make -s --no-print-directory -f debian/rules version-stamp) &&
+			chown -R "$builder:" "$1"
+	}
+	# What a build left beside its tree, moved from folder $1 into folder $2 (root's again).
+	take_debs() {
+		for f in "$1"/*.deb "$1"/*.changes "$1"/*.buildinfo; do
+			chown 0:0 "$f" && mv "$f" "$2/" || return 1
+		done
+	}
+	# The tree's version (scripts/git-version.sh: from git, or a tarball's .tarball-version).
 	version=$(sh "$top/scripts/git-version.sh") || exit 1
-	src=$work/slots-$version
+	src=$build/slots-$version
 	if [ -n "${SLOTS_PKG_REUSE:-}" ] && ls "$work"/slots_*.changes >/dev/null 2>&1; then
 		echo "# SLOTS_PKG_REUSE: the packages already in $work, not built again"
 	else
-		rm -rf "$src" "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo
-		mkdir -p "$src"
-
-		echo "=== build: dpkg-buildpackage -us -uc -b in $src"
-		# The tree as git has it (tracked and new files, no build folders); a tree without
-		# .git (a tarball) is taken as it is, less what a build leaves.
-		if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-			(cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) |
-				tar -C "$src" -xf - || exit 1
-		else
-			(cd "$top" && tar --exclude='./build*' --exclude=./autom4te.cache --exclude=./.git -cf - .) |
-				tar -C "$src" -xf - || exit 1
-		fi
-		printf '%s\n' "$version" >"$src/.tarball-version"
-		(cd "$src" && make -s --no-print-directory -f debian/rules version-stamp) || exit 1
+		rm -rf "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo
+		echo "=== build: dpkg-buildpackage -us -uc -b in $src, as $builder"
+		copy_tree "$src" "$version" || exit 1
 		# The README's command as it is written: no DEB_BUILD_OPTIONS, so dh_auto_test runs
 		# "make check" under Debian's build flags.  SLOTS_PKG_NOCHECK=1 (for working on this
 		# script) builds with nocheck.
@@ -67,7 +93,7 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 			unset DEB_BUILD_OPTIONS
 		fi
 		t0=$(date +%s)
-		if ! (cd "$src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1); then
+		if ! build_as_user "$src" >"$work/build.log"; then
 			grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$work/build.log" | sed 's/^/# /'
 			for log in $(find "$src" -name '*.log' ! -name config.log ! -name test-suite.log 2>/dev/null); do
 				grep -qE '^:test-result: (FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null &&
@@ -77,10 +103,15 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 			echo "not ok - dpkg-buildpackage failed (log: $work/build.log)"
 			exit 1
 		fi
-		echo "ok - dpkg-buildpackage -us -uc -b ($(($(date +%s) - t0)) s$([ -n "${SLOTS_PKG_NOCHECK:-}" ] && echo ", nocheck"))"
+		echo "ok - dpkg-buildpackage -us -uc -b as $builder ($(($(date +%s) - t0)) s$([ -n "${SLOTS_PKG_NOCHECK:-}" ] && echo ", nocheck"))"
 		grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$work/build.log" | sed 's/^/# make check: /'
-		[ -n "${SLOTS_PKG_NOCHECK:-}" ] || grep -q '^# TOTAL: [1-9]' "$work/build.log" ||
-			{ echo "not ok - the package build ran no make check"; exit 1; }
+		if [ -z "${SLOTS_PKG_NOCHECK:-}" ]; then
+			grep -q '^# TOTAL: [1-9]' "$work/build.log" ||
+				{ echo "not ok - the package build ran no make check"; exit 1; }
+			grep -Eq '^# FAIL: +0$' "$work/build.log" && grep -Eq '^# ERROR: +0$' "$work/build.log" ||
+				{ echo "not ok - the package build's make check had a FAIL or an ERROR"; exit 1; }
+		fi
+		take_debs "$build" "$work" || exit 1
 		ls "$work"/*.deb | sed 's/^/# /'
 	fi
 
@@ -105,18 +136,15 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 		rm -rf "$next/clone"
 		dpkg --compare-versions "$nextv" gt "$version" ||
 			{ echo "not ok - the next commit's version $nextv is not later than $version"; exit 1; }
-		cp -a "$src" "$next/slots-$nextv" || exit 1
-		rm -rf "$next/slots-$nextv/debian/.debhelper" "$next/slots-$nextv/debian/tmp"
-		printf '%s\n' "$nextv" >"$next/slots-$nextv/.tarball-version"
-		if (cd "$next/slots-$nextv" && make -s --no-print-directory -f debian/rules version-stamp &&
-			DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b >"$next/build.log" 2>&1); then
-			echo "ok - the next build ($nextv, nocheck) for the upgrade test"
+		nsrc=$build/next/slots-$nextv
+		mkdir -p "$build/next" && copy_tree "$nsrc" "$nextv" && chown "$builder:" "$build/next" || exit 1
+		if DEB_BUILD_OPTIONS=nocheck build_as_user "$nsrc" >"$next/build.log" && take_debs "$build/next" "$next"; then
+			echo "ok - the next build ($nextv, nocheck, as $builder) for the upgrade test"
 		else
 			tail -n 30 "$next/build.log"
 			echo "not ok - the next build ($nextv) failed (log: $next/build.log)"
 			exit 1
 		fi
-		rm -rf "$next/slots-$nextv"
 	fi
 
 	echo "=== lintian"

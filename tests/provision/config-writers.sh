@@ -31,7 +31,7 @@ check "nothing was changed: no table was made" test ! -e "$R/etc/slots/slots.jso
 st=$?
 check "a dry run exits 0 (got $st)" test "$st" = 0
 check "and warns with the fix" grep -q "warning: /etc/slots/slots.conf is 0664 owned by uid 0" "$S/err2"
-check "and says a real run refuses it" grep -q "a run without --dry-run refuses this config" "$S/err2"
+check "and says a real run refuses it" grep -q "a run that changes the host refuses this config" "$S/err2"
 check "the JSON report lists the warning with its fix" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(w["fix"] == "chmod go-w /etc/slots/slots.conf" for w in d["warnings"]), d["warnings"]' "$S/out2"
 chmod 0644 "$R/etc/slots/slots.conf"

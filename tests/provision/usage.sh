@@ -1,9 +1,10 @@
 #!/bin/sh
 # slots-provision's command line (issue 19): every usage error exits 2 with its message and the
 # usage on stderr, nothing on stdout; --help and --version exit 0.  Then what needs no root:
-# a relative --config and SLOTS_CONFIG with --ldif, a root that is not there, a provision
-# without root (refused, exit 1, the fix names --dry-run), and standard output that cannot be
-# written (--ldif and --json to /dev/full: exit 1, said on stderr, never a silent success).
+# a relative --config and SLOTS_CONFIG with --ldif (one others can write too), a root that is
+# not there, a provision without root (refused, exit 1, the fix names --dry-run), and standard
+# output that cannot be written (--ldif and --json to /dev/full: exit 1, said on stderr,
+# never a silent success).
 . "$top_srcdir/tests/integration/lib.sh"
 slots_tmpdir
 OUT=$slots_tmp
@@ -41,6 +42,12 @@ printf '{"service": "web", "slots": 2, "uid_base": 70000}\n' >"$OUT/here/slots.c
 check "a relative --config is read from the current folder (exit $?)" grep -qx 'dn: cn=slot02,dc=x' "$OUT/relative.out"
 SLOTS_CONFIG=$OUT/here/slots.conf "$SLOTS_PROVISION" --ldif dc=y >"$OUT/env.out" 2>"$OUT/env.err"
 check "SLOTS_CONFIG names the config (exit $?)" grep -qx 'dn: cn=slot02,dc=y' "$OUT/env.out"
+# --ldif changes nothing: a config others can change is no reason to refuse it.
+cp "$OUT/here/slots.conf" "$OUT/here/open.conf"
+chmod 0666 "$OUT/here/open.conf"
+"$SLOTS_PROVISION" --config "$OUT/here/open.conf" --ldif dc=z >"$OUT/open.out" 2>"$OUT/open.err"
+check "--ldif reads a config others can write (exit $?)" grep -qx 'dn: cn=slot02,dc=z' "$OUT/open.out"
+check "--ldif warns about it with the fix" grep -q "fix: .*chmod go-w $OUT/here/open.conf" "$OUT/open.err"
 "$SLOTS_PROVISION" --config "$OUT/none.conf" --ldif dc=x >"$OUT/none.out" 2>"$OUT/none.err"
 rc=$?
 check "a config that is not there: exit 2 (exit $rc)" test "$rc" = 2

@@ -61,7 +61,8 @@ static void test_store_round_trip(void **state)
                     "      \"user\": \"alice\"\n    },\n    \"slot03\": {\n      \"since\": \"2026-10-02T00:00:00Z\",\n"
                     "      \"user\": \"bob\"\n    }\n  },\n  \"version\": 1\n}\n",
                     owner_uid(), owner_gid(), 0640);
-        assert_dir("slots.json,slots.json.index,slots.json.lock");
+        /* The index is root's (table-index.h): a writer that is not root leaves none, nor a temp. */
+        assert_dir(is_root() ? "slots.json,slots.json.index,slots.json.lock" : "slots.json,slots.json.lock");
 }
 
 /* A foreign owner and other modes survive a save (root: chown). */
@@ -398,6 +399,10 @@ static void test_store_index_fault(void **state)
         char path[512];
 
         (void) state;
+        if (!is_root()) {
+                print_message("skipped: the index is root's, so a writer that is not root makes none to fail\n");
+                skip();
+        }
         make_file("slots.json", table_text, owner_uid(), owner_gid(), 0640);
         table_path(path, sizeof(path), "slots.json");
         assert_int_equal(slots_store_open(&s, AT_FDCWD, path, 8, owner_gid(), SLOTS_STORE_WRITE, &e), 0);

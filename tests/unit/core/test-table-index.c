@@ -296,6 +296,11 @@ int main(void)
                 TEST(test_ask),
         };
 
+        if (geteuid() != 0) {
+                printf("1..0 # SKIP needs root: the store writes a new table and its index root's, and a "
+                       "reader believes no index that is not\n");
+                return 77;
+        }
         fstree_init();
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,9 +232,11 @@ static void test_find(void **state)
         assert_int_equal(r_gb, 0);
         assert_true(gid_borrowed.survivors >= 1);
         assert_int_equal(r_snap, 0);
-        assert_int_equal(snap_gid.survivors, gid_borrowed.survivors);
+        assert_true(snap_gid.survivors >= 1);
         assert_int_equal(snap_none.survivors, 0);
         if (geteuid() == 0) {
+                /* Group 4711 runs the child alone; this test's own group runs others that come and go. */
+                assert_int_equal(snap_gid.survivors, gid_borrowed.survivors);
                 assert_int_equal(snap_gid.shown[0].pid, child);
                 assert_int_equal(by_gid.survivors, 1);
                 assert_int_equal(by_gid.shown[0].pid, child);
