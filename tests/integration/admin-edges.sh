@@ -49,11 +49,13 @@ check "status while a lookup fails: slot03 shows as MISSING, slot02 not" \
 # --- assign: a tree with more files of a second name than the warnings show ---
 U=many.links
 install -d -m 2770 -o "$SERVICE" -g "$SERVICE" "$DOCS/_users/$U"
-# (the other names on the tree's file system, root's: a hard link cannot cross file systems)
+# (the other names on the tree's file system, the service's, as what the service puts in a
+# user's tree is: a hard link cannot cross file systems; another account's would be copied)
 mkdir -p "$SLOTS_SCRATCH/originals"
 i=1
 while [ $i -le 25 ]; do
 	echo "file $i" >"$SLOTS_SCRATCH/originals/f$i"
+	chown "$SERVICE" "$SLOTS_SCRATCH/originals/f$i"
 	ln "$SLOTS_SCRATCH/originals/f$i" "$DOCS/_users/$U/f$i" || not_ok "linking f$i into the tree"
 	i=$((i + 1))
 done

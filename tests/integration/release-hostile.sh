@@ -196,31 +196,28 @@ check "check's slot-folders row for the held slot02 passes" \
 	json_ok '[.checks[] | select(.check == "slot-folders" and .slot == "slot02")][0].status == "PASS"' "$S/out"
 chmod 0700 "$SROOT/run/slot03"
 
-# --- check's probes as slot02 while slot02 loops kill(-1, SIGKILL): no false failure ---
+# --- check while slot02's holder loops kill(-1, SIGKILL): no false failure ---
 # One loop: two would kill each other (kill -1 reaches every process of the uid but the caller).
-# It runs at a high priority, so that on a busy machine it still hits the preflight's command
-# (which lives for microseconds) in some of the runs; at least five runs, and more (up to 20)
-# until one of them was hit.
-nice -n -10 setpriv --reuid=slot02 --regid=slot02 --init-groups sh -c 'while :; do kill -KILL -1 2>/dev/null; done' &
+# check proves the host as the test slot, never as a held slot, so the loop (at a high
+# priority, to hit whatever runs as slot02 on a busy machine; no_new_privs, as a session of
+# pam_slots has) can turn no row red.
+nice -n -10 setpriv --no-new-privs --reuid=slot02 --regid=slot02 --init-groups sh -c 'while :; do kill -KILL -1 2>/dev/null; done' &
 spin=$!
 check "slot02's kill loop runs" wait_for euid_is "$spin" "$(id -u slot02)"
-died=0 ran=0 named=0 runs=0
-while [ $runs -lt 20 ] && { [ $runs -lt 5 ] || [ $named = 0 ]; }; do
+died=0 ran=0 red=0 runs=0
+while [ $runs -lt 5 ]; do
 	runs=$((runs + 1))
 	admin_run check --json
 	json_ok '.checks | length > 0' "$S/out" && ran=$((ran + 1))
 	json_ok '[.checks[] | select(.detail | test("died from a signal"))] | length == 0' "$S/out" || died=$((died + 1))
-	# The loop kills the preflight's command when it hits it in time: then the row must say so.
-	json_ok '[.checks[] | select(.check == "sudo-preflight" and .slot == "slot02")][0] |
-		(.detail | test("killed by a signal")) and (.fix | test("ps -o pid,stat,cmd -u slot02"))' "$S/out" &&
-		named=$((named + 1))
+	json_ok '[.checks[] | select(.status == "FAIL" and .slot == "slot02")] | length == 0' "$S/out" || red=$((red + 1))
 done
 check "the kill(-1) loop still ran after the checks" kill -0 "$spin"
 kill "$spin"
 wait "$spin" 2>/dev/null
 check "check ran $runs times (its JSON is there each time)" test "$ran" = "$runs"
 check "in $runs runs, no row says a probe died from a signal ($died did)" test "$died" = 0
-check "sudo-preflight names the real cause (the slot's command was killed) in $named of $runs runs" test "$named" -ge 1
+check "in $runs runs, no row of slot02 is FAIL ($red had one)" test "$red" = 0
 check "slot02's user-tree row passes despite the kill(-1) loop" \
 	json_ok '[.checks[] | select(.check == "user-tree" and .slot == "slot02")] | length == 1 and .[0].status == "PASS"' "$S/out"
 

@@ -203,8 +203,13 @@ check "the slots package holds no file of the module" sh -c "! grep -q 'security
 check "/etc/slots is the only thing under /etc (no conffile to overwrite an admin's config)" \
 	test "$(grep -c ' ./etc/.' "$work/slots.list")" = 1
 rm -rf "$work/ctl"
-check "slots runs no maintainer script on install: it starts and provisions nothing" \
-	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! ls '$work/ctl' | grep -Eq 'inst'"
+# Its only install script is debhelper's for the check's timer: no preinst, and a postinst
+# that names no unit but the timer and runs neither command (the timer's service waits
+# for a config, so nothing is provisioned or checked on install).
+check "slots provisions nothing on install: its postinst only enables the check's timer" \
+	sh -c "dpkg-deb -e '$deb_slots' '$work/ctl' && ! test -e '$work/ctl/preinst' &&
+		grep -q \"'slots-check.timer'\" '$work/ctl/postinst' &&
+		! grep -Eq 'slots-(admin|provision)|slots-check[.]service' '$work/ctl/postinst'"
 check "its prerm acts on remove only" sh -c "grep -q '\"\\\$1\" = remove' '$work/ctl/prerm'"
 check "its postrm acts on purge only" sh -c "grep -q '\"\\\$1\" = purge' '$work/ctl/postrm'"
 
