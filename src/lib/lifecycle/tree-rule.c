@@ -441,8 +441,11 @@ static int visit_linked(struct tree_walk *t, const struct slots_walk_entry *en, 
                         return fail(e, en, -errno, "cannot clear the set-id bits");
                 t->stats->changed++;
         }
-        /* The old inode keeps the slot's entry: it marks a second name in this tree as the slot's tree's. */
-        if (t->mode == TREE_RELEASE_SLOT && foreign(t, st->st_uid))
+        /*
+         * The slot's own file is copied first: its old inode keeps the slot's entry, which marks
+         * a second name in this tree as the slot's tree's for a release --slot that ends the job.
+         */
+        if (t->mode != TREE_PREPARE && st->st_uid == t->slot_uid)
                 return drop_linked(t, en, fd, (unsigned long) st->st_nlink, st->st_uid, e);
         if (t->mode != TREE_PREPARE) {
                 r = slots_acl_strip(fd, false, t->slot_uid, t->slot_gid);
