@@ -15,10 +15,20 @@
 
 #include <cmocka.h>
 
+#include "identity-look.h"
 #include "provision-int.h"
 #include "strbuf.h"
 #include "unit.h"
 #include "unit-text.h"
+
+/* What prov_identity_files() read for the run (provision.c frees it with the run). */
+static void free_idfiles(struct prov_run *x)
+{
+        for (int i = 0; x->idfiles && i < 3; i++)
+                slots_idfile_free(&x->idfiles[i]);
+        free(x->idfiles);
+        free(x->nsswitch);
+}
 
 /* Every conflict and warning as "KIND object: text | fix: fix" lines. */
 static void collect(void *arg, const struct slots_prov_msg *m)
@@ -225,6 +235,7 @@ static int plan_one(const struct plan_row *row)
         free(x.range);
         free(x.subuid);
         free(x.subgid);
+        free_idfiles(&x);
         strbuf_free(&x.text);
         strbuf_free(&x.fix);
         strbuf_free(&msgs);
@@ -273,6 +284,7 @@ static void test_plan_slots(void **state)
         free(x.slots);
         free(x.table_group);
         free(x.range);
+        free_idfiles(&x);
         strbuf_free(&x.text);
         strbuf_free(&x.fix);
         slots_accounts_free(x.db);
