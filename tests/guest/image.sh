@@ -12,10 +12,11 @@ shift
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-# What the guest boots with, what the end-to-end script uses, and (the arguments) what the
+# What the guest boots with, what the end-to-end script uses (autopkgtest wants dpkg-dev to
+# satisfy the tests' Depends offline), and (the arguments) what the
 # packages under test depend on.
 base="systemd systemd-sysv udev dbus libpam-systemd sudo linux-image-amd64 initramfs-tools kmod
-      procps jq uidmap util-linux bsdutils e2fsprogs passwd libpam-runtime cron at autopkgtest"
+      procps jq uidmap util-linux bsdutils e2fsprogs passwd libpam-runtime cron at autopkgtest dpkg-dev"
 pkgs=$(printf '%s\n' $base "$@" | LC_ALL=C sort -u | tr '\n' ' ')
 key=$( (echo "$pkgs"; cat "$0" "$here/guest-run" "$here/slots-guest.service") | sha256sum | cut -c1-16)
 img=$dir/image-$key
