@@ -15,7 +15,9 @@ fi
 echo "ok - dpkg -i slots libpam-slots"
 # autopkgtest wants a writable source tree: the share is read-only.
 rm -rf /tmp/src && mkdir -p /tmp/src && cp -r "$IN/src/debian" /tmp/src/
-autopkgtest --no-built-binaries --output-dir /tmp/dep8 /tmp/src -- null
+# The guest boots from a snapshot disk that is thrown away after the run: it is the reverted
+# testbed that breaks-testbed asks for, which the null server cannot say of itself.
+autopkgtest --no-built-binaries --ignore-restrictions=breaks-testbed --output-dir /tmp/dep8 /tmp/src -- null
 rc=$?
 [ -f /tmp/dep8/summary ] && sed 's/^/# summary: /' /tmp/dep8/summary
 if [ "$rc" = 0 ]; then echo "ok - autopkgtest: every DEP-8 test passed"; else echo "not ok - autopkgtest exited $rc"; fi
