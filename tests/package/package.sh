@@ -149,12 +149,12 @@ if [ -z "${SLOTS_PKG_INSIDE:-}" ]; then
 
 	echo "=== lintian"
 	changes=$(ls "$work"/slots_*.changes)
-	lintian --fail-on error,warning --display-info "$changes" >"$work/lintian.log" 2>&1
+	lintian --pedantic --fail-on error,warning,pedantic --display-info "$changes" >"$work/lintian.log" 2>&1
 	lrc=$?
 	grep -v '^running with root privileges' "$work/lintian.log" | sed 's/^/# /'
 	lfail=0
-	if [ "$lrc" = 0 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
-		echo "ok - lintian: no error, no warning (overrides: debian/*.lintian-overrides)"
+	if [ "$lrc" = 0 ] && ! grep -Eq '^[EWP]: ' "$work/lintian.log"; then
+		echo "ok - lintian --pedantic: no error, warning or pedantic tag (overrides: debian/*.lintian-overrides)"
 	else
 		echo "not ok - lintian (exit $lrc)"
 		lfail=1
