@@ -417,6 +417,10 @@ static void test_chase_mkdir(void **state)
         int failures = 0;
 
         (void) state;
+        if (geteuid() != 0) {
+                print_message("skipped: the mkdir rows need root (they make folders of uid 65534)\n");
+                skip();
+        }
         for (size_t i = 0; i < N_ELEM(mkdir_rows); i++) {
                 const uid_t uid = mkdir_rows[i].uid ? mkdir_rows[i].uid : geteuid();
                 struct slots_chase how = {
