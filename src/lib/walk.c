@@ -40,6 +40,7 @@ struct walker {
         unsigned open_max;
         struct slots_first first;
         uint32_t dev_major, dev_minor;  /* the root's file system, for SLOTS_WALK_ONE_FS */
+        uint64_t mnt_id;                /* and its mount, where statx tells it (0: it does not) */
         struct strbuf path;             /* the entry being looked at, for messages */
         size_t root_len;
         struct frame *f;                /* the levels; [lo, n) are open */
@@ -84,12 +85,19 @@ static bool same_inode(const struct stat *st, const struct statx *sx)
                (uint32_t) major(st->st_dev) == sx->stx_dev_major && (uint32_t) minor(st->st_dev) == sx->stx_dev_minor;
 }
 
-/* On the root's file system and not a mount point (a bind mount keeps st_dev but is a mount root). */
+/*
+ * On the root's mount and not a mount point (a bind mount keeps st_dev but is a mount root).  The
+ * mount id decides where statx gives it: an overlay's files show the device of the layer they
+ * come from, yet belong to the overlay's mount.
+ */
 static bool other_fs(const struct walker *w, const struct statx *sx)
 {
         if (!(w->how->flags & SLOTS_WALK_ONE_FS))
                 return false;
-        if (sx->stx_dev_major != w->dev_major || sx->stx_dev_minor != w->dev_minor)
+        if (w->mnt_id && (sx->stx_mask & STATX_MNT_ID)) {
+                if (sx->stx_mnt_id != w->mnt_id)
+                        return true;
+        } else if (sx->stx_dev_major != w->dev_major || sx->stx_dev_minor != w->dev_minor)
                 return true;
         return (sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (sx->stx_attributes & STATX_ATTR_MOUNT_ROOT);
 }
@@ -397,6 +405,7 @@ static int root(struct walker *w, int fd)
         }
         w->dev_major = sx.stx_dev_major;
         w->dev_minor = sx.stx_dev_minor;
+        w->mnt_id = sx.stx_mask & STATX_MNT_ID ? sx.stx_mnt_id : 0;
         en.fd = dfd;
         en.sx = &sx;
         r = call(w, SLOTS_WALK_ENTER, &en);

@@ -12,7 +12,7 @@
 #define SLOTS_WALK_OPEN_MAX 64
 
 /* What the walker asks of statx for every entry. */
-#define SLOTS_WALK_STATX (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_NLINK)
+#define SLOTS_WALK_STATX (STATX_TYPE | STATX_MODE | STATX_UID | STATX_GID | STATX_INO | STATX_NLINK | STATX_MNT_ID)
 
 enum {
         /*
