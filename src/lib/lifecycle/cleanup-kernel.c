@@ -28,6 +28,7 @@
 #include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "mounts.h"
 #include "path.h"
 #include "privdrop.h"
 
@@ -321,23 +322,6 @@ int slots_cleanup_keys(const struct slots_pw *slot, struct slots_error *e)
                                r < 0 ? strerror(-r) : "the helper failed");
 }
 
-/* Undoes the \ooo escapes of a mountinfo field in place. */
-static void unescape_octal(char *s)
-{
-        char *o = s;
-
-        for (; *s; s++) {
-                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-                    s[3] <= '7') {
-                        *o++ = (char) ((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-                        s += 3;
-                } else {
-                        *o++ = *s;
-                }
-        }
-        *o = '\0';
-}
-
 /* The mount id of fd, from /proc/self/fdinfo (no stat of the file itself). */
 static int fd_mnt_id(int fd, unsigned long long *id)
 {
@@ -401,48 +385,29 @@ int slots_cleanup_mounts(const struct slots_pw *slot, struct slots_error *e)
 {
         struct slots_first first = { 0, e };
         struct slots_error sub;
-        char *text = NULL, *line, *save = NULL, want[32];
-        size_t len;
-        int fd, r;
+        struct cleanup_mounts t;
+        char want[32], got[32];
+        int r;
 
         if (slot->uid == 0 || slot->gid == 0)
                 return slots_error_refuse(e, -EINVAL, slot->name, "refusing to unmount for uid or gid 0");
-        fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return slots_error_set(e, -errno, "/proc/self/mountinfo", "cannot read: %s", strerror(errno));
-        r = slots_read_all(fd, 64 << 20, &text, &len);
-        close(fd);
+        r = cleanup_mounts_read(&t);
         if (r < 0)
                 return slots_error_set(e, r, "/proc/self/mountinfo", "cannot read: %s", strerror(-r));
-        snprintf(want, sizeof(want), "user_id=%u", (unsigned) slot->uid);
-        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *f[5] = { 0 }, *dash, *fstype, *opts, *tsave = NULL, *tok;
-                bool match = false;
-                int n = 0;
+        snprintf(want, sizeof(want), "%u", (unsigned) slot->uid);
+        for (size_t i = 0; i < t.n; i++) {
+                const struct cleanup_mount *m = &t.m[i];
 
-                dash = strstr(line, " - ");
-                if (!dash)
+                if (strncmp(m->fstype, "fuse", 4) != 0 || !cleanup_mount_option(m, "user_id", got, sizeof(got)) ||
+                    strcmp(got, want) != 0)
                         continue;
-                *dash = '\0';
-                for (tok = strtok_r(line, " ", &tsave); tok && n < 5; tok = strtok_r(NULL, " ", &tsave))
-                        f[n++] = tok;
-                fstype = strtok_r(dash + 3, " ", &tsave);
-                (void) strtok_r(NULL, " ", &tsave);     /* source */
-                opts = strtok_r(NULL, " ", &tsave);
-                if (n < 5 || !fstype || !opts || strncmp(fstype, "fuse", 4) != 0)
-                        continue;
-                for (tok = strtok_r(opts, ",", &tsave); tok; tok = strtok_r(NULL, ",", &tsave))
-                        match = match || strcmp(tok, want) == 0;
-                if (!match)
-                        continue;
-                unescape_octal(f[4]);
-                r = umount_seen(f[4], strtoull(f[0], NULL, 10));
+                r = umount_seen(m->point, m->id);
                 if (r < 0 && r != -EINVAL && r != -ENOENT && r != -ESTALE)
-                        slots_first_keep(&first, slots_error_set(&sub, r, f[4],
+                        slots_first_keep(&first, slots_error_set(&sub, r, m->point,
                                                                  "cannot unmount the slot's FUSE mount: %s",
                                                                  strerror(-r)), &sub);
         }
-        free(text);
+        cleanup_mounts_free(&t);
         return first.r;
 }
 

@@ -12,6 +12,7 @@
 #include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "mounts.h"
 #include "path.h"
 #include "walk.h"
 
@@ -29,7 +30,7 @@ struct sweep {
         struct slots_setid_sweep *s;
         struct stat skip[2];            /* slots_root and docs_root when below a temp folder: walked on their own */
         size_t n_skip;
-        char *mountinfo;                /* /proc/self/mountinfo, read once: the type of each mount met */
+        struct cleanup_mounts mounts;   /* read once: the type of each mount met */
         unsigned depth;                 /* mounts entered on the way to the walk under way */
 };
 
@@ -112,28 +113,17 @@ static int sweep_visit(void *data, enum slots_walk_event ev, const struct slots_
         return 0;
 }
 
-/*
- * The type of the mount of device sx in /proc/self/mountinfo ("36 35 98:0 / /mnt rw - ext4 ..."),
- * into buf; "unknown" when it is not there.  Read from the table, not from the mount: a FUSE
- * mount's server is never asked.
- */
-static const char *mount_type(const struct sweep *w, const struct statx *sx, char *buf, size_t size)
+/* The type of the mount the walk met at sx (by its mount id, else its device); "unknown" when not listed. */
+static const char *mount_type(const struct sweep *w, const struct statx *sx)
 {
-        char dev[32];
-        size_t n = (size_t) snprintf(dev, sizeof(dev), " %u:%u ", sx->stx_dev_major, sx->stx_dev_minor);
+        for (size_t i = 0; i < w->mounts.n; i++) {
+                const struct cleanup_mount *m = &w->mounts.m[i];
 
-        snprintf(buf, size, "unknown");
-        for (const char *l = w->mountinfo; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-                const char *f = strchr(l, ' '), *end = strchr(l, '\n'), *t;
-
-                f = f ? strchr(f + 1, ' ') : NULL;      /* before field 3, major:minor */
-                if (!f || (end && f > end) || strncmp(f, dev, n) != 0 || !(t = strstr(f, " - ")) || (end && t > end))
-                        continue;
-                t += 3;
-                snprintf(buf, size, "%.*s", (int) strcspn(t, " \n"), t);
-                break;
+                if ((sx->stx_mask & STATX_MNT_ID) ? m->id == sx->stx_mnt_id
+                                                  : m->major == sx->stx_dev_major && m->minor == sx->stx_dev_minor)
+                        return m->fstype;
         }
-        return buf;
+        return "unknown";
 }
 
 /*
@@ -144,12 +134,11 @@ static const char *mount_type(const struct sweep *w, const struct statx *sx, cha
 static int sweep_mount(struct sweep *w, const struct slots_walk_entry *en, struct slots_error *e)
 {
         struct slots_walk how = { .flags = SLOTS_WALK_ONE_FS, .path = en->path, .visit = sweep_visit, .data = w };
-        char type[64];
+        const char *type = mount_type(w, en->sx);
         bool walk = false;
         struct statx sx;
         int fd, r;
 
-        mount_type(w, en->sx, type, sizeof(type));
         for (size_t i = 0; i < sizeof(sweep_types) / sizeof(sweep_types[0]); i++)
                 walk |= strcmp(type, sweep_types[i]) == 0;
         if (!walk || w->depth >= SWEEP_MOUNT_DEPTH) {
@@ -190,17 +179,6 @@ static int sweep_root(struct sweep *w, int rootfd, const char *dir, struct slots
         return r;
 }
 
-/* The mount table; without it every mount met is one of unknown type: named, not walked. */
-static void read_mountinfo(struct sweep *w)
-{
-        int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-        size_t len;
-
-        if (fd < 0 || slots_read_all(fd, (size_t) 64 << 20, &w->mountinfo, &len) < 0)
-                w->mountinfo = NULL;
-        slots_close(fd);
-}
-
 /* slots_root and docs_root, when they lie below a temp folder, are left to their own walks. */
 static void sweep_skips(struct sweep *w, int rootfd, const struct slots_config *c)
 {
@@ -231,7 +209,8 @@ int slots_cleanup_setid(int rootfd, const struct slots_config *c, struct slots_s
         s->files = 0;
         s->mounts_skipped = 0;
         sweep_skips(&w, rootfd, c);
-        read_mountinfo(&w);
+        if (cleanup_mounts_read(&w.mounts) < 0)
+                w.mounts.n = 0;         /* every mount met is then of unknown type: named, not walked */
         for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
                 char *dir = slots_path_join(c->slots_root, kinds[i]);
 
@@ -251,6 +230,6 @@ int slots_cleanup_setid(int rootfd, const struct slots_config *c, struct slots_s
                 slots_error_clear(&sub);
                 slots_first_keep(&first, sweep_root(&w, rootfd, setid_temp[i], &sub), &sub);
         }
-        free(w.mountinfo);
+        cleanup_mounts_free(&w.mounts);
         return first.r;
 }
