@@ -1,6 +1,7 @@
 /* Release hygiene in the folders every slot may write: the slot's files at any depth of the temp folders go, of the shared folders go to the service. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cleanup-int.h"
 #include "cleanup.h"
 #include "fsutil.h"
+#include "mounts.h"
 #include "path.h"
 #include "tree.h"
 #include "walk.h"
@@ -28,7 +30,7 @@ struct own {
         bool hand;                      /* hand to to_uid (shared folders), else remove (temp folders) */
         uid_t to_uid;
         gid_t to_gid;
-        struct stat skip[3];            /* configured roots below a temp folder: never removed, never entered */
+        struct stat *skip;              /* configured roots and overlay layers below a temp folder: never entered */
         size_t n_skip;
 };
 
@@ -237,31 +239,66 @@ static int own_root(struct own *w, int rootfd, const char *dir, bool slot_end, s
         return r;
 }
 
-/* Keeps configured roots that lie below a temp folder out of the walk; -errno (e set) when one cannot be looked at. */
+/* Keeps the folder path out of the walk; a missing one is fine. */
+static int skip_add(struct own *w, int rootfd, const char *path, struct slots_error *e)
+{
+        struct stat *skip = reallocarray(w->skip, w->n_skip + 1, sizeof(*skip));
+        int fd, r = 0;
+
+        if (!skip)
+                return slots_error_set(e, -ENOMEM, path, "out of memory");
+        w->skip = skip;
+        fd = cleanup_open_dir_in(rootfd, path);
+        if (fd == -ENOENT || fd == -ENOTDIR)
+                return 0;
+        if (fd < 0)
+                r = fd;
+        else if (fstat(fd, &w->skip[w->n_skip]) < 0)
+                r = -errno;
+        else
+                w->n_skip++;
+        slots_close(fd);
+        return r < 0 ? slots_error_set(e, r, path, "cannot look at it, so the walk of the temp folders could "
+                                       "not keep out of it: %s", strerror(-r)) : 0;
+}
+
+/*
+ * The layers of each mounted overlay that lie below a temp folder: they are the overlay's, which
+ * must not be changed beneath it (the slot's files there are the overlay's files, seen where it
+ * is mounted).  Only root makes such a mount in release's own mount namespace.
+ */
+static int skip_layers(struct own *w, int rootfd, const struct cleanup_mount *m, struct slots_error *e)
+{
+        static const char *const keys[] = { "upperdir", "workdir", "lowerdir" };
+        char val[PATH_MAX], *save = NULL;
+        int r = 0;
+
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && r == 0; k++) {
+                if (!cleanup_mount_option(m, keys[k], val, sizeof(val)))
+                        continue;
+                for (char *p = strtok_r(val, ":", &save); p && r == 0; p = strtok_r(NULL, ":", &save))
+                        for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]) && r == 0; i++)
+                                if (slots_path_under(p, temp_dirs[i]))
+                                        r = skip_add(w, rootfd, p, e);
+        }
+        return r;
+}
+
+/* Keeps configured roots and overlay layers that lie below a temp folder out of the walk; -errno (e set) when one cannot be looked at. */
 static int own_skips(struct own *w, int rootfd, const struct slots_config *c, struct slots_error *e)
 {
         const char *roots[] = { c->docs_root, c->app_root, c->slots_root };
+        struct cleanup_mounts t;
+        int r = 0;
 
-        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-                int fd, r = 0;
-
-                if (!roots[i])
-                        continue;
-                fd = cleanup_open_dir_in(rootfd, roots[i]);
-                if (fd == -ENOENT || fd == -ENOTDIR)
-                        continue;       /* no folder there: nothing to keep out of the walk */
-                if (fd < 0)
-                        r = fd;
-                else if (fstat(fd, &w->skip[w->n_skip]) < 0)
-                        r = -errno;
-                else
-                        w->n_skip++;
-                slots_close(fd);
-                if (r < 0)
-                        return slots_error_set(e, r, roots[i], "cannot look at it, so the walk of the temp "
-                                               "folders could not keep out of it: %s", strerror(-r));
-        }
-        return 0;
+        for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && r == 0; i++)
+                r = roots[i] ? skip_add(w, rootfd, roots[i], e) : 0;
+        if (r == 0 && (r = cleanup_mounts_read(&t)) < 0)
+                return slots_error_set(e, r, "/proc/self/mountinfo", "cannot read: %s", strerror(-r));
+        for (size_t i = 0; i < t.n && r == 0; i++)
+                r = strcmp(t.m[i].fstype, "overlay") == 0 ? skip_layers(w, rootfd, &t.m[i], e) : 0;
+        cleanup_mounts_free(&t);
+        return r;
 }
 
 /* /run/user/<uid> itself, once emptied, when it is the slot's (logind may hold it: busy is fine). */
@@ -298,8 +335,10 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
          * step.  One that cannot be looked at is no reason to walk into it: nothing is walked then.
          */
         r = own_skips(&w, rootfd, c, e);
-        if (r < 0)
+        if (r < 0) {
+                free(w.skip);
                 return r;
+        }
         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]); i++) {
                 slots_error_clear(&sub);
                 slots_first_keep(&first, own_root(&w, rootfd, temp_dirs[i], false, &sub), &sub);
@@ -310,6 +349,7 @@ int slots_cleanup_temp(int rootfd, const struct slots_config *c, const struct sl
         slots_first_keep(&first, own_root(&w, rootfd, runuser, true, &sub), &sub);
         slots_first_keep(&first, remove_runuser(rootfd, runuser, slot->uid, &sub), &sub);
         slots_first_keep(&first, cleanup_clean_mail(rootfd, slot, &sub), &sub);
+        free(w.skip);
         return first.r;
 }
 

@@ -541,10 +541,21 @@ static int swap_in(int pfd, const char *name, const char *fresh, const char *old
                                                  strerror(errno)) : 0;
         if (renameat2(pfd, fresh, pfd, name, RENAME_EXCHANGE) == 0)
                 return 0;
-        if (errno != EINVAL && errno != ENOSYS)
+        if (errno != EINVAL && errno != ENOSYS && errno != EXDEV)
                 return slots_error_set(e, -errno, path, "cannot swap in the fresh folder: %s", strerror(errno));
-        /* A file system without the exchange: two renames, a moment without the folder (nobody runs as the slot). */
-        if (renameat(pfd, name, pfd, old) < 0 || renameat(pfd, fresh, pfd, name) < 0)
+        /*
+         * A file system without the exchange: two renames, a moment without the folder (nobody runs
+         * as the slot).  An overlay's lower folder cannot move at all (EXDEV): it is emptied and
+         * removed where it is, already taken from everyone, before the fresh one takes its name.
+         */
+        if (renameat(pfd, name, pfd, old) < 0) {
+                int r = errno == EXDEV ? discard_folder(pfd, name, path, e)
+                                       : slots_error_set(e, -errno, path, "cannot move the old folder aside: %s",
+                                                         strerror(errno));
+                if (r < 0)
+                        return r;
+        }
+        if (renameat(pfd, fresh, pfd, name) < 0)
                 return slots_error_set(e, -errno, path, "cannot put the fresh folder in place: %s", strerror(errno));
         return 0;
 }
