@@ -57,8 +57,6 @@ chmod 1777 /tmp /var/tmp /dev/shm
 # /var/lib gets a private writable layer, so nothing the demo writes there reaches the disk.
 mkdir -p /tmp/.varlib/upper /tmp/.varlib/work
 mount -t overlay overlay -o lowerdir=/var/lib,upperdir=/tmp/.varlib/upper,workdir=/tmp/.varlib/work /var/lib
-# The slots' folders on a tmpfs of their own: release on an overlayfs /var/lib is not right yet.
-mkdir -p /var/lib/slots && mount -t tmpfs -o mode=0755 tmpfs /var/lib/slots
 etc=$(mktemp -d /tmp/etc.XXXXXX)
 cp -a /etc/. "$etc/" && mount --bind "$etc" /etc
 
