@@ -70,21 +70,11 @@ void cmd_outcome_add(struct cmd_outcome *o, enum cmd_note_kind kind, const char 
                      const char *text, const char *fix)
 {
         size_t lo = strlen(object ? object : ""), lt = strlen(text), lf = strlen(fix ? fix : "");
-        struct cmd_note *n;
-        char *s;
+        /* Room for 64 more each time the list is full. */
+        struct cmd_note *n = o->n_notes % 64 ? o->notes : reallocarray(o->notes, o->n_notes + 64, sizeof(*n));
+        char *s = n ? malloc(lo + lt + lf + 3) : NULL;
 
-        if (o->n_notes == o->notes_room) {
-                size_t room = o->notes_room ? 2 * o->notes_room : 16;
-                struct cmd_note *more = reallocarray(o->notes, room, sizeof(*more));
-
-                if (!more) {
-                        o->notes_lost++;
-                        return;
-                }
-                o->notes = more;
-                o->notes_room = room;
-        }
-        s = malloc(lo + lt + lf + 3);
+        o->notes = n ? n : o->notes;
         if (!s) {
                 o->notes_lost++;
                 return;
@@ -114,7 +104,7 @@ void cmd_outcome_free(struct cmd_outcome *o)
                 free(o->notes[i].object);
         free(o->notes);
         o->notes = NULL;
-        o->n_notes = o->notes_room = 0;
+        o->n_notes = 0;
 }
 
 void cmd_outcome_event(struct cmd_outcome *o, enum cmd_event ev, const char *fmt, ...)

@@ -76,7 +76,7 @@ struct cmd_outcome {
         struct slots_error error;       /* the error that ended the run, when what is set */
         char fix[SLOTS_ERR_TEXT + 256]; /* the fix printed when the error has none; "": none */
         struct cmd_note *notes;         /* the notes, in order (cmd_outcome_add) */
-        size_t n_notes, notes_room;
+        size_t n_notes;
         size_t notes_lost;              /* notes not kept (out of memory): the run fails, saying so */
         const char *notes_key;          /* --json: the key of the warnings with a slot ("skipped"); NULL: none */
         enum cmd_event event;           /* CMD_EV_N: nothing logged (a dry run, a no-op) */
