@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
-#include <jansson.h>
-
 #include "cmdutil.h"
 #include "error.h"
 #include "ids.h"
