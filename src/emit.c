@@ -66,19 +66,45 @@ void cmd_outcome_fail(struct cmd_outcome *o, const char *what, const struct slot
         cmd_outcome_fail_st(o, cmd_exit_for(-1, e), what, e);
 }
 
+void cmd_outcome_add(struct cmd_outcome *o, enum cmd_note_kind kind, const char *slot, const char *object,
+                     const char *text, const char *fix)
+{
+        size_t lo = strlen(object ? object : ""), lt = strlen(text), lf = strlen(fix ? fix : "");
+        /* Room for 64 more each time the list is full. */
+        struct cmd_note *n = o->n_notes % 64 ? o->notes : reallocarray(o->notes, o->n_notes + 64, sizeof(*n));
+        char *s = n ? malloc(lo + lt + lf + 3) : NULL;
+
+        o->notes = n ? n : o->notes;
+        if (!s) {
+                o->notes_lost++;
+                return;
+        }
+        n = &o->notes[o->n_notes++];
+        n->kind = kind;
+        snprintf(n->slot, sizeof(n->slot), "%s", slot ? slot : "");
+        n->object = memcpy(s, object ? object : "", lo + 1);
+        n->text = memcpy(s + lo + 1, text, lt + 1);
+        n->fix = memcpy(s + lo + lt + 2, fix ? fix : "", lf + 1);
+}
+
 void cmd_outcome_note(struct cmd_outcome *o, const char *slot, const char *fix, const char *fmt, ...)
 {
-        struct cmd_note *n;
+        char text[1280];
         va_list ap;
 
-        if (o->n_notes >= CMD_NOTES_MAX)
-                return;
-        n = &o->notes[o->n_notes++];
-        snprintf(n->slot, sizeof(n->slot), "%s", slot ? slot : "");
-        snprintf(n->fix, sizeof(n->fix), "%s", fix ? fix : "");
         va_start(ap, fmt);
-        vsnprintf(n->text, sizeof(n->text), fmt, ap);
+        vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
+        cmd_outcome_add(o, CMD_NOTE_WARNING, slot, NULL, text, fix);
+}
+
+void cmd_outcome_free(struct cmd_outcome *o)
+{
+        for (size_t i = 0; i < o->n_notes; i++)
+                free(o->notes[i].object);
+        free(o->notes);
+        o->notes = NULL;
+        o->n_notes = 0;
 }
 
 void cmd_outcome_event(struct cmd_outcome *o, enum cmd_event ev, const char *fmt, ...)
@@ -274,7 +300,8 @@ static void emit_event(const struct cmd_outcome *o)
         }
 }
 
-json_t *cmd_error_json(const char *what, const struct slots_error *e, const char *fix)
+/* --json's "error": what, object, line, column, reason and fix (the error's, else fix; null when none). */
+static json_t *error_json(const char *what, const struct slots_error *e, const char *fix)
 {
         return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "what", what, "object", cmd_json_text(e->object), "line",
                          e->line ? json_integer(e->line) : json_null(), "column",
@@ -282,27 +309,58 @@ json_t *cmd_error_json(const char *what, const struct slots_error *e, const char
                          e->fix[0] ? cmd_json_text(e->fix) : fix && fix[0] ? cmd_json_text(fix) : json_null());
 }
 
-/* The --json envelope: version, dry_run, changed, slot, user, error, and the notes with a slot under notes_key. */
+/*
+ * The notes of one kind as a --json list: {"object", "text", "fix"} ({"text"} for a
+ * change), or, keyed, the warnings with a slot as {"slot", "reason", "fix"}.
+ */
+static json_t *note_list(const struct cmd_outcome *o, enum cmd_note_kind kind, bool keyed)
+{
+        json_t *list = json_array(), *j;
+
+        for (size_t i = 0; list && i < o->n_notes; i++) {
+                const struct cmd_note *n = &o->notes[i];
+
+                if (n->kind != kind || (keyed && !n->slot[0]))
+                        continue;
+                if (keyed)
+                        j = json_pack("{s:s, s:o, s:o}", "slot", n->slot, "reason", cmd_json_text(n->text), "fix",
+                                      cmd_json_text(n->fix));
+                else if (kind == CMD_NOTE_CHANGE)
+                        j = json_pack("{s:o}", "text", cmd_json_text(n->text));
+                else
+                        j = json_pack("{s:o, s:o, s:o}", "object", cmd_json_text(n->object), "text",
+                                      cmd_json_text(n->text), "fix", n->fix[0] ? cmd_json_text(n->fix) : json_null());
+                if (json_array_append_new(list, j) < 0) {
+                        json_decref(list);
+                        return NULL;
+                }
+        }
+        return list;
+}
+
+/*
+ * The --json envelope: version, dry_run, changed, slot, user, error and the warnings with a
+ * slot under notes_key; listed (provision): version, dry_run, root, changed, count, changes,
+ * warnings, conflicts, error.  NULL when it cannot be whole (out of memory).
+ */
 static json_t *envelope(const struct cmd_outcome *o)
 {
         char name[SLOTS_NAME_MAX];
-        json_t *root, *err = json_null(), *notes;
+        json_t *root, *err = o->what[0] ? error_json(o->what, &o->error, o->fix) : json_null();
 
-        if (o->what[0])
-                err = cmd_error_json(o->what, &o->error, o->fix);
+        if (o->listed)
+                return json_pack("{s:i, s:b, s:o, s:b, s:I, s:o, s:o, s:o, s:o}", "version", CMD_JSON_VERSION,
+                                 "dry_run", o->dry_run, "root", o->root ? cmd_json_text(o->root) : json_null(),
+                                 "changed", o->changed, "count", (json_int_t) o->count, "changes",
+                                 note_list(o, CMD_NOTE_CHANGE, false), "warnings", note_list(o, CMD_NOTE_WARNING, false),
+                                 "conflicts", note_list(o, CMD_NOTE_CONFLICT, false), "error", err);
         root = json_pack("{s:i, s:b, s:b, s:o, s:o, s:o}", "version", CMD_JSON_VERSION, "dry_run", o->dry_run,
                          "changed", o->changed, "slot", o->slot ? json_string(slots_slot_name(o->slot, name)) :
-                         json_null(), "user", o->user ? cmd_json_text(o->user) : json_null(), "error",
-                         err ? err : json_null());
-        if (!root || !o->notes_key)
-                return root;
-        notes = json_array();
-        for (size_t i = 0; notes && i < o->n_notes; i++)
-                if (o->notes[i].slot[0])
-                        json_array_append_new(notes, json_pack("{s:s, s:o, s:o}", "slot", o->notes[i].slot, "reason",
-                                                               cmd_json_text(o->notes[i].text), "fix",
-                                                               cmd_json_text(o->notes[i].fix)));
-        json_object_set_new(root, o->notes_key, notes ? notes : json_null());
+                         json_null(), "user", o->user ? cmd_json_text(o->user) : json_null(), "error", err);
+        if (root && o->notes_key && json_object_set_new(root, o->notes_key, note_list(o, CMD_NOTE_WARNING, true))) {
+                json_decref(root);
+                return NULL;
+        }
         return root;
 }
 
@@ -327,23 +385,45 @@ static int emit_stdout(const struct cmd_outcome *o, const char **name)
         return o->line_name ? r : 0;
 }
 
-int cmd_emit(const struct cmd_outcome *o)
+/* A note: a change on standard output (none with --json), a warning or conflict on standard error, with its fix. */
+static void emit_note(const struct cmd_outcome *o, const struct cmd_note *n)
+{
+        static const char *const word[] = { [CMD_NOTE_WARNING] = "warning", [CMD_NOTE_CONFLICT] = "conflict" };
+        /* Names from the file system are escaped before they reach the terminal. */
+        char *obj = slots_escape(n->object), *text = slots_escape(n->text), *fix = slots_escape(n->fix);
+        size_t len = strlen(n->object);
+
+        if (n->kind == CMD_NOTE_CHANGE) {
+                /* Not flushed line by line (a write per change); cmd_err() flushes. */
+                if (!o->json)
+                        printf("%s\n", text ? text : "(out of memory)");
+        } else if (!obj || !text || !fix)
+                fprintf(cmd_err(), "%s: %s: out of memory\n", cmd_name, word[n->kind]);
+        else if (n->slot[0] && o->notes_key)
+                fprintf(cmd_err(), "%s: %s: %s %s: %s\n", cmd_name, word[n->kind], o->notes_key, n->slot, text);
+        else if (len && !(strncmp(n->text, n->object, len) == 0 && n->text[len] == ' '))
+                fprintf(cmd_err(), "%s: %s: %s: %s\n", cmd_name, word[n->kind], obj, text);
+        else
+                fprintf(cmd_err(), "%s: %s: %s\n", cmd_name, word[n->kind], text);
+        if (n->kind != CMD_NOTE_CHANGE && n->fix[0])
+                fprintf(cmd_err(), "%s: fix: %s\n", cmd_name, fix ? fix : "(out of memory)");
+        free(obj);
+        free(text);
+        free(fix);
+}
+
+int cmd_emit(struct cmd_outcome *o)
 {
         const char *name = NULL;
         int st = o->status, r;
 
-        for (size_t i = 0; i < o->n_notes; i++) {
-                char *text = slots_escape(o->notes[i].text), *fix = slots_escape(o->notes[i].fix);
-
-                if (o->notes[i].slot[0] && o->notes_key)
-                        fprintf(cmd_err(), "%s: warning: %s %s: %s\n", cmd_name, o->notes_key, o->notes[i].slot,
-                                text ? text : "(out of memory)");
-                else
-                        fprintf(cmd_err(), "%s: warning: %s\n", cmd_name, text ? text : "(out of memory)");
-                if (o->notes[i].fix[0])
-                        fprintf(stderr, "%s: fix: %s\n", cmd_name, fix ? fix : "(out of memory)");
-                free(text);
-                free(fix);
+        for (size_t i = 0; i < o->n_notes; i++)
+                emit_note(o, &o->notes[i]);
+        if (o->notes_lost) {
+                /* A run that leaves out what it did or met would read as a clean one. */
+                fprintf(cmd_err(), "%s: out of memory: %zu changes or warnings are missing\n", cmd_name,
+                        o->notes_lost);
+                st = EXIT_REFUSED;
         }
         if (o->what[0])
                 cmd_report(o->what, &o->error, o->fix[0] ? o->fix : NULL);
@@ -357,5 +437,6 @@ int cmd_emit(const struct cmd_outcome *o)
         }
         if (o->closing[0])
                 fprintf(cmd_err(), "%s: %s\n", cmd_name, o->closing);
+        cmd_outcome_free(o);
         return st;
 }

@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
-#include <jansson.h>
-
 #include "cmdutil.h"
 #include "error.h"
 #include "ids.h"
@@ -35,16 +33,23 @@ const char *cmd_event_id(enum cmd_event ev);
 
 /* A journal entry names at most this many slots one field each (libsystemd's iovec limit). */
 #define CMD_EVENT_MAX_SLOTS 400
-#define CMD_NOTES_MAX 12
+
+/* What a note is: a warning beside the result, a conflict that refused the run, or one change made. */
+enum cmd_note_kind {
+        CMD_NOTE_WARNING,
+        CMD_NOTE_CONFLICT,
+        CMD_NOTE_CHANGE,
+};
 
 /*
- * A warning the run gives beside its result, with its fix; one with a slot is about it
- * ("<notes_key> <slot>: <text>") and --json lists it under notes_key.
+ * A line the run gives beside its result, in the order the run met it: a change (on
+ * standard output), or a warning or conflict with what it is about and its fix; a
+ * warning with a slot is about it ("<notes_key> <slot>: <text>", listed under notes_key).
  */
 struct cmd_note {
-        char slot[SLOTS_NAME_MAX];      /* "": not listed in --json */
-        char text[1280];
-        char fix[SLOTS_ERR_TEXT];       /* "": none */
+        enum cmd_note_kind kind;
+        char slot[SLOTS_NAME_MAX];      /* "": none */
+        char *object, *text, *fix;      /* "": none; one allocation, at object */
 };
 
 /*
@@ -55,19 +60,23 @@ struct cmd_outcome {
         const char *verb;               /* "assign", "release", "provision", "check" */
         bool json;                      /* --json: the envelope on stdout, no text line */
         bool dry_run, changed;
+        bool listed;                    /* --json: root, count and the notes by kind (provision), not slot and user */
         int status;                     /* the exit status: cmd_exit_for() of the error's kind, or the verb's */
         unsigned slot;                  /* the slot it is about (0: none) */
         const char *asked;              /* the slot as asked, named in the event when slot is 0 */
         const char *const *slots;       /* or the n_slots slots a run changed (provision) */
         size_t n_slots;
+        const char *root;               /* the image root it worked on (provision); NULL: the host */
+        unsigned count;                 /* the changes made (or, in a dry run, to be made) */
         const char *user;               /* the application user it is about */
         const char *service;            /* the config's service account, once loaded */
         char what[320];                 /* the error's heading ("cannot assign slot03"); "": no error */
         struct slots_error error;       /* the error that ended the run, when what is set */
         char fix[SLOTS_ERR_TEXT + 256]; /* the fix printed when the error has none; "": none */
-        struct cmd_note notes[CMD_NOTES_MAX];
+        struct cmd_note *notes;         /* the notes, in order (cmd_outcome_add) */
         size_t n_notes;
-        const char *notes_key;          /* --json: the key of the notes with a slot ("skipped"); NULL: none */
+        size_t notes_lost;              /* notes not kept (out of memory): the run fails, saying so */
+        const char *notes_key;          /* --json: the key of the warnings with a slot ("skipped"); NULL: none */
         enum cmd_event event;           /* CMD_EV_N: nothing logged (a dry run, a no-op) */
         char message[2048];             /* the event's sentence: the syslog line before "; by <admin>" */
         char line[512];                 /* the text output's one line; "": none */
@@ -84,9 +93,16 @@ void cmd_outcome_fail(struct cmd_outcome *o, const char *what, const struct slot
 /* The same, with the exit status given (a failure the verb counts as refused, or as a usage error). */
 void cmd_outcome_fail_st(struct cmd_outcome *o, int status, const char *what, const struct slots_error *e);
 
-/* Adds a note (slot NULL: none); past CMD_NOTES_MAX it is dropped. */
+/* Adds a note (slot, object, fix NULL: none); one that cannot be kept is counted in notes_lost. */
+void cmd_outcome_add(struct cmd_outcome *o, enum cmd_note_kind kind, const char *slot, const char *object,
+                     const char *text, const char *fix);
+
+/* Adds a warning (slot, fix NULL: none). */
 void cmd_outcome_note(struct cmd_outcome *o, const char *slot, const char *fix, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+
+/* Frees the record's notes (cmd_emit does, once they are written). */
+void cmd_outcome_free(struct cmd_outcome *o);
 
 /* Sets the event and its sentence. */
 void cmd_outcome_event(struct cmd_outcome *o, enum cmd_event ev, const char *fmt, ...)
@@ -96,16 +112,14 @@ void cmd_outcome_event(struct cmd_outcome *o, enum cmd_event ev, const char *fmt
 const char *cmd_outcome_error_text(const struct cmd_outcome *o, char *buf, size_t size);
 
 /*
- * Writes o: its notes and its error ("<cmd>: <what>: <object>: <reason>", then the fix) on
+ * Writes o: its notes in order (changes on standard output without --json, the rest on
+ * standard error, with their fixes) and its error ("<cmd>: <what>: <object>: <reason>", then the fix) on
  * standard error; the event as one authpriv syslog line "<message>; by <admin>" and, where
  * journald runs, one journal entry (cmd_journal_fields); then the --json envelope or the
- * text line on standard output.  Returns the exit status: o->status, or 1 when what
- * standard output was to carry did not reach it.
+ * text line on standard output; then frees the notes.  Returns the exit status:
+ * o->status, or 1 when a note was lost or what standard output was to carry did not reach it.
  */
-int cmd_emit(const struct cmd_outcome *o);
-
-/* --json's "error": what, object, line, column, reason and fix (the error's, else fix; null when none). */
-json_t *cmd_error_json(const char *what, const struct slots_error *e, const char *fix);
+int cmd_emit(struct cmd_outcome *o);
 
 /* The journal entry as a list of "NAME=value" fields; cmd_journal_send() sends it. */
 struct cmd_fields {

@@ -85,7 +85,7 @@ check "a dry run into the image plans changes (exit $?)" grep -q '"changed": tru
 rc=$?
 check "--json to a full stdout: exit 1, not 0 (exit $rc)" test "$rc" = 1
 check "--json to a full stdout: said on stderr" \
-	grep -q "cannot write the JSON report: No space left on device" "$OUT/jfull.err"
+	grep -q "cannot print the JSON result: standard output: No space left on device" "$OUT/jfull.err"
 
 # --- without root: only the plan; the change itself is refused, naming --dry-run ---
 as_nobody() { "$@"; }

@@ -156,7 +156,7 @@ static void read_back(int fd, char *buf, size_t size)
 }
 
 /* cmd_emit(o) with stdout and stderr caught in out_text and err_text; its exit status. */
-static int emit_caught(const struct cmd_outcome *o)
+static int emit_caught(struct cmd_outcome *o)
 {
         char po[] = "/tmp/slots-emit-out.XXXXXX", pe[] = "/tmp/slots-emit-err.XXXXXX";
         int fo = mkstemp(po), fe = mkstemp(pe), so, se, r;
@@ -228,8 +228,16 @@ static void make(struct cmd_outcome *o, enum shape s, bool json)
                 break;
         case PROVISIONED:
                 cmd_outcome_init(o, "provision", json, false);
+                o->listed = true;
+                o->root = "/img";
                 o->slots = three;
                 o->n_slots = 3;
+                o->count = 9;
+                o->changed = true;
+                cmd_outcome_add(o, CMD_NOTE_CHANGE, "slot01", "", "create user slot01", NULL);
+                cmd_outcome_add(o, CMD_NOTE_WARNING, NULL, "/img/docs/x", "/img/docs/x has 2 links", "unlink one");
+                /* A name a slot chose reaches the terminal escaped, --json exact. */
+                cmd_outcome_add(o, CMD_NOTE_WARNING, "slot02", "/img/docs/y\x1b[2J", "left alone", NULL);
                 cmd_outcome_event(o, CMD_EV_PROVISIONED, "provisioned: 9 changes");
                 snprintf(o->line, sizeof(o->line), "9 changes");
                 break;
@@ -286,11 +294,14 @@ static const struct golden {
             "SLOTS_RESULT=pending", "SLOTS_SLOT=slot04", "SLOTS_USER=bob" },
           { "SLOTS_SERVICE" },
           { "error.fix=finish the release: slots-admin release --slot slot04", "slot=slot04", "changed=true" } },
-        { PROVISIONED, 0, "9 changes\n", "",
+        { PROVISIONED, 0, "create user slot01\n9 changes\n",
+          "slots-admin: warning: /img/docs/x has 2 links\nslots-admin: fix: unlink one\n"
+          "slots-admin: warning: /img/docs/y\\033[2J: left alone\n",
           { "SLOTS_SLOT=slot01", "SLOTS_SLOT=slot02", "SLOTS_SLOT=slot07", "SLOTS_SLOT_COUNT=3",
             "SLOTS_ACTION=provision", "SLOTS_RESULT=done" },
           { "SLOTS_USER", "SLOTS_OBJECT" },
-          { "slot=null", "user=null" } },
+          { "root=/img", "changes.text=create user slot01", "warnings.object=/img/docs/x", "warnings.fix=unlink one",
+            "changed=true", "error=null" } },
         { DRY_RUN, 0, "would release slot05 from user carol\n", "slots-admin: dry run: nothing was changed\n",
           { NULL }, { NULL },
           { "dry_run=true", "changed=true", "slot=slot05", "user=carol" } },
@@ -338,6 +349,20 @@ static void check_journal(const struct golden *g, size_t i, bool own_line, int *
         *failures_p += failures;
 }
 
+/* slots-provision's envelope: every key of slots-provision(8), in its order. */
+static bool keys_in_order(const char *text)
+{
+        static const char *const keys[] = { "{\n  \"version\": 1", "\n  \"dry_run\": ", "\n  \"root\": ",
+                                            "\n  \"changed\": ", "\n  \"count\": 9", "\n  \"changes\": [",
+                                            "\n  \"warnings\": [", "\n  \"conflicts\": []", "\n  \"error\": null\n}" };
+        const char *at = text;
+
+        for (size_t k = 0; k < N_ELEM(keys); k++)
+                if (!(at = strstr(at, keys[k])))
+                        return false;
+        return true;
+}
+
 /* Each record: its text, its journal entry (through the sink and through cmd_journal_fields), its envelope. */
 static void test_golden(void **state)
 {
@@ -382,6 +407,8 @@ static void test_golden(void **state)
                 for (size_t k = 0; j && k < N_ELEM(g->json) && g->json[k]; k++)
                         if (!json_holds(j, g->json[k]))
                                 ROW_FAIL("row %zu: --json lacks %s: %s", i, g->json[k], out_text);
+                if (g->shape == PROVISIONED && !keys_in_order(out_text))
+                        ROW_FAIL("row %zu: --json keys not in slots-provision(8)'s order: %s", i, out_text);
                 json_decref(j);
         }
         unsetenv("SUDO_USER");
@@ -589,7 +616,7 @@ static void test_stdout_lost(void **state)
         cmd_fds_closed = 1u << 1;       /* as if stdout was closed when the command started */
         make(&o, ASSIGN_DONE, false);
         o.event = CMD_EV_N;
-        o.n_notes = 0;
+        cmd_outcome_free(&o);
         r = emit_caught(&o);
         assert_int_equal(r, EXIT_REFUSED);
         assert_string_equal(err_text, "slots-admin: cannot print the slot name: standard output: closed when assign "
