@@ -5,9 +5,10 @@
 # platform does: the executor's three sudo lines as the service (with and without a
 # terminal), limits that stop one slot and not another, a release that must end a process
 # that left the slot's uid through a user namespace, check, the journal, no new privileges
-# (sudo, su, cron, at, a set-id file of another slot), the check's timer writing the Prometheus
-# textfile (red with a broken table), a removal refused while slots are held, an upgrade to
-# the next build (DEBDIR/next), a removal with the override, the purge.
+# (sudo, su, cron, at, a set-id file of another slot), a slot's journal that must not reach its
+# next holder, the check's timer writing the Prometheus textfile (red with a broken table), a
+# removal refused while slots are held, an upgrade to the next build (DEBDIR/next), a removal
+# with the override, the purge.  The ids are the fleet recipe's: uid_base 60000.
 # Prints "ok - ..." / "not ok - ..." lines; exits 1 when any case failed.
 set -u
 IN=${SLOTS_GUEST_IN:-/mnt/in}
@@ -83,8 +84,7 @@ write_conf() {
 {
   "service": "$SVC",
   "slots": 4,
-  "uid_min": 900,
-  "uid_max": 999,
+  "uid_base": 60000,
   "app_root": "$APP",
   "launcher": "slot-exec",
   "slotctl": "$SLOTCTL",
@@ -101,6 +101,9 @@ SLICE=',
     "slot02": {"MemoryMax": "64M", "TasksMax": 16}
   }'
 write_conf "$SLICE"
+# uid_base fixes the slots' ids and gives provision no range to take the run-as group's id from
+# ("no free id left in 0-0"): the admin makes that group, a system group, as on a fleet host.
+groupadd --system $GRP
 if slots-provision >$T/prov.out 2>&1; then ok "slots-provision with a slice key"; have_slice=1; else
 	not_ok "slots-provision with a slice key (exit $?)"
 	show $T/prov.out
@@ -111,6 +114,8 @@ if slots-provision >$T/prov.out 2>&1; then ok "slots-provision with a slice key"
 	check "slots-provision (without slice)" slots-provision
 fi
 check "slot01..slot04 exist" sh -c 'for s in slot01 slot02 slot03 slot04; do id $s || exit 1; done'
+check "slot03 is uid and gid 60003, slotshared gid 60000 (uid_base 60000)" sh -c \
+	'test "$(id -u slot03):$(id -g slot03):$(getent group slotshared | cut -d: -f3)" = 60003:60003:60000'
 check "the drop-in passes visudo" visudo -cf /etc/sudoers.d/slots-$SVC
 check "a second slots-provision changes nothing" sh -c 'slots-provision | grep -qx "0 changes"'
 
@@ -364,6 +369,48 @@ check "and prometheus says slots_check_fail{check=\"table\",slot=\"\"} 1" \
 chmod 0640 /etc/slots/slots.json
 check "every --json has version 1 (status, check)" sh -c \
 	"slots-admin status --json | jq -e '.version == 1' && slots-admin check --json | jq -e '.version == 1'"
+
+echo "=== a slot's journal does not reach its next holder"
+# Slot uids above journald's system range (999) get, with a persistent journal, a file of their
+# own: user-<uid>.journal, with an ACL entry that lets the uid read it.  FRANK's session in slot03
+# logs a line; release must take the file away, so that GRACE, the next holder, cannot read it.
+FRANK=f4f4f4f4f4f4f4f4a1a1a1a1a1a1a1a1
+GRACE=9a9a9a9a9a9a9a9ab2b2b2b2b2b2b2b2
+MARK=frank-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+U3=$(id -u slot03)
+mkdir -p /var/log/journal
+systemd-tmpfiles --create --prefix /var/log/journal >/dev/null 2>&1
+journalctl --flush >/dev/null 2>&1
+ls /var/log/journal/*/system.journal >/dev/null 2>&1 ||
+	{ systemctl restart systemd-journald && journalctl --flush; } >/dev/null 2>&1
+check "the journal is persistent: /var/log/journal/*/system.journal" sh -c 'ls /var/log/journal/*/system.journal'
+check "assign FRANK -> slot03" sh -c "slots-admin assign $FRANK slot03 | grep -qx slot03"
+run_slot slot03 logger -t slots-e2e "$MARK" >$T/frank-log.out 2>&1 </dev/null
+journalctl --sync 2>/dev/null
+check "journald wrote FRANK's line to user-$U3.journal" sh -c \
+	"journalctl --file='/var/log/journal/*/user-$U3.journal' --no-pager -o cat -t slots-e2e | grep -qx $MARK"
+run_slot slot03 journalctl --no-pager -o cat >$T/frank.out 2>&1 </dev/null
+check "the attack is real: slot03 reads the line with journalctl through the executor's line" grep -qx "$MARK" $T/frank.out
+slots-admin release $FRANK >$T/rel-frank.out 2>&1 && ok "release FRANK" || { not_ok "release FRANK (exit $?)"; }
+show $T/rel-frank.out
+journalctl --sync 2>/dev/null
+check "release removed slot03's journal files" sh -c \
+	"! ls -d /var/log/journal/*/user-$U3.* /var/log/journal/*/user-$U3@* /run/log/journal/*/user-$U3.* \
+	/run/log/journal/*/user-$U3@* 2>/dev/null | grep ."
+echo "# root's journalctl after release finds FRANK's line $(journalctl --no-pager -o cat -t slots-e2e | grep -cx "$MARK") time(s)"
+check "assign GRACE -> slot03" sh -c "slots-admin assign $GRACE slot03 | grep -qx slot03"
+run_slot slot03 logger -t slots-e2e grace-first </dev/null
+# journald looks whether the file it writes was deleted only every few seconds (then it opens a
+# new one): 11 s later her line must be readable to her.
+sleep 11
+run_slot slot03 logger -t slots-e2e grace-second </dev/null
+journalctl --sync 2>/dev/null
+run_slot slot03 journalctl --no-pager -o cat >$T/grace.out 2>&1 </dev/null
+grep -c . $T/grace.out | sed 's/^/# GRACE reads this many lines: /'
+check "GRACE reads her own line 11 s later: journalctl works for her" grep -qx grace-second $T/grace.out
+check "GRACE's journalctl shows nothing of FRANK's" sh -c "! grep -F $MARK $T/grace.out"
+echo "# GRACE's first line, logged at once after her assign, $(grep -qx grace-first $T/grace.out && echo is || echo is not) in her journal"
+check "release GRACE" slots-admin release $GRACE
 
 echo "=== the check's timer writes node_exporter's textfile"
 PROM=/var/lib/prometheus/node-exporter/slots.prom
