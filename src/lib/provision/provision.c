@@ -136,7 +136,11 @@ static int uid_base_safe(struct prov_run *x)
         return -EBADMSG;
 }
 
-/* The pool's id range: uid_min-uid_max, else login.defs' system range (unless uid_base fixes every id). */
+/*
+ * The range ids are handed out from: uid_min-uid_max, else login.defs' system range.  With
+ * uid_base every id of the pool is fixed, and only run_as_group takes one from the system
+ * range, as groupadd --system would.
+ */
 static int id_range(struct prov_run *x)
 {
         const struct slots_config *c = x->c;
@@ -145,15 +149,13 @@ static int id_range(struct prov_run *x)
         if (c->uid_range_set) {
                 x->id_min = c->uid_min;
                 x->id_max = c->uid_max;
-        } else if (c->uid_base) {
-                r = uid_base_safe(x);
-                if (r < 0)
-                        return r;
         } else {
-                r = slots_logindefs_uid_range(x->rootfd, &x->id_min, &x->id_max, x->e);
+                r = c->uid_base ? uid_base_safe(x) : 0;
+                if (r == 0)
+                        r = slots_logindefs_uid_range(x->rootfd, &x->id_min, &x->id_max, x->e);
                 if (r < 0)
                         return r;
-                if (x->id_max - x->id_min + 1 < c->slots + 1) {
+                if (!c->uid_base && x->id_max - x->id_min + 1 < c->slots + 1) {
                         slots_error_invalid(x->e, -EBADMSG, "/etc/login.defs",
                                             "SYS_UID_MIN %u..SYS_UID_MAX %u holds %u ids; the pool needs %u (slots "
                                             "and the shared group)", (unsigned) x->id_min, (unsigned) x->id_max,
