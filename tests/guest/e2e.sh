@@ -101,9 +101,6 @@ SLICE=',
     "slot02": {"MemoryMax": "64M", "TasksMax": 16}
   }'
 write_conf "$SLICE"
-# uid_base fixes the slots' ids and gives provision no range to take the run-as group's id from
-# ("no free id left in 0-0"): the admin makes that group, a system group, as on a fleet host.
-groupadd --system $GRP
 if slots-provision >$T/prov.out 2>&1; then ok "slots-provision with a slice key"; have_slice=1; else
 	not_ok "slots-provision with a slice key (exit $?)"
 	show $T/prov.out
