@@ -276,10 +276,13 @@ static int skip_layers(struct own *w, int rootfd, const struct cleanup_mount *m,
         for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && r == 0; k++) {
                 if (!cleanup_mount_option(m, keys[k], val, sizeof(val)))
                         continue;
-                for (char *p = strtok_r(val, ":", &save); p && r == 0; p = strtok_r(NULL, ":", &save))
+                /* Several lower folders are joined by ':', which inside a folder's name is escaped. */
+                for (char *p = strtok_r(val, ":", &save); p && r == 0; p = strtok_r(NULL, ":", &save)) {
+                        cleanup_mount_unescape(p);
                         for (size_t i = 0; i < sizeof(temp_dirs) / sizeof(temp_dirs[0]) && r == 0; i++)
-                                if (slots_path_under(p, temp_dirs[i]))
+                                if (p[0] == '/' && slots_path_under(p, temp_dirs[i]))
                                         r = skip_add(w, rootfd, p, e);
+                }
         }
         return r;
 }

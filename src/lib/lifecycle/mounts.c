@@ -9,7 +9,7 @@
 #include "fsutil.h"
 #include "mounts.h"
 
-/* Undoes the \ooo escapes the kernel writes (space, tab, newline, backslash, comma) into out. */
+/* Undoes the \ooo escapes the kernel writes (space, tab, newline, backslash, comma, colon) into out. */
 static void unescape(const char *s, size_t len, char *out)
 {
         for (size_t i = 0; i < len; i++) {
@@ -94,9 +94,15 @@ bool cleanup_mount_option(const struct cleanup_mount *m, const char *key, char *
                 if (len > klen && strncmp(o, key, klen) == 0 && o[klen] == '=') {
                         if (len - klen - 1 >= size)
                                 return false;
-                        unescape(o + klen + 1, len - klen - 1, buf);
+                        memcpy(buf, o + klen + 1, len - klen - 1);
+                        buf[len - klen - 1] = '\0';
                         return true;
                 }
         }
         return false;
+}
+
+void cleanup_mount_unescape(char *s)
+{
+        unescape(s, strlen(s), s);
 }

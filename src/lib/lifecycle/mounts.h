@@ -22,5 +22,8 @@ struct cleanup_mounts {
 int cleanup_mounts_read(struct cleanup_mounts *t);
 void cleanup_mounts_free(struct cleanup_mounts *t);
 
-/* The value of key= among m's options, unescaped, into buf; false when absent or longer than size. */
+/* The value of key= among m's options, as the kernel escaped it, into buf; false when absent or longer than size. */
 bool cleanup_mount_option(const struct cleanup_mount *m, const char *key, char *buf, size_t size);
+
+/* Undoes the kernel's \ooo escapes of a mount point or an option's value, in place. */
+void cleanup_mount_unescape(char *s);
