@@ -1,10 +1,12 @@
-/* check's hard-links row: no file with more than one link in a user's tree or a shared folder. */
+/* check's hard-links row: no file with more than one link in a user's tree or a shared folder but a holder's own. */
 #include <errno.h>
 #include <fcntl.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "check-int.h"
@@ -22,7 +24,93 @@ struct links {
         const char *note;       /* after each file found: whose tree it is */
         struct slotinfo *slot;  /* the assigned slot whose tree is walked: entries of another account, for user-tree */
         uid_t svc_uid;
+        void *own;              /* the slot's own files with more than one link met in its tree (tsearch) */
 };
+
+/* A file of the slot's own with more than one link: how many of its names its tree holds. */
+struct linked {
+        dev_t dev;
+        ino_t ino;
+        unsigned long nlink, names;
+        char path[];            /* the first name met, as shown */
+};
+
+static int linked_cmp(const void *a, const void *b)
+{
+        const struct linked *x = a, *y = b;
+
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* A file with more than one link that is a FAIL, names of its names met. */
+static void links_found(struct links *l, const char *path, unsigned long names)
+{
+        if (l->n < LINKS_SHOWN) {
+                strbuf_sep(&l->found, ", ");
+                strbuf_addf(&l->found, "%s%s", path, l->note);
+        }
+        l->n += names;
+}
+
+/* A name of the slot's own file with more than one link, met in its user's tree: counted by inode. */
+static void links_own(struct links *l, const struct slots_walk_entry *en)
+{
+        size_t len = strlen(en->path) + 1;
+        struct linked *x = malloc(sizeof(*x) + len), **in;
+
+        if (!x) {
+                l->found.oom = true;
+                return;
+        }
+        *x = (struct linked){ makedev(en->sx->stx_dev_major, en->sx->stx_dev_minor), en->sx->stx_ino,
+                              en->sx->stx_nlink, 1 };
+        memcpy(x->path, en->path, len);
+        in = tsearch(x, &l->own, linked_cmp);
+        if (in && *in == x)
+                return;
+        if (!in) {
+                l->found.oom = true;
+        } else {
+                (*in)->names++;
+                if ((*in)->nlink < x->nlink)
+                        (*in)->nlink = x->nlink;        /* linked meanwhile: the most it had */
+        }
+        free(x);
+}
+
+/*
+ * The slot's own files with more than one link, once its tree is walked: one whose every name
+ * lies in the tree is the holder's own (release replaces each name by a copy of the service's),
+ * a WARN of the slot; one with a name elsewhere is a FAIL like any other.
+ */
+static unsigned long links_settle(struct check_run *k, struct links *l, const struct slotinfo *s)
+{
+        struct strbuf w = { 0 };
+        unsigned long n = 0;
+
+        while (l->own) {
+                struct linked *x = *(struct linked **) l->own;
+
+                tdelete(x, &l->own, linked_cmp);
+                if (x->names < x->nlink)
+                        links_found(l, x->path, x->names);
+                else if (n++ < LINKS_SHOWN)
+                        strbuf_addf(&w, "%s%s", w.len ? ", " : "", x->path);
+                free(x);
+        }
+        if (n)
+                check_add_rowf(k, SLOTS_CHECK_WARN, "hard-links", s->name, NULL,
+                               "%lu file%s of %s's own with more than one link, every name in its user's tree %s: "
+                               "%s%s; release replaces each name by a copy of the service's, so nothing is at risk "
+                               "for the slot's next holder: look at what its holder runs", n, n == 1 ? "" : "s",
+                               s->name, s->tree_shown, strbuf_str(&w), n > LINKS_SHOWN ? ", ..." : "");
+        if (w.oom)
+                k->err = -ENOMEM;
+        strbuf_free(&w);
+        return n;
+}
 
 /* Counts a tree that could not be read to its end; the first one is named with its reason. */
 static void links_unread(struct links *l, const char *shown, const char *reason)
@@ -44,10 +132,10 @@ static int links_visit(void *data, enum slots_walk_event ev, const struct slots_
                          (unsigned) en->sx->stx_uid);
         if (ev != SLOTS_WALK_ENTRY || en->other_fs || S_ISDIR(en->sx->stx_mode) || en->sx->stx_nlink <= 1)
                 return 0;
-        if (++l->n <= LINKS_SHOWN) {
-                strbuf_sep(&l->found, ", ");
-                strbuf_addf(&l->found, "%s%s", en->path, l->note);
-        }
+        if (l->slot && en->sx->stx_uid == l->slot->pw.uid)
+                links_own(l, en);
+        else
+                links_found(l, en->path, 1);
         return 0;
 }
 
@@ -124,6 +212,7 @@ void check_hard_links(struct check_run *k)
         const struct slots_config *c = k->cfg;
         struct links l = { 0 };
         struct strbuf d = { 0 }, f = { 0 };
+        unsigned long warned = 0;
         int docs;
 
         if (!c->docs_root) {
@@ -156,13 +245,15 @@ void check_hard_links(struct check_run *k)
                 l.note = note;
                 l.slot = k->svc_found > 0 && s->have_id ? s : NULL;
                 links_of(docs, s->tree + dl + (s->tree[dl] == '/'), s->tree_shown, &l);
+                warned += links_settle(k, &l, s);
         }
         l.slot = NULL;
         close(docs);
         if (l.n || l.unread) {
                 links_fail(k, &l, &d, &f);
         } else {
-                strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees");
+                strbuf_addf(&d, "no file with more than one link in the shared folders and the users' trees%s",
+                            warned ? " but a holder's own within its tree (its WARN row)" : "");
                 check_add_row(k, SLOTS_CHECK_PASS, "hard-links", NULL, &d, NULL);
         }
         if (l.found.oom || l.why.oom)
