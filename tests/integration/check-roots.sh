@@ -1,7 +1,8 @@
 #!/bin/sh
 # slots-admin check against a hostile service or slot (check's side): a configured
 # root reached through a symlink, the sudoers drop-in swapped for the service's copy, a
-# hard-linked file in a user's tree or a shared folder, and a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
+# hard-linked file in a user's tree or a shared folder (the holder's own, every name in its tree:
+# a WARN naming the slot), and a home moved away.  Each case is made by the attacker (runuser as the service or a slot)
 # where the attacker could make it; check must FAIL the row, name the component and give a
 # fix that does not repeat the attack, change nothing, and pass again once the host is put back.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -68,6 +69,24 @@ case_ shared-link hard-links - "$DOCS/shared/notes-link" \
 	"runuser -u slot03 -- ln $DOCS/_users/$USER_B/notes.txt $DOCS/shared/notes-link" \
 	"rm $DOCS/shared/notes-link"
 rm "$DOCS/shared/plan.txt"
+# The holder's own file with both names in its user's tree: release replaces each name by a copy
+# of the service's, so it is a WARN naming the slot, and check passes.
+TREE3=$DOCS/_users/$USER_B
+case_row own-link 0 WARN hard-links slot03 "<docs>/_users/<user>/own" \
+	"runuser -u slot03 -- sh -c 'echo mine >$TREE3/own.txt && ln $TREE3/own.txt $TREE3/own-link'" \
+	"rm $TREE3/own.txt $TREE3/own-link"
+check "own-link: the WARN says release clears it" sh -c 'grep "^WARN  *hard-links  *slot03 " "$1" | grep -q "release"' _ \
+	"$OUT/own-link.out"
+check "own-link: the hard-links row of the host PASSes" test "$(row_status own-link hard-links)" = PASS
+check "own-link: no user id in the output" no_user_ids "$OUT/own-link.out" "$OUT/own-link.err"
+grep "hard-links" "$OUT/own-link.out" | sed 's/^/# /'
+# The service's file linked by the slot, both names in the tree: not the holder's own, a FAIL.
+case_ svc-link-in hard-links - "<docs>/_users/<user>/notes" \
+	"runuser -u slot03 -- ln $TREE3/notes.txt $TREE3/notes-link" "rm $TREE3/notes-link"
+# The holder's own file with a third name outside the tree (in /tmp, on the tree's file system): a FAIL.
+case_ own-link-out hard-links - "<docs>/_users/<user>/own" \
+	"runuser -u slot03 -- sh -c 'echo mine >$TREE3/own.txt && ln $TREE3/own.txt $TREE3/own-link && ln $TREE3/own.txt /tmp/own-away'" \
+	"rm $TREE3/own.txt $TREE3/own-link /tmp/own-away"
 
 # --- a home moved away: the fix is usermod -d, never a folder made at the wrong path ---
 HOME8=/var/lib/slots/$SERVICE/home/slot08

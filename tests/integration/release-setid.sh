@@ -4,12 +4,16 @@
 # program there, slot04 closes the folder again.  check FAILs them while they are there (with the
 # fix), release of slot03's user clears their set-id bits (and counts them), check PASSes after,
 # and the files of other accounts keep their bits.  Every drop is made as the slot (runuser).
+# The holder's own set-id files in its own home, state and run are a WARN naming the slot (release
+# clears them); one that carries another slot, is another account's or is a free slot's stays a FAIL.
 RELEASE_POOL=4
 RELEASE_UID_MIN=47700
 RELEASE_SHARED=Workflow
 . "$top_srcdir/tests/integration/release-lib.sh"
 
 G3=$(gid_of slot03)
+HOME3=$SROOT/home/slot03
+STATE3=$SROOT/state/slot03
 HOME4=$SROOT/home/slot04
 STATE4=$SROOT/state/slot04
 RUN4=$SROOT/run/slot04
@@ -33,6 +37,40 @@ setid_row() {
 check "assign alice slot03" prints slot03 admin assign alice slot03
 check "assign bob slot04" prints slot04 admin assign bob slot04
 check "no setid row fails before any drop" test "$(setid_row)" = PASS
+
+# --- the holder's own: slot03's set-id copies in its own home and state folder ---
+as3 cp /usr/bin/id "$HOME3/own-uid"
+as3 chmod 4755 "$HOME3/own-uid"
+as3 cp /usr/bin/id "$STATE3/own-gid"
+as3 chmod 2755 "$STATE3/own-gid"
+check "the holder's own set-id files: the setid row PASSes" test "$(setid_row)" = PASS
+grep "setid" "$S/check.out"
+check "the holder's own set-id files: a WARN row names slot03" grep -q "^WARN  *setid  *slot03 " "$S/check.out"
+check "the WARN row names both files" sh -c 'grep "^WARN  *setid  *slot03 " "$1" | grep -F "$2/own-uid" | grep -qF "$3/own-gid"' \
+	_ "$S/check.out" "$HOME3" "$STATE3"
+check "the WARN row says release clears them" sh -c 'grep "^WARN  *setid  *slot03 " "$1" | grep -q "release clears"' _ \
+	"$S/check.out"
+check "no FAIL line for them" sh -c '! grep -q "^FAIL setid" "$1"' _ "$S/check.out"
+# Not the holder's own: another account's set-gid file of slot03, a set-gid file of slot04's group.
+cp /usr/bin/id "$HOME3/root-gid"
+chown root:slot03 "$HOME3/root-gid"
+chmod 2755 "$HOME3/root-gid"
+check "a set-gid file of slot03's group owned by root in its home: FAIL" test "$(setid_row)" = FAIL
+check "the FAIL names it" grep -q "^FAIL  *setid  *- .*$HOME3/root-gid" "$S/check.out"
+rm "$HOME3/root-gid"
+cp /usr/bin/id "$HOME3/other-gid"
+chown slot03:slot04 "$HOME3/other-gid"
+chmod 6755 "$HOME3/other-gid"
+check "slot03's set-uid file set-gid to slot04 in slot03's home: FAIL" test "$(setid_row)" = FAIL
+check "the FAIL names it" grep -q "^FAIL  *setid  *- .*$HOME3/other-gid" "$S/check.out"
+rm "$HOME3/other-gid"
+# slot03's own set-uid copy in slot04's home (root puts it there): not its own folder.
+cp -p "$HOME3/own-uid" "$HOME4/slot03-uid"
+check "slot03's set-uid file in slot04's home: FAIL" test "$(setid_row)" = FAIL
+check "the FAIL names it, not the holder's own" sh -c 'grep "^FAIL  *setid  *- " "$1" | grep -F "$2/slot03-uid" | grep -vqF "$3/own-uid"' \
+	_ "$S/check.out" "$HOME4" "$HOME3"
+rm "$HOME4/slot03-uid"
+check "the holder's own alone: PASS again" test "$(setid_row)" = PASS
 
 # --- slot04 opens a folder in each place; slot03 drops a set-uid and a set-gid copy there ---
 DROPS="$HOME4/drop $STATE4/drop $RUN4/drop /var/tmp/s4/drop"
@@ -79,6 +117,7 @@ check "release names the set-id files it cleared" grep -q "^slots-admin: warning
 check "release names ten and counts the other eight" test "$(grep -c ": set-id bits cleared (mode" "$S/err")" = 10 -a \
 	"$(grep -c "and 8 more files of slot03: set-id bits cleared" "$S/err")" = 1
 check "the many copies lost their bits" test -z "$(find "$HOME4/drop/many" -perm /6000)"
+check "the holder's own set-id files are gone with its home" test ! -e "$HOME3/own-uid" -a ! -e "$STATE3/own-gid"
 for d in $DROPS; do
 	for f in uid-copy gid-copy; do
 		if [ -e "$d/$f" ]; then
@@ -93,6 +132,12 @@ check "root's set-uid file in bob's tree keeps its bit" test "$(setid_of "$TREE4
 chmod u-s "$TREE4/root-copy"
 as4 chmod u-s "$HOME4/drop/own-copy"
 check "check PASSes the setid row after the release" test "$(setid_row)" = PASS
+check "and WARNs no slot" sh -c '! grep -q "^WARN  *setid" "$1"' _ "$S/check.out"
+# A free slot has no holder: a set-id file of slot03 in its home is a FAIL (its next holder gets it).
+as3 cp /usr/bin/id "$HOME3/free-uid"
+as3 chmod 4755 "$HOME3/free-uid"
+check "a free slot's set-id file in its own home: FAIL" test "$(setid_row)" = FAIL
+rm "$HOME3/free-uid"
 
 # --- the next holder of slot03 cannot be reached through them ---
 check "assign carol slot03" prints slot03 admin assign carol slot03

@@ -15,7 +15,7 @@ void check_service_apart(struct check_run *k);
 void check_find_releases(struct check_run *k);
 void check_slotctl(struct check_run *k);
 void check_pending(struct check_run *k);
-void check_hard_links(struct check_run *k);  /* after collect_slots: walks the users' trees */
+void check_hard_links(struct check_run *k);  /* check-links.c, after collect_slots: walks the users' trees */
 void check_app_private(struct check_run *k); /* check-shared.c: walks the shared folders */
 void check_setid(struct check_run *k);       /* check-setid.c: walks every folder slots write */
 
