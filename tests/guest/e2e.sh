@@ -461,8 +461,8 @@ PY
 inventory() {
 	iu=$1 ig=$2
 	# Local mounts a slot can write: not /proc, /sys, /dev but /dev/shm and /dev/mqueue.
-	mounts=$(findmnt -rn -o TARGET,FSTYPE | awk '$2 ~ /^(ext[234]|xfs|btrfs|tmpfs|ramfs|overlay|mqueue)$/ &&
-		$1 !~ /^\/(proc|sys|dev)(\/|$)/ || $1 == "/dev/shm" || $1 == "/dev/mqueue" { print $1 }')
+	mounts=$(findmnt -rn -o TARGET,FSTYPE | awk '($2 ~ /^(ext[234]|xfs|btrfs|tmpfs|ramfs|overlay|mqueue)$/ &&
+		$1 !~ /^\/(proc|sys|dev)(\/|$)/ || $1 == "/dev/shm" || $1 == "/dev/mqueue") && !seen[$1]++ { print $1 }')
 	for im in $mounts; do
 		find "$im" -xdev \( -uid "$iu" -o -gid "$ig" \) -printf 'file: %p %U:%G %m %y\n' 2>/dev/null
 	done
