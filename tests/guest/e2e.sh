@@ -522,9 +522,48 @@ while [ ! -s $S/heidi-holder ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 holder4=$(cat $S/heidi-holder)
 check "slot04's holder process keeps its home's file open (pid $holder4)" sh -c \
 	"ls -l /proc/$holder4/fd/3 | grep -q '$SR/home/slot04/held'"
+# HEIDI's code passes a descriptor of a file in her home, and one of the home itself, to a
+# process of slot02 (BOB's) over an abstract socket, which needs no path: release must end it.
+recv=
+if [ -n "$HAVE_PY" ]; then
+	cat >$T/recv.py <<'PY'
+import os, socket, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0heidi-pass")
+s.listen(1)
+print(os.getpid(), flush=True)
+c, _ = s.accept()
+msg, fds, _, _ = socket.recv_fds(c, 16, 4)
+print("received", len(fds), flush=True)
+time.sleep(900)
+PY
+	cat >$T/send.py <<'PY'
+import os, socket, sys
+h = sys.argv[1]
+f = os.open(h + "/passed", os.O_RDWR | os.O_CREAT, 0o600)
+d = os.open(h, os.O_RDONLY | os.O_DIRECTORY)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect("\0heidi-pass")
+socket.send_fds(c, [b"x"], [f, d])
+print("passed 2 descriptors")
+PY
+	chmod 0644 $T/recv.py $T/send.py
+	as_svc setsid sh -c "sudo -n -u slot02 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+		python3 $T/recv.py >$S/heidi-recv 2>&1 </dev/null &"
+	i=0
+	while [ ! -s $S/heidi-recv ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+	recv=$(sed -n 1p $S/heidi-recv)
+	run_slot slot04 python3 $T/send.py $SR/home/slot04 >$T/send.out 2>&1 </dev/null
+	show $T/send.out
+	i=0
+	while ! grep -q '^received 2$' $S/heidi-recv && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+	check "slot02's process (pid $recv) holds slot04's home and a file in it, passed over a socket" sh -c \
+		"ls -l /proc/$recv/fd | grep -q '$SR/home/slot04/passed\$' && ls -l /proc/$recv/fd | grep -q '$SR/home/slot04\$'"
+fi
 journalctl --sync 2>/dev/null
 inventory "$U4" "$G4" >$T/inv-before 2>&1
 echo "# before the release the inventory has $(grep -c . $T/inv-before) lines"
+cat -v $T/inv-before | sed 's/^/#   /'
 for kind in file acl ipc key cgroup journal proc; do
 	if [ -z "$HAVE_PY" ] && { [ $kind = acl ] || [ $kind = key ]; }; then
 		echo "# the $kind inventory is not tested: no python3 in the guest"
@@ -542,6 +581,16 @@ show $T/rel-heidi.out
 journalctl --sync 2>/dev/null
 sleep 2
 inventory "$U4" "$G4" >$T/inv-after 2>&1
+echo "# after the release the inventory has $(grep -c . $T/inv-after) lines"
+cat -v $T/inv-after | sed 's/^/#   /'
+if [ -n "$recv" ]; then
+	if kill -0 "$recv" 2>/dev/null; then
+		not_ok "release ended slot02's process that held slot04's passed descriptors (pid $recv lives)"
+		kill -9 "$recv"
+	else
+		ok "release ended slot02's process that held slot04's passed descriptors"
+	fi
+fi
 # Allowed: the three fresh folders, exactly slot04:slot04 0700; the mailbox as release makes it.
 mailgid=$(getent group mail | cut -d: -f3)
 {
