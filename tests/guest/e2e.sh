@@ -583,12 +583,19 @@ sleep 2
 inventory "$U4" "$G4" >$T/inv-after 2>&1
 echo "# after the release the inventory has $(grep -c . $T/inv-after) lines"
 cat -v $T/inv-after | sed 's/^/#   /'
+# Ended: gone, or a zombie (it holds no descriptor).  Release stops it before the kill, and sudo
+# without a pty stops itself when its command stops, so the parent may not reap it: say so.
 if [ -n "$recv" ]; then
-	if kill -0 "$recv" 2>/dev/null; then
-		not_ok "release ended slot02's process that held slot04's passed descriptors (pid $recv lives)"
-		kill -9 "$recv"
-	else
-		ok "release ended slot02's process that held slot04's passed descriptors"
+	st=$(sed -n 's/^State:[[:space:]]*//p' /proc/$recv/status 2>/dev/null)
+	parent=$(ps -o ppid= -p "$recv" 2>/dev/null | tr -d ' ')
+	case $st in
+	'' | Z*) ok "release ended slot02's process that held slot04's passed descriptors (${st:-gone})" ;;
+	*) not_ok "release ended slot02's process that held slot04's passed descriptors (pid $recv: $st)"
+		kill -9 "$recv" ;;
+	esac
+	if [ -n "$parent" ] && [ "$parent" != 1 ]; then
+		echo "# its parent, pid $parent ($(ps -o comm= -p "$parent")), is in state $(ps -o stat= -p "$parent")"
+		kill -CONT "$parent" 2>/dev/null
 	fi
 fi
 # Allowed: the three fresh folders, exactly slot04:slot04 0700; the mailbox as release makes it.
