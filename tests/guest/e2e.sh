@@ -6,7 +6,8 @@
 # terminal), limits that stop one slot and not another, a release that must end a process
 # that left the slot's uid through a user namespace, check, the journal, no new privileges
 # (sudo, su, cron, at, a set-id file of another slot), a slot's journal that must not reach its
-# next holder, the check's timer writing the Prometheus textfile (red with a broken table), a
+# next holder, an inventory of the whole host after a release that must find nothing of the
+# slot's but its fresh folders, the check's timer writing the Prometheus textfile (red with a broken table), a
 # removal refused while slots are held, an upgrade to the next build (DEBDIR/next), a removal
 # with the override, the purge.  The ids are the fleet recipe's: uid_base 60000.
 # Prints "ok - ..." / "not ok - ..." lines; exits 1 when any case failed.
@@ -408,6 +409,210 @@ check "GRACE reads her own line 11 s later: journalctl works for her" grep -qx g
 check "GRACE's journalctl shows nothing of FRANK's" sh -c "! grep -F $MARK $T/grace.out"
 echo "# GRACE's first line, logged at once after her assign, $(grep -qx grace-first $T/grace.out && echo is || echo is not) in her journal"
 check "release GRACE" slots-admin release $GRACE
+
+echo "=== a released slot leaves nothing of its holder on the host"
+# HEIDI's run in slot04 (no other case uses it) uses what a slot can: files in every place it
+# may write, a crontab, SysV and POSIX IPC, a key, a journal line, a process holding a file of
+# its home open.  After the release, root inventories the host for everything that names
+# slot04's uid or gid: only the fresh folders may be left.  The same inventory before the
+# release must find each kind, so a broken inventory command cannot pass.
+HEIDI=4e4e4e4e4e4e4e4e5f5f5f5f5f5f5f5f
+U4=$(id -u slot04) G4=$(id -g slot04)
+SR=/var/lib/slots/$SVC
+TREE4=/srv/video-studio/docs/_users/$HEIDI
+HAVE_PY=$(command -v python3)
+# The ACL entries naming U or G under a mount, from the xattrs (the guest has no getfacl):
+# each entry of system.posix_acl_access/default is tag (2 user, 8 group), perm, id.
+cat >$T/acl.py <<'PY'
+import os, stat, struct, sys
+uid, gid = int(sys.argv[1]), int(sys.argv[2])
+for top in sys.argv[3:]:
+    dev, stack = os.lstat(top).st_dev, [top]
+    while stack:
+        d = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for p in [d] + [e.path for e in entries]:
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if st.st_dev != dev or stat.S_ISLNK(st.st_mode):
+                continue
+            if p != d and stat.S_ISDIR(st.st_mode):
+                stack.append(p)
+                continue
+            try:
+                names = os.listxattr(p, follow_symlinks=False)
+            except OSError:
+                continue
+            for n in ("system.posix_acl_access", "system.posix_acl_default"):
+                if n not in names:
+                    continue
+                v = os.getxattr(p, n, follow_symlinks=False)
+                for i in range(4, len(v) - 7, 8):
+                    tag, perm, xid = struct.unpack_from("<HHI", v, i)
+                    if (tag == 2 and xid == uid) or (tag == 8 and xid == gid):
+                        print("acl: %r %s %s:%d:%o" % (p, n[17:], "user" if tag == 2 else "group", xid, perm))
+PY
+# inventory U G: one line per thing on the host that names uid U or gid G, "KIND: what".
+inventory() {
+	iu=$1 ig=$2
+	# Local mounts a slot can write: not /proc, /sys, /dev but /dev/shm and /dev/mqueue.
+	mounts=$(findmnt -rn -o TARGET,FSTYPE | awk '($2 ~ /^(ext[234]|xfs|btrfs|tmpfs|ramfs|overlay|mqueue)$/ &&
+		$1 !~ /^\/(proc|sys|dev)(\/|$)/ || $1 == "/dev/shm" || $1 == "/dev/mqueue") && !seen[$1]++ { print $1 }')
+	for im in $mounts; do
+		find "$im" -xdev \( -uid "$iu" -o -gid "$ig" \) -printf 'file: %p %U:%G %m %y\n' 2>/dev/null
+	done
+	[ -n "$HAVE_PY" ] && python3 $T/acl.py "$iu" "$ig" $mounts
+	for ik in shm sem msg; do
+		awk -v k=$ik -v u="$iu" -v g="$ig" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["uid"] == u || $c["cuid"] == u || $c["gid"] == g || $c["cgid"] == g { print "ipc: " k " " $0 }' \
+			/proc/sysvipc/$ik
+	done
+	# /proc/keys shows a key only to who may view it: read it as U.  The user and user-session
+	# keyrings, once cleared, stay for the life of the uid (the kernel's); /proc/key-users
+	# counts every key of U, so one hidden from U's view shows as a difference.
+	setpriv --reuid="$iu" --regid="$ig" --clear-groups cat /proc/keys >$T/keys.$iu 2>&1
+	awk -v u="$iu" -v g="$ig" '$6 == u || $7 == g' $T/keys.$iu >$T/keys.mine
+	grep -Ev " keyring +_uid(_ses)?\.$iu: empty$" $T/keys.mine | sed 's/^/key: /'
+	ikeys=$(awk -v u="$iu" '$1 == u ":" { split($3, a, "/"); print a[1] }' /proc/key-users)
+	[ "${ikeys:-0}" -gt "$(grep -c . $T/keys.mine)" ] &&
+		echo "key: /proc/key-users counts $ikeys keys of $iu, $(grep -c . $T/keys.mine) visible to it"
+	find /sys/fs/cgroup -type d \( -name "user-$iu.slice" -o -name "user@$iu.service" \) -printf 'cgroup: %p\n'
+	grep -qx 'populated 1' "$(cg_of slot04)/cgroup.events" 2>/dev/null && echo "cgroup: $(cg_of slot04) is populated"
+	ls -d /var/log/journal/*/user-$iu[.@~]* /run/log/journal/*/user-$iu[.@~]* \
+		/var/lib/systemd/coredump/core.*.$iu.* 2>/dev/null | sed 's/^/journal: /'
+	ps -e -o pid=,ruid=,euid=,suid=,fsuid=,rgid=,egid=,sgid=,fsgid=,supgid=,comm= |
+		awk -v u="$iu" -v g="$ig" '{ s = "," $10 "," } $2 == u || $3 == u || $4 == u || $5 == u ||
+			$6 == g || $7 == g || $8 == g || $9 == g || index(s, "," g ",") { print "proc: " $0 }'
+}
+check "assign HEIDI -> slot04" sh -c "slots-admin assign $HEIDI slot04 | grep -qx slot04"
+# What the holder does, through the executor's line.
+run_slot slot04 sh -c "
+	for d in $SR/home/slot04 $SR/state/slot04 $SR/run/slot04 /tmp /var/tmp /dev/shm /run/lock $TREE4 \
+		/srv/video-studio/docs/assets; do echo heidi >\$d/heidi-file.\$\$ || echo \"cannot write in \$d\"; done
+	mkdir -p /tmp/heidi-dir/sub && echo heidi >/tmp/heidi-dir/sub/f
+	echo '* * * * * true' | crontab - 2>&1; echo \"crontab exit \$?\"
+	ipcmk -Q; ipcmk -M 4096; ipcmk -S 1
+	logger -t slots-e2e heidi-was-here
+	true" >$T/heidi.out 2>&1 </dev/null
+show $T/heidi.out
+if [ -n "$HAVE_PY" ]; then
+	run_slot slot04 python3 -c '
+import ctypes, os
+c = ctypes.CDLL(None, use_errno=True)
+q = c.mq_open(b"/heidi-mq", os.O_CREAT | os.O_RDWR, 0o600, None)
+print("mq_open:", q, os.strerror(ctypes.get_errno()) if q < 0 else "")
+c.syscall.restype = ctypes.c_long
+k = c.syscall(248, b"user", b"heidi-key", b"v", ctypes.c_size_t(1), ctypes.c_int(-4))
+print("add_key @u:", k, os.strerror(ctypes.get_errno()) if k < 0 else "")' >$T/heidi-py.out 2>&1 </dev/null
+	show $T/heidi-py.out
+else
+	echo "# no python3 in the guest: no POSIX queue, no key, no ACL inventory"
+fi
+# A process of the slot that keeps a file of its home open (release must end it).
+as_svc setsid sh -c "sudo -n -u slot04 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+	sh -c 'echo held >$SR/home/slot04/held; exec 3<$SR/home/slot04/held; echo \$\$; exec sleep 900' \
+	>$S/heidi-holder 2>&1 </dev/null &"
+i=0
+while [ ! -s $S/heidi-holder ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+holder4=$(cat $S/heidi-holder)
+check "slot04's holder process keeps its home's file open (pid $holder4)" sh -c \
+	"ls -l /proc/$holder4/fd/3 | grep -q '$SR/home/slot04/held'"
+# HEIDI's code passes a descriptor of a file in her home, and one of the home itself, to a
+# process of slot02 (BOB's) over an abstract socket, which needs no path: release must end it.
+recv=
+if [ -n "$HAVE_PY" ]; then
+	cat >$T/recv.py <<'PY'
+import os, socket, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0heidi-pass")
+s.listen(1)
+print(os.getpid(), flush=True)
+c, _ = s.accept()
+msg, fds, _, _ = socket.recv_fds(c, 16, 4)
+print("received", len(fds), flush=True)
+time.sleep(900)
+PY
+	cat >$T/send.py <<'PY'
+import os, socket, sys
+h = sys.argv[1]
+f = os.open(h + "/passed", os.O_RDWR | os.O_CREAT, 0o600)
+d = os.open(h, os.O_RDONLY | os.O_DIRECTORY)
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect("\0heidi-pass")
+socket.send_fds(c, [b"x"], [f, d])
+print("passed 2 descriptors")
+PY
+	chmod 0644 $T/recv.py $T/send.py
+	as_svc setsid sh -c "sudo -n -u slot02 -g $GRP --preserve-env=$LIST -- $SLOTCTL $LAUNCH \
+		python3 $T/recv.py >$S/heidi-recv 2>&1 </dev/null &"
+	i=0
+	while [ ! -s $S/heidi-recv ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+	recv=$(sed -n 1p $S/heidi-recv)
+	run_slot slot04 python3 $T/send.py $SR/home/slot04 >$T/send.out 2>&1 </dev/null
+	show $T/send.out
+	i=0
+	while ! grep -q '^received 2$' $S/heidi-recv && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+	check "slot02's process (pid $recv) holds slot04's home and a file in it, passed over a socket" sh -c \
+		"ls -l /proc/$recv/fd | grep -q '$SR/home/slot04/passed\$' && ls -l /proc/$recv/fd | grep -q '$SR/home/slot04\$'"
+fi
+journalctl --sync 2>/dev/null
+inventory "$U4" "$G4" >$T/inv-before 2>&1
+echo "# before the release the inventory has $(grep -c . $T/inv-before) lines"
+cat -v $T/inv-before | sed 's/^/#   /'
+for kind in file acl ipc key cgroup journal proc; do
+	if [ -z "$HAVE_PY" ] && { [ $kind = acl ] || [ $kind = key ]; }; then
+		echo "# the $kind inventory is not tested: no python3 in the guest"
+		continue
+	fi
+	if grep -q "^$kind: " $T/inv-before; then ok "before the release the $kind inventory finds slot04's ($(grep -c "^$kind: " $T/inv-before))"; else
+		not_ok "before the release the $kind inventory finds slot04's"
+		cat -v $T/inv-before | show
+	fi
+done
+[ -n "$HAVE_PY" ] &&
+	check "the file inventory sees HEIDI's POSIX queue in /dev/mqueue" grep -q '^file: /dev/mqueue/heidi-mq ' $T/inv-before
+slots-admin release $HEIDI >$T/rel-heidi.out 2>&1 && ok "release HEIDI" || { not_ok "release HEIDI (exit $?)"; }
+show $T/rel-heidi.out
+journalctl --sync 2>/dev/null
+sleep 2
+inventory "$U4" "$G4" >$T/inv-after 2>&1
+echo "# after the release the inventory has $(grep -c . $T/inv-after) lines"
+cat -v $T/inv-after | sed 's/^/#   /'
+# Ended: gone, or a zombie (it holds no descriptor).  Release stops it before the kill, and sudo
+# without a pty stops itself when its command stops, so the parent may not reap it: say so.
+if [ -n "$recv" ]; then
+	st=$(sed -n 's/^State:[[:space:]]*//p' /proc/$recv/status 2>/dev/null)
+	parent=$(ps -o ppid= -p "$recv" 2>/dev/null | tr -d ' ')
+	case $st in
+	'' | Z*) ok "release ended slot02's process that held slot04's passed descriptors (${st:-gone})" ;;
+	*) not_ok "release ended slot02's process that held slot04's passed descriptors (pid $recv: $st)"
+		kill -9 "$recv" ;;
+	esac
+	if [ -n "$parent" ] && [ "$parent" != 1 ]; then
+		echo "# its parent, pid $parent ($(ps -o comm= -p "$parent")), is in state $(ps -o stat= -p "$parent")"
+		kill -CONT "$parent" 2>/dev/null
+	fi
+fi
+# Allowed: the three fresh folders, exactly slot04:slot04 0700; the mailbox as release makes it.
+mailgid=$(getent group mail | cut -d: -f3)
+{
+	for d in home state run; do echo "file: $SR/$d/slot04 $U4:$G4 700 d"; done
+	echo "file: /var/mail/slot04 $U4:$mailgid 660 f"
+} >$T/inv-allowed
+grep -vxF -f $T/inv-allowed $T/inv-after >$T/inv-left
+check "after the release the three fresh folders are there, slot04:slot04 0700" sh -c \
+	"test \$(grep -c '^file: $SR/[a-z]*/slot04 ' $T/inv-after) = 3 && test \$(grep -cxF -f $T/inv-allowed $T/inv-after) -ge 3"
+if [ -s $T/inv-left ]; then
+	not_ok "after the release nothing else on the host names slot04's uid $U4 or gid $G4 ($(grep -c . $T/inv-left) left)"
+	cat -v $T/inv-left | sed 's/^/#   /'
+else
+	ok "after the release nothing else on the host names slot04's uid $U4 or gid $G4 (files, ACLs, IPC, keys, cgroups, journal, processes)"
+fi
 
 echo "=== the check's timer writes node_exporter's textfile"
 PROM=/var/lib/prometheus/node-exporter/slots.prom
