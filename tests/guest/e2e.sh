@@ -483,7 +483,7 @@ inventory() {
 		echo "key: /proc/key-users counts $ikeys keys of $iu, $(grep -c . $T/keys.mine) visible to it"
 	find /sys/fs/cgroup -type d \( -name "user-$iu.slice" -o -name "user@$iu.service" \) -printf 'cgroup: %p\n'
 	grep -qx 'populated 1' "$(cg_of slot04)/cgroup.events" 2>/dev/null && echo "cgroup: $(cg_of slot04) is populated"
-	ls -d /var/log/journal/*/user-$iu[.@~]* /run/log/journal/*/user-$iu[.@~]* \
+	ls -d /var/log/journal/*/user-${iu}[.@~]* /run/log/journal/*/user-${iu}[.@~]* \
 		/var/lib/systemd/coredump/core.*.$iu.* 2>/dev/null | sed 's/^/journal: /'
 	ps -e -o pid=,ruid=,euid=,suid=,fsuid=,rgid=,egid=,sgid=,fsgid=,supgid=,comm= |
 		awk -v u="$iu" -v g="$ig" '{ s = "," $10 "," } $2 == u || $3 == u || $4 == u || $5 == u ||
