@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -185,74 +187,184 @@ int slots_child_wait(struct slots_child *c)
 
 /* ---- a program run with its output read ---- */
 
+/* The one environment of every program the library runs, before a caller's own names. */
+static const char *const base_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C" };
+
+/* The child's side of slots_prog_start: its fds, nothing else of ours, the exec; a failure to ex. */
+__attribute__((noreturn)) static void proc_exec(const char *const argv[], const char *const *envp, int in, int out,
+                                                int err, int ex)
+{
+        int e;
+
+        if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+                goto fail;
+        /* Nothing of ours (lock fds, directory fds, a terminal's master) leaks into the program. */
+        if (ex > 3)
+                (void) close_range(3, (unsigned) ex - 1, 0);
+        (void) close_range((unsigned) ex + 1, ~0U, 0);
+        /* execve's prototype predates const; it changes neither array. */
+        execve(argv[0], (char *const *) argv, (char *const *) envp);
+fail:
+        e = errno;
+        (void) !write(ex, &e, sizeof(e));
+        slots_exit_child(127);
+}
+
+static void close_pair(int fd[2])
+{
+        for (int i = 0; i < 2; i++)
+                if (fd[i] >= 0)
+                        close(fd[i]);
+}
+
+int slots_prog_start(struct slots_prog *p, const char *const argv[], const char *const env[], int stdin_fd,
+                     int timeout_ms, unsigned flags)
+{
+        int o[2] = { -1, -1 }, e[2] = { -1, -1 }, ex[2] = { -1, -1 }, r = -ENOMEM, err;
+        size_t n = 0, k = 2;
+        const char **envp;
+        ssize_t got;
+
+        while (env && env[n])
+                n++;
+        envp = malloc((n + 3) * sizeof(*envp));
+        p->fd[0] = p->fd[1] = -1;
+        p->rerr = 0;
+        p->stop_ends = flags & SLOTS_PROG_STOP_ENDS;
+        p->len[0] = p->len[1] = 0;
+        for (int i = 0; i < 2; i++)
+                if (p->head[i] && p->size[i])
+                        p->head[i][0] = '\0';
+        if (!envp)
+                return r;
+        memcpy(envp, base_env, sizeof(base_env));
+        for (size_t i = 0; i < n; i++)
+                envp[k++] = env[i];
+        envp[k] = NULL;
+        if (pipe2(o, O_CLOEXEC) < 0 || (!(flags & SLOTS_PROG_MERGE) && pipe2(e, O_CLOEXEC) < 0) ||
+            pipe2(ex, O_CLOEXEC) < 0 || fcntl(o[0], F_SETFL, O_NONBLOCK) < 0 ||
+            (e[0] >= 0 && fcntl(e[0], F_SETFL, O_NONBLOCK) < 0))
+                r = -errno;
+        else
+                r = slots_child_start(&p->c, timeout_ms, flags);
+        if (r < 0)
+                goto out;
+        if (r == 0)
+                proc_exec(argv, envp, stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC), o[1],
+                          e[1] >= 0 ? e[1] : o[1], ex[1]);
+        close(ex[1]);
+        ex[1] = -1;
+        /* EOF at its exec (close-on-exec), or the errno of what failed before it. */
+        while ((got = read(ex[0], &err, sizeof(err))) < 0 && errno == EINTR)
+                ;
+        r = 0;
+        if (got == (ssize_t) sizeof(err)) {
+                slots_child_kill(&p->c);
+                r = -ENOEXEC;
+        } else {
+                p->fd[0] = o[0];
+                p->fd[1] = e[0];
+                o[0] = e[0] = -1;
+        }
+out:
+        close_pair(o);
+        close_pair(e);
+        close_pair(ex);
+        free(envp);
+        return r;
+}
+
+void slots_prog_read(struct slots_prog *p)
+{
+        for (int i = 0; i < 2; i++) {
+                char tmp[512];
+                ssize_t n = 0;
+
+                while (p->fd[i] >= 0 && ((n = read(p->fd[i], tmp, sizeof(tmp))) > 0 || (n < 0 && errno == EINTR))) {
+                        for (ssize_t j = 0; j < n && p->head[i] && p->len[i] + 1 < p->size[i]; j++)
+                                p->head[i][p->len[i]++] = tmp[j];
+                        if (p->head[i] && p->size[i])
+                                p->head[i][p->len[i]] = '\0';
+                }
+                if (p->fd[i] < 0 || (n < 0 && errno == EAGAIN))
+                        continue;
+                if (n < 0)
+                        p->rerr = -errno;
+                close(p->fd[i]);
+                p->fd[i] = -1;
+        }
+}
+
+void slots_prog_close(struct slots_prog *p)
+{
+        close_pair(p->fd);
+        p->fd[0] = p->fd[1] = -1;
+}
+
+/* Whether c stopped (waited for without reaping it). */
+static bool stopped(const struct slots_child *c)
+{
+        siginfo_t w = { 0 };
+
+        return waitid(P_PID, (id_t) c->pid, &w, WSTOPPED | WNOHANG | WNOWAIT) == 0 && w.si_pid == c->pid &&
+               w.si_code == CLD_STOPPED;
+}
+
+int slots_prog_wait(struct slots_prog *p)
+{
+        sigset_t set;
+        int sfd = -1, st = 0;
+
+        /* SIGCHLD, also sent for a stop, wakes the wait through a signalfd beside the pidfd. */
+        sigemptyset(&set);
+        sigaddset(&set, SIGCHLD);
+        if (p->stop_ends && sigprocmask(SIG_BLOCK, &set, NULL) == 0)
+                sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        for (;;) {
+                struct pollfd fds[4] = { { .fd = p->c.pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+                                         { .fd = p->fd[0], .events = POLLIN }, { .fd = p->fd[1], .events = POLLIN } };
+                struct signalfd_siginfo si;
+                int left = slots_child_left_ms(&p->c);
+
+                slots_prog_read(p);
+                if (slots_child_poll(&p->c, &st) != 0)
+                        break;
+                if (p->stop_ends && stopped(&p->c)) {
+                        /* A stopped run never ends by itself: it need not wait out its deadline. */
+                        slots_child_kill(&p->c);
+                        st = -ECANCELED;
+                        break;
+                }
+                /* Without a pidfd (or a signalfd for a stop), a look every POLL_MS. */
+                if ((p->c.pidfd < 0 || (p->stop_ends && sfd < 0)) && (left < 0 || left > POLL_MS))
+                        left = POLL_MS;
+                (void) poll(fds, 4, left);
+                while (sfd >= 0 && read(sfd, &si, sizeof(si)) > 0)
+                        ;
+        }
+        if (sfd >= 0)
+                close(sfd);
+        /* What the caller runs next starts with SIGCHLD as it was. */
+        if (p->stop_ends)
+                (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        slots_prog_read(p);
+        return st;
+}
+
 int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize)
 {
-        static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-        struct slots_child c;
-        size_t n = 0;
-        int pipefd[2], r;
+        struct slots_prog p = { .head = { out }, .size = { out ? outsize : 0 } };
+        int r;
 
         if (out && outsize)
                 out[0] = '\0';
         if (access(argv[0], X_OK) < 0)
                 return -errno;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        r = slots_child_start(&c, timeout_ms, 0);
-        if (r < 0) {
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return r;
-        }
-        if (r == 0) {
-                int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-                if (in < 0 || dup2(in, 0) < 0 || dup2(pipefd[1], 1) < 0 || dup2(pipefd[1], 2) < 0)
-                        slots_exit_child(127);
-                /* Nothing of ours (lock fds, directory fds) leaks into the helper. */
-                closefrom(3);
-                /* execve's prototype predates const; it changes neither array. */
-                execve(argv[0], (char *const *) argv, (char *const *) envp);
-                slots_exit_child(127);
-        }
-        close(pipefd[1]);
-        for (;;) {
-                struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-                int left = slots_child_left_ms(&c);
-                char buf[512];
-                ssize_t k;
-
-                if (left == 0) {
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return -ETIMEDOUT;
-                }
-                r = poll(&pfd, 1, left);
-                if (r <= 0)
-                        continue;
-                k = read(pipefd[0], buf, sizeof(buf));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        /* What it said is not known: never taken for all it said. */
-                        r = -errno;
-                        slots_child_kill(&c);
-                        close(pipefd[0]);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                if (out && outsize > 1 && n < outsize - 1) {
-                        size_t m = (size_t) k < outsize - 1 - n ? (size_t) k : outsize - 1 - n;
-                        memcpy(out + n, buf, m);
-                        n += m;
-                        out[n] = '\0';
-                }
-        }
-        close(pipefd[0]);
-        /* Its output closed, it still has until the deadline to exit. */
-        r = slots_child_wait(&c);
-        return r == 127 ? -ENOENT : r;
+        r = slots_prog_start(&p, argv, NULL, stdin_fd, timeout_ms, SLOTS_PROG_MERGE);
+        if (r == 0)
+                r = slots_prog_wait(&p);
+        slots_prog_close(&p);
+        return r == 127 || r == -ENOEXEC ? -ENOENT : r >= 0 && p.rerr ? p.rerr : r;
 }
 
 int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags)

@@ -70,13 +70,52 @@ void slots_child_kill(struct slots_child *c);
 int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags);
 
 /*
- * Runs argv[0] (an absolute path) with stdin from stdin_fd (-1: /dev/null),
- * a minimal environment, and its stdout and stderr captured into out (at most
- * outsize-1 bytes, NUL-terminated; may be NULL).  Kills it when it has not
- * exited after timeout_ms (<= 0: no limit), its output closed or not.
- * Returns its exit status (>= 0), or -errno (-ETIMEDOUT, -ECHILD when it died
- * from a signal, -ENOENT when it cannot be run, the read's when its output
- * cannot be read: then it is killed).
+ * A program run with its stdout and stderr read: the head of each kept (at most size-1 bytes,
+ * NUL-terminated; head NULL: none kept), the rest read and dropped.  The one way the library
+ * runs a program: one environment, PATH=/usr/sbin:/usr/bin:/sbin:/bin and LC_ALL=C (a caller's
+ * extra names after them), nothing of the caller's fds but stdin, its deadline on its pidfd.
+ */
+struct slots_prog {
+        struct slots_child c;
+        char *head[2];          /* the caller's buffers for the head of stdout and of stderr */
+        size_t size[2], len[2];
+        int fd[2];              /* read ends, non-blocking; -1: closed */
+        int rerr;               /* a read that failed: -errno (what it said is not known) */
+        bool stop_ends;         /* SLOTS_PROG_STOP_ENDS */
+};
+
+enum {
+        SLOTS_PROG_MERGE = 1 << 1,      /* stderr into stdout's pipe, head[0] */
+        SLOTS_PROG_STOP_ENDS = 1 << 2,  /* a stop of it (as sudo's when its command stops) kills it: -ECANCELED */
+};
+
+/*
+ * Starts argv[0] (an absolute path) with stdin from stdin_fd (-1: /dev/null), env's names (may
+ * be NULL) after the one environment, timeout_ms (<= 0: none) and flags (SLOTS_CHILD_GROUP,
+ * SLOTS_PROG_*); p's head and size are the caller's.  0, or -errno: -ENOEXEC when it cannot be
+ * run (its exec failed; reaped here).
+ */
+int slots_prog_start(struct slots_prog *p, const char *const argv[], const char *const env[], int stdin_fd,
+                     int timeout_ms, unsigned flags);
+
+/* Reads what its pipes hold now into the heads, without waiting; closes each at its end. */
+void slots_prog_read(struct slots_prog *p);
+
+/*
+ * Waits, reading its output, until it ends or its deadline passes (then kills it): the result
+ * slots_child_poll gives in *status, -ECANCELED (killed) when it stopped with SLOTS_PROG_STOP_ENDS;
+ * through its pidfd (and SIGCHLD through a signalfd for a stop), never on the deadline alone.
+ */
+int slots_prog_wait(struct slots_prog *p);
+
+/* Closes the read ends (the child is the caller's to wait for or kill). */
+void slots_prog_close(struct slots_prog *p);
+
+/*
+ * Runs argv[0] as slots_prog_start does, its stdout and stderr both into out (may be NULL),
+ * until it ends or timeout_ms passes.  Returns its exit status (>= 0), or -errno (-ETIMEDOUT,
+ * -ECHILD when it died from a signal, -ENOENT when it cannot be run or exits 127, the read's
+ * when its output cannot be read).
  */
 int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, char *out, size_t outsize);
 

@@ -16,11 +16,10 @@
 
 /*
  * The channel: a close-on-exec pipe from each child to its parent.  The child writes one
- * record when a stage fails (the drop, the setup of fn, the exec of a program) and
- * exits; an exec that works closes the pipe, so EOF with no record means the drop and the
- * exec succeeded, and the exit status the parent sees is the program's or fn's own.
+ * record when a stage fails (the drop, the setup of fn) and exits, so EOF with no record
+ * means the drop succeeded, and the exit status the parent sees is fn's own.
  */
-enum stage { STAGE_NONE, STAGE_DROP, STAGE_SETUP, STAGE_EXEC };
+enum stage { STAGE_NONE, STAGE_DROP, STAGE_SETUP };
 
 struct chan_msg {
         int stage;
@@ -129,8 +128,6 @@ static int run_child(struct dropped *d, int timeout_ms)
                 return r;
         if (m.stage == STAGE_DROP)
                 return -EPERM;
-        if (m.stage == STAGE_EXEC)
-                return -ENOEXEC;
         return m.err > 0 ? -m.err : -EIO;
 }
 
@@ -155,26 +152,9 @@ int slots_run_as_unkillable(const struct slots_ident *id, int (*fn)(void *arg), 
         return run_child(&d, timeout_ms);
 }
 
-void slots_run_exec(const char *path, const char *const argv[], const char *const envp[])
-{
-        execve(path, (char *const *) argv, (char *const *) envp);
-        fail_child(STAGE_EXEC, errno);
-}
-
 void slots_run_fail(int err)
 {
         fail_child(STAGE_SETUP, err);
-}
-
-void slots_run_closefrom(int low)
-{
-        if (chan_fd >= low) {
-                if (chan_fd > low)
-                        (void) close_range((unsigned) low, (unsigned) chan_fd - 1, 0);
-                (void) close_range((unsigned) chan_fd + 1, ~0U, 0);
-        } else {
-                closefrom(low);
-        }
 }
 
 int slots_grouplist(const char *account, gid_t gid, gid_t **groups, int *count)

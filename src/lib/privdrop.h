@@ -14,12 +14,11 @@ struct slots_ident {
 /*
  * Forks; the child calls setgroups, setgid, setuid (in that order), checks that
  * neither uid 0 nor the old uid or gid can be regained, then returns fn(arg) as its exit status
- * (0..125), or runs a program through slots_run_exec() (its status, 0..255).  The parent
- * waits up to timeout_ms (<= 0: no limit) and kills the child when it takes longer.  A stage
- * that fails in the child is told through a close-on-exec pipe, never by an exit status, so
- * no status of fn or of a program can pass for one.  Returns the status (>= 0), or -errno:
- * -ETIMEDOUT, -EPERM when dropping failed, -ENOEXEC when slots_run_exec() could not run its
- * program, -ECHILD when the child died from a signal.
+ * (0..125; a program fn runs goes through child.c's engine).  The parent waits up to
+ * timeout_ms (<= 0: no limit) and kills the child when it takes longer.  A stage that fails
+ * in the child is told through a close-on-exec pipe, never by an exit status, so no status of
+ * fn can pass for one.  Returns the status (>= 0), or -errno: -ETIMEDOUT, -EPERM when
+ * dropping failed, -ECHILD when the child died from a signal.
  */
 int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, int timeout_ms);
 
@@ -31,17 +30,8 @@ int slots_run_as(const struct slots_ident *id, int (*fn)(void *arg), void *arg, 
  */
 int slots_run_in(const struct slots_ident *id, int cwd_fd, int (*fn)(void *arg), void *arg, int timeout_ms);
 
-/*
- * In fn of a slots_run_*() child: execve(path, argv, envp); when that fails, the failure goes
- * to the parent through the channel (slots_run_*() returns -ENOEXEC) and the child exits.
- */
-__attribute__((noreturn)) void slots_run_exec(const char *path, const char *const argv[], const char *const envp[]);
-
-/* In fn of a slots_run_*() child: a step before the exec failed with errno err; slots_run_*() returns -err. */
+/* In fn of a slots_run_*() child: a step of its setup failed with errno err; slots_run_*() returns -err. */
 __attribute__((noreturn)) void slots_run_fail(int err);
-
-/* In fn of a slots_run_*() child: closes every fd from low up, but the channel. */
-void slots_run_closefrom(int low);
 
 /*
  * Like slots_run_as(), for probes the account must not be able to end: the

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -317,11 +318,10 @@ static void vec_free(struct strvec *a)
 }
 
 struct chain_job {
+        struct run_slot w;      /* first: the helper's argument is &w */
         struct strvec argv, envp;
         const struct start *start;
-        struct run_slot w;
         int out, err;           /* write ends of the pipes */
-        int report;             /* write end of the helper's report */
         bool tty;               /* the helper's session on a terminal of its own */
 };
 
@@ -331,43 +331,36 @@ struct chain_report {
         struct run_left left;
 };
 
-/* The helper's child: sudo, its stdout and stderr on the run's pipes (a failed stage through the channel). */
-__attribute__((noreturn)) static void chain_exec(const struct chain_job *j)
-{
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(j->out, STDOUT_FILENO) < 0 ||
-            dup2(j->err, STDERR_FILENO) < 0)
-                slots_run_fail(errno);
-        slots_run_closefrom(3);
-        slots_run_exec(j->argv.v[0], j->argv.v, j->envp.v);
-}
-
 /*
  * The run's helper, as the service, in a session of its own: a child subreaper, so whatever
  * the run starts stays its own, even in a session of its own.  It runs sudo in a process group
  * of its own until the stage's deadline (then kills it), ends what the run left as the slot
- * (check_run_end) and reports, for check as root to end the rest.
+ * (check_run_end) and reports, for check as root to end the rest, with the heads of sudo's
+ * stdout and stderr on the run's pipes.
  */
 static int chain_helper(void *arg)
 {
         const struct chain_job *j = arg;
         struct chain_report rep = { .status = -EIO };
-        struct slots_child c;
-        int r;
+        char out[8192], err[4200];
+        struct slots_prog p = { .head = { out, err }, .size = { sizeof(out), sizeof(err) } };
 
         check_enter_start(j->start);
         check_own_session(j->tty);
         if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
                 slots_run_fail(errno);
-        r = slots_child_start(&c, j->w.stage_ms, SLOTS_CHILD_GROUP);
-        if (r < 0)
-                slots_run_fail(-r);
-        if (r == 0)
-                chain_exec(j);
-        rep.status = check_sudo_wait(&c);
-        check_run_end(&j->w, &rep.left);
-        (void) !write(j->report, &rep, sizeof(rep));
+        rep.status = slots_prog_start(&p, j->argv.v, j->envp.v, -1, j->w.stage_ms,
+                                      SLOTS_CHILD_GROUP | SLOTS_PROG_STOP_ENDS);
+        if (rep.status == 0) {
+                rep.status = slots_prog_wait(&p);
+                check_run_end(&j->w, &rep.left);
+                /* And what the run's processes wrote before they were ended. */
+                slots_prog_read(&p);
+        }
+        (void) !write(j->w.report, &rep, sizeof(rep));
+        (void) !write(j->out, out, p.len[0]);
+        (void) !write(j->err, err, p.len[1]);
+        slots_prog_close(&p);
         return 0;
 }
 
@@ -382,16 +375,14 @@ static void chain_read(int fd, char *buf, size_t size, bool first_line)
 }
 
 /*
- * The run's environment: PATH and LANG, and with with_env a marker value for each name of
- * sudo_env (a prefix "X*" as XSLOTS_CHECK); list gets every one of them for --preserve-env
- * (PATH last).
+ * The run's names beyond the one environment (child.c): with with_env a marker value for each
+ * name of sudo_env (a prefix "X*" as XSLOTS_CHECK); list gets every one of them for
+ * --preserve-env (PATH, which that environment sets, last).
  */
 static void chain_env(const struct check_run *k, bool with_env, struct chain_job *j, struct strbuf *list)
 {
         bool path = false;
 
-        vec_add(&j->envp, "PATH=/usr/local/bin:/usr/bin:/bin");
-        vec_add(&j->envp, "LANG=C");
         if (!with_env)
                 return;
         for (size_t i = 0; i < k->cfg->n_sudo_env; i++) {
@@ -401,7 +392,7 @@ static void chain_env(const struct check_run *k, bool with_env, struct chain_job
                 char *v = NULL;
 
                 if (strcmp(n, "PATH") == 0) {
-                        path = true;    /* set above, and listed */
+                        path = true;    /* set by child.c, and listed */
                         continue;
                 }
                 if (asprintf(&v, "%.*s%s=slots-check", prefix ? len - 1 : len, n, prefix ? "SLOTS_CHECK" : "") < 0)
@@ -480,29 +471,27 @@ static void chain_build(const struct check_run *k, const struct slotinfo *s, con
                 vec_own(&j->argv, probe_arg(k->cfg->probe[i], launcher, cwd));
 }
 
-/*
- * Runs j's helper, started at st: sudo's result (or -errno, privdrop.h), and as root what the
- * helper could not end ended.
- */
-static int chain_helped(struct check_run *k, const struct start *st, struct chain_job *j)
+int check_run_helped(const struct check_run *k, const struct start *st, int (*fn)(void *arg), struct run_slot *w,
+                     int stages, void *rep, size_t size, const struct run_left *left)
 {
-        struct chain_report rep;
+        char buf[PIPE_BUF];
         int pipefd[2], r;
         ssize_t n;
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return -errno;
-        j->report = pipefd[1];
-        /* sudo's stage, the helper's kills after it (one stage and a second), and a margin. */
-        r = check_run_started(k, st, chain_helper, j, 2 * j->w.stage_ms + 5000);
+        w->report = pipefd[1];
+        /* Its stages, the helper's kills after them, and a margin. */
+        r = check_run_started(k, st, fn, w, stages * w->stage_ms + 5000);
         close(pipefd[1]);
-        n = fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0 ? -1 : read(pipefd[0], &rep, sizeof(rep));
+        n = size > sizeof(buf) || fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0 ? -1 : read(pipefd[0], buf, size);
         close(pipefd[0]);
-        if (n != (ssize_t) sizeof(rep))
+        if (n != (ssize_t) size)
                 return r < 0 ? r : -EIO;
+        memcpy(rep, buf, size);
         if (geteuid() == 0)
-                check_run_end_left(&rep.left, j->w.slot_uid);
-        return r < 0 ? r : rep.status;
+                check_run_end_left(left, w->slot_uid);
+        return r;
 }
 
 /*
@@ -515,6 +504,7 @@ static int chain_run(struct check_run *k, const struct slotinfo *s, const char *
                      size_t errsize)
 {
         struct chain_job j = { .start = st, .tty = how->tty };
+        struct chain_report rep;
         int po[2] = { -1, -1 }, pr[2] = { -1, -1 }, r;
 
         out[0] = err[0] = '\0';
@@ -531,7 +521,8 @@ static int chain_run(struct check_run *k, const struct slotinfo *s, const char *
         }
         j.out = po[1];
         j.err = pr[1];
-        r = chain_helped(k, st, &j);
+        r = check_run_helped(k, st, chain_helper, &j.w, 2, &rep, sizeof(rep), &rep.left);
+        r = r < 0 ? r : rep.status;
         close(po[1]);
         close(pr[1]);
         po[1] = pr[1] = -1;

@@ -26,6 +26,16 @@ void check_enter_start(const struct start *st);
 int check_run_started(const struct check_run *k, const struct start *st, int (*fn)(void *arg), void *arg,
                       int timeout_ms);
 
+/*
+ * Runs fn, a run's helper whose argument is w (the first member of its job), as
+ * check_run_started does, for stages of w's stage and a margin; the helper writes its report
+ * (rep, size bytes, at most PIPE_BUF) at once to w->report.  As root, then ends what left says
+ * the helper could not.  check_run_started's result, rep filled; without a report, that or -EIO
+ * and rep untouched.
+ */
+int check_run_helped(const struct check_run *k, const struct start *st, int (*fn)(void *arg), struct run_slot *w,
+                     int stages, void *rep, size_t size, const struct run_left *left);
+
 /* Where a run that names no folder of its own starts: the docs root, else the slot's state folder. */
 void check_default_start(const struct check_run *k, const struct slotinfo *s, struct start *st);
 void check_end_start(struct start *st);

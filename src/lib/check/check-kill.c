@@ -51,11 +51,10 @@ struct kill_report {
 };
 
 struct kill_job {
+        struct run_slot w;      /* first: the helper's argument is &w */
         const char *run[16];    /* sudo -n -u SLOT -- [slotctl] launcher /bin/sh -c SCRIPT MARK */
         const struct start *start;
-        struct run_slot w;
         bool tty;               /* on a terminal of its own */
-        int report;             /* write end of the report's pipe */
 };
 
 /* Whether /proc/PID/cmdline is exactly the NUL-separated argv. */
@@ -85,6 +84,13 @@ static bool proc_argv_is(pid_t pid, const char *const *argv)
 
 /* ---- the helper: start, see the command, kill, look ---- */
 
+/* A run of sudo as the slot, its output's heads, and whether its end was seen (and waited for). */
+struct krun {
+        struct slots_prog p;
+        char out[256], err[200];
+        bool reaped;
+};
+
 /*
  * Waits until the command says it started (1), the run ends first (0, *status its result as
  * slots_child_poll gives it) or its deadline passes (2: still running, now without a deadline,
@@ -93,27 +99,25 @@ static bool proc_argv_is(pid_t pid, const char *const *argv)
 static int krun_wait_mark(struct krun *r, int *status)
 {
         for (;;) {
-                struct pollfd p[3] = { { .fd = r->out, .events = POLLIN }, { .fd = r->err, .events = POLLIN },
-                                       { .fd = r->c.pidfd, .events = POLLIN } };
-                int left = slots_child_left_ms(&r->c);
+                struct pollfd p[3] = { { .fd = r->p.fd[0], .events = POLLIN }, { .fd = r->p.fd[1], .events = POLLIN },
+                                       { .fd = r->p.c.pidfd, .events = POLLIN } };
+                int left = slots_child_left_ms(&r->p.c);
 
-                check_krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
-                check_krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
-                if (strstr(r->outbuf, KILL_MARK "\n"))
+                slots_prog_read(&r->p);
+                if (strstr(r->out, KILL_MARK "\n"))
                         return 1;
                 if (left == 0)
                         /* Looked at once more below, never killed there: the caller decides. */
-                        slots_child_deadline(&r->c, 0);
-                if (slots_child_poll(&r->c, status) != 0) {
+                        slots_child_deadline(&r->p.c, 0);
+                if (slots_child_poll(&r->p.c, status) != 0) {
                         r->reaped = true;
-                        check_krun_drain(&r->out, r->outbuf, sizeof(r->outbuf), &r->outlen);
-                        check_krun_drain(&r->err, r->errbuf, sizeof(r->errbuf), &r->errlen);
+                        slots_prog_read(&r->p);
                         return 0;
                 }
                 if (left == 0)
                         return 2;
                 /* Without a pidfd (a kernel before 5.3), a look every 2 ms. */
-                if (r->c.pidfd < 0 && (left < 0 || left > 2))
+                if (r->p.c.pidfd < 0 && (left < 0 || left > 2))
                         left = 2;
                 (void) poll(p, 3, left);
         }
@@ -149,22 +153,25 @@ static int kill_stages(const struct kill_job *j, struct krun *run, struct kill_r
         char err[200];
         int r;
 
-        r = check_krun_start(run, j->run, j->w.stage_ms, SLOTS_CHILD_GROUP);
+        run->p = (struct slots_prog){ .head = { run->out, run->err }, .size = { sizeof(run->out), sizeof(run->err) } };
+        r = slots_prog_start(&run->p, j->run, NULL, -1, j->w.stage_ms, SLOTS_CHILD_GROUP);
         if (r < 0) {
+                /* Nothing of it runs (a child whose exec failed is reaped). */
+                run->reaped = true;
                 rep->status = r;
                 return KILL_SETUP;
         }
-        rep->group = run->c.pid;
+        rep->group = run->p.c.pid;
         r = krun_wait_mark(run, &rep->status);
         if (r == 2 && !find_command(j, &rep->who)) {
                 /* Its command neither said it started nor runs: the run is over. */
-                slots_child_kill(&run->c);
+                slots_child_kill(&run->p.c);
                 run->reaped = true;
                 rep->status = -ETIMEDOUT;
                 r = 0;
         }
         if (r == 0) {
-                report_err(rep, run->errbuf);
+                report_err(rep, run->err);
                 return KILL_NOT_STARTED;
         }
         /* It said so (1), or its stdout goes elsewhere and it runs all the same (2). */
@@ -194,7 +201,7 @@ static int kill_child(void *arg)
 {
         const struct kill_job *j = arg;
         struct kill_report rep = { .outcome = KILL_SETUP };
-        struct krun run = { .c = { .pid = -1, .pidfd = -1 }, .out = -1, .err = -1 };
+        struct krun run = { .p = { .c = { .pid = -1, .pidfd = -1 }, .fd = { -1, -1 } } };
 
         check_own_session(j->tty);
         check_enter_start(j->start);
@@ -203,41 +210,28 @@ static int kill_child(void *arg)
                 rep.status = -errno;
         else
                 rep.outcome = kill_stages(j, &run, &rep);
-        if (run.c.pid > 0)
+        if (run.p.c.pid > 0)
                 check_run_end(&j->w, &rep.left);
         /* Told before sudo is reaped: whatever keeps it, check has the report. */
-        (void) !write(j->report, &rep, sizeof(rep));
-        check_krun_close(&run);
-        if (run.c.pid > 0 && !run.reaped)
-                slots_child_kill(&run.c);
+        (void) !write(j->w.report, &rep, sizeof(rep));
+        slots_prog_close(&run.p);
+        if (run.p.c.pid > 0 && !run.reaped)
+                slots_child_kill(&run.p.c);
         return 0;
 }
 
 /* ---- check's side: the runs, what is left, the row ---- */
 
-/* One run, with a terminal or without: check_run_started's result (the report's outcome when 0), rep filled. */
+/* One run, with a terminal or without: the report's outcome, or check_run_helped's result when none came. */
 static int kill_once(const struct check_run *k, const struct start *st, struct kill_job *j, struct kill_report *rep)
 {
-        int pipefd[2], r;
-        ssize_t n;
+        int r;
 
         memset(rep, 0, sizeof(*rep));
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        j->report = pipefd[1];
+        rep->outcome = -1;
         /* Every stage, and the cleanup's kills after them. */
-        r = check_run_started(k, st, kill_child, j, 6 * j->w.stage_ms + 5000);
-        close(pipefd[1]);
-        if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0)
-                n = -1;
-        else
-                n = read(pipefd[0], rep, sizeof(*rep));
-        close(pipefd[0]);
-        if (n != (ssize_t) sizeof(*rep))
-                return r < 0 ? r : -EIO;
-        if (geteuid() == 0)
-                check_run_end_left(&rep->left, j->w.slot_uid);
-        return rep->outcome;
+        r = check_run_helped(k, st, kill_child, &j->w, 6, rep, sizeof(*rep), &rep->left);
+        return rep->outcome >= 0 ? rep->outcome : r;
 }
 
 /* "pid N (comm), uid U, process group G, session S, state X": the process a row names. */

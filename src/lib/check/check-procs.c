@@ -1,6 +1,6 @@
 /*
- * The processes of a run of sudo as /proc shows them, a run of sudo with its output read, and
- * the end of what a run left: the drop-in's KILL as the service, then root's by pidfd.
+ * The processes of a run of sudo as /proc shows them, the kill as the slot, and the end of
+ * what a run left: the drop-in's KILL as the service, then root's by pidfd.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check-procs.h"
@@ -108,73 +106,6 @@ struct kproc *check_proc_run(pid_t self, size_t *n)
         return mine;
 }
 
-void check_krun_close(struct krun *r)
-{
-        if (r->out >= 0)
-                close(r->out);
-        if (r->err >= 0)
-                close(r->err);
-        r->out = r->err = -1;
-}
-
-/* Starts argv (sudo ...) with stdin /dev/null, stdout and stderr to the run's pipes: 0 or -errno. */
-int check_krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags)
-{
-        const char *const envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL };
-        int po[2], pe[2], null, s;
-
-        *r = (struct krun){ .out = -1, .err = -1 };
-        if (pipe2(po, O_CLOEXEC) < 0)
-                return -errno;
-        if (pipe2(pe, O_CLOEXEC) < 0) {
-                s = -errno;
-                close(po[0]);
-                close(po[1]);
-                return s;
-        }
-        s = slots_child_start(&r->c, timeout_ms, flags);
-        if (s == 0) {
-                null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-                if (null < 0 || dup2(null, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
-                        slots_exit_child(124);
-                execve(argv[0], (char *const *) argv, (char *const *) envp);
-                slots_exit_child(124);
-        }
-        close(po[1]);
-        close(pe[1]);
-        r->out = po[0];
-        r->err = pe[0];
-        if (s < 0 || fcntl(r->out, F_SETFL, O_NONBLOCK) < 0 || fcntl(r->err, F_SETFL, O_NONBLOCK) < 0) {
-                check_krun_close(r);
-                if (s > 0)
-                        slots_child_kill(&r->c);
-                return s < 0 ? s : -errno;
-        }
-        return 0;
-}
-
-/* Reads what is there in the pipe fd into buf (kept NUL-terminated); closes it at EOF. */
-void check_krun_drain(int *fd, char *buf, size_t size, size_t *len)
-{
-        char tmp[512];
-        ssize_t n;
-
-        while (*fd >= 0 && (n = read(*fd, tmp, sizeof(tmp))) != 0) {
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno != EAGAIN)
-                                break;
-                        return;
-                }
-                for (ssize_t i = 0; i < n && *len + 1 < size; i++)
-                        buf[(*len)++] = tmp[i];
-                buf[*len] = '\0';
-        }
-        close(*fd);
-        *fd = -1;
-}
-
 /* The live processes of the slot the run started, in group when in_group, else outside it (group 0: all). */
 size_t check_run_of_slot(const struct run_slot *w, pid_t group, bool in_group, struct kproc *out, size_t max)
 {
@@ -227,45 +158,6 @@ bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int
 }
 
 /*
- * Waits for sudo (c) to end: its result as slots_child_wait gives it, or -ECANCELED (sudo
- * killed) as soon as sudo stops, which it does when its command is stopped: a stopped run
- * never ends by itself, so it need not wait out its deadline.  SIGCHLD, also sent for a stop,
- * wakes the wait through a signalfd beside the pidfd.
- */
-int check_sudo_wait(struct slots_child *c)
-{
-        sigset_t set;
-        int sfd, st = 0;
-
-        sigemptyset(&set);
-        sigaddset(&set, SIGCHLD);
-        sfd = sigprocmask(SIG_BLOCK, &set, NULL) < 0 ? -1 : signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-        for (;;) {
-                struct pollfd p[2] = { { .fd = c->pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-                struct signalfd_siginfo si;
-                siginfo_t w = { 0 };
-
-                if (slots_child_poll(c, &st) != 0)
-                        break;
-                if (waitid(P_PID, (id_t) c->pid, &w, WSTOPPED | WNOHANG | WNOWAIT) == 0 && w.si_pid == c->pid &&
-                    w.si_code == CLD_STOPPED) {
-                        slots_child_kill(c);
-                        st = -ECANCELED;
-                        break;
-                }
-                /* Without a pidfd or a signalfd, a look every 10 ms. */
-                (void) poll(p, 2, c->pidfd < 0 || sfd < 0 ? 10 : slots_child_left_ms(c));
-                while (sfd >= 0 && read(sfd, &si, sizeof(si)) > 0)
-                        ;
-        }
-        if (sfd >= 0)
-                close(sfd);
-        /* What the helper runs next (the kills as the slot) starts with SIGCHLD as it was. */
-        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
-        return st;
-}
-
-/*
  * sudo -n -u SLOT kill -s SIG -- -GROUP, as the executor runs it, for ms at most: its status
  * (0..255) or -errno; err its stderr.
  */
@@ -273,18 +165,18 @@ int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int 
 {
         char pg[32];
         const char *const argv[] = { w->sudo, "-n", "-u", w->slot, "kill", "-s", sig, "--", pg, NULL };
-        struct krun k;
+        char e[200];
+        struct slots_prog k = { .head = { NULL, e }, .size = { 0, sizeof(e) } };
         int r;
 
         snprintf(pg, sizeof(pg), "-%ld", (long) group);
-        r = check_krun_start(&k, argv, ms, 0);
+        r = slots_prog_start(&k, argv, NULL, -1, ms, SLOTS_PROG_STOP_ENDS);
         if (r < 0)
                 return r;
-        r = check_sudo_wait(&k.c);
-        check_krun_drain(&k.err, k.errbuf, sizeof(k.errbuf), &k.errlen);
-        check_krun_close(&k);
+        r = slots_prog_wait(&k);
+        slots_prog_close(&k);
         if (err)
-                snprintf(err, size, "%s", k.errbuf);
+                snprintf(err, size, "%s", e);
         return r;
 }
 

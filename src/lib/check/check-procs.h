@@ -1,6 +1,6 @@
 /*
- * The processes of a run of sudo as /proc shows them, a run of sudo with its output read, and
- * the end of what a run left (check-procs.c): what check-chain.c and check-kill.c share below them.
+ * The processes of a run of sudo as /proc shows them, the kill as the slot, and the end of
+ * what a run left (check-procs.c): what check-chain.c and check-kill.c share below them.
  */
 #pragma once
 
@@ -33,28 +33,12 @@ bool check_proc_read(const char *name, struct kproc *p);
 /* Every live process self started, at any depth (self a child subreaper): *n of them, malloc'ed; NULL when none. */
 struct kproc *check_proc_run(pid_t self, size_t *n);
 
-/* A run of sudo with what it writes to stdout and stderr in pipes the helper reads. */
-struct krun {
-        struct slots_child c;
-        int out, err;           /* read ends, non-blocking; -1: closed */
-        char outbuf[256], errbuf[200];
-        size_t outlen, errlen;
-        bool reaped;            /* its end was seen (and waited for) */
-};
-
-void check_krun_close(struct krun *r);
-
-/* Starts argv (sudo ...) with stdin /dev/null, stdout and stderr to the run's pipes: 0 or -errno. */
-int check_krun_start(struct krun *r, const char *const *argv, int timeout_ms, unsigned flags);
-
-/* Reads what is there in the pipe fd into buf (kept NUL-terminated); closes it at EOF. */
-void check_krun_drain(int *fd, char *buf, size_t size, size_t *len);
-
 /* Whom a run of sudo is for, as its helper ends what the run left. */
 struct run_slot {
         const char *sudo, *slot;
         uid_t slot_uid;
         int stage_ms;           /* each stage's deadline, the helper's kills after the run among them */
+        int report;             /* in the helper: the write end of its report's pipe (check_run_helped) */
 };
 
 
@@ -82,13 +66,6 @@ size_t check_run_of_slot(const struct run_slot *w, pid_t group, bool in_group, s
 
 /* Waits through pidfds until no process of the slot is left in group (0: anywhere), ms at most; else *who is one. */
 bool check_group_ended(const struct run_slot *w, pid_t group, pid_t command, int ms, struct kproc *who);
-
-/*
- * Waits for a run of sudo (c, a child of this process) to end: its result as slots_child_wait
- * gives it, or -ECANCELED (sudo killed) as soon as sudo stops, as it does when its command is
- * stopped; on events (pidfd, SIGCHLD through a signalfd), not on the deadline.
- */
-int check_sudo_wait(struct slots_child *c);
 
 /* sudo -n -u SLOT kill -s SIG -- -GROUP for ms at most: its status (0..255) or -errno; err its stderr. */
 int check_kill_sudo(const struct run_slot *w, const char *sig, pid_t group, int ms, char *err, size_t size);

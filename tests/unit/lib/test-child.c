@@ -326,6 +326,8 @@ static void run_program(void **state)
         }
         if (failures)
                 fail_msg("%d rows failed", failures);
+        /* A folder passes access(X_OK); its exec fails, told through the engine's pipe, not a status. */
+        assert_int_equal(slots_run_program((const char *const[]){ "/", NULL }, -1, 5000, NULL, 0), -ENOENT);
 }
 
 int main(void)
