@@ -538,7 +538,7 @@ NAME="release bob (slot02, one of every leftover)"
 if reference "$NAME"; then
 	A=$SLOTS_ADMIN
 	# A configured root below /tmp that cannot be looked at is never walked into.
-	fault_case "$NAME" "$A" fstat "$DOCS" own_skips
+	fault_case "$NAME" "$A" fstat "$DOCS" skip_add
 	# An entry that cannot be looked at is reported, never taken for gone.
 	fault_case "$NAME" "$A" statx "a$U2" clean_top_entry
 	fault_case "$NAME" "$A" statx slot02-dir look
