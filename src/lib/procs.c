@@ -56,6 +56,8 @@ int slots_proc_parse(const char *text, gid_t gid, struct slots_proc *p)
         for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
                 if (strncmp(l, "Name:", 5) == 0) {
                         (void) sscanf(l + 5, " %63[^\n]", p->comm);
+                } else if (strncmp(l, "PPid:", 5) == 0) {
+                        (void) sscanf(l + 5, " %d", &p->ppid);
                 } else if (strncmp(l, "State:", 6) == 0) {
                         state = sscanf(l + 6, " %c", &p->state) == 1;
                 } else if (strncmp(l, "Uid:", 4) == 0) {
@@ -450,6 +452,29 @@ static void count_and_signal(const struct who *w, const struct slots_proc *p, in
 }
 
 /*
+ * sudo suspends itself when its command is stopped (job control), and stopped it never reaps
+ * the command once that is killed, nor ends: a stopped parent of a process just killed, one
+ * with root among its uids (sudo, su, runuser: never one release ends), gets SIGCONT.
+ */
+static void continue_root_parent(int procfd, pid_t ppid, gid_t gid)
+{
+        struct slots_proc pp = { 0 };
+        char name[16];
+        int pidfd;
+
+        if (ppid <= 1)
+                return;
+        snprintf(name, sizeof(name), "%d", (int) ppid);
+        pidfd = (int) syscall(SYS_pidfd_open, ppid, 0);
+        if (pidfd < 0)
+                return;
+        if (read_status(procfd, name, gid, &pp) == 0 && pp.state == 'T' &&
+            (pp.uid[0] == 0 || pp.uid[1] == 0 || pp.uid[2] == 0))
+                (void) pidfd_signal(pidfd, SIGCONT);
+        close(pidfd);
+}
+
+/*
  * One pass over /proc: every live process carrying the identity is counted,
  * and with STOP or KILL the signallable ones get that signal.  A candidate is
  * opened as a pidfd and looked at again and confirmed alive through the pidfd
@@ -495,8 +520,13 @@ static int pass(const struct who *w, enum action act, struct tally *t, struct sl
                  */
                 if (look(procfd, de->d_name, w->uid, w->gid, &seen, &p) == 0 && !slots_proc_dead(&p) &&
                     (wanted(w, &p) || (p.neighbour = w->nb && neighbour(w->nb, procfd, de->d_name, &p))) &&
-                    pidfd_signal(pidfd, 0) == 0)
+                    pidfd_signal(pidfd, 0) == 0) {
+                        unsigned long sent = t->sent;
+
                         count_and_signal(w, &p, pidfd, act, t, rep);
+                        if (act == KILL && t->sent > sent)
+                                continue_root_parent(procfd, p.ppid, w->gid);
+                }
                 close(pidfd);
         }
         r = errno ? -errno : 0;

@@ -9,6 +9,7 @@
 /* One process as /proc/<pid>/status shows it, and what of one account's identity it carries. */
 struct slots_proc {
         pid_t pid;
+        pid_t ppid;                     /* its parent, from the PPid line (0 without one) */
         char state;                     /* R S D T t Z X ... */
         unsigned long uid[4];           /* real, effective, saved, file system */
         unsigned long gid[4];           /* the same for the group */

@@ -63,6 +63,41 @@ while read -r name min cmd; do
 	eval "release_case $name $cmd"
 done <"$S/cases"
 
+# A root parent that suspends itself when its command (slot01's) stops, as sudo without a pty
+# does: release stops the command, then kills it; the parent must not stay stopped for good
+# (its caller would wait forever), so release continues it and it reaps the command and ends.
+check "assign alice slot01 (root parent)" prints slot01 admin assign alice slot01
+cat >"$S/parent.py" <<'PY'
+import os, signal, sys
+uid, gid, done = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+pid = os.fork()
+if pid == 0:
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    os.execvp("sleep", ["sleep", "100000"])
+while True:
+    _, st = os.waitpid(pid, os.WUNTRACED)
+    if os.WIFSTOPPED(st):
+        os.kill(os.getpid(), signal.SIGSTOP)
+        os.kill(pid, signal.SIGCONT)
+        continue
+    open(done, "w").close()
+    sys.exit(0)
+PY
+if command -v python3 >/dev/null; then
+	python3 "$S/parent.py" "$U1" "$(gid_of slot01)" "$S/parent-done" &
+	parent=$!
+	wait_for procs_at_least "$U1" 1
+	check "root parent: release exits 0" prints "slot01 released" timeout 60 "$SLOTS_ADMIN" --config "$CONF" release alice
+	wait_for test -e "$S/parent-done"
+	check "root parent: it went on, reaped the killed command and ended" test -e "$S/parent-done"
+	kill -CONT "$parent" 2>/dev/null
+	wait "$parent"
+else
+	echo "# root parent case not run: python3 is not installed"
+fi
+
 # a fork bomb of the next holder: RLIMIT_NPROC shows it was really bounded
 check "the pool is usable after all the attacks" prints slot01 admin assign carol slot01
 check "the next holder of slot01 runs nothing of the previous ones" test "$(procs_of "$U1")" = 0
