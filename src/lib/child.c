@@ -364,7 +364,8 @@ int slots_run_program(const char *const argv[], int stdin_fd, int timeout_ms, ch
         if (r == 0)
                 r = slots_prog_wait(&p);
         slots_prog_close(&p);
-        return r == 127 || r == -ENOEXEC ? -ENOENT : r >= 0 && p.rerr ? p.rerr : r;
+        /* A failed read of the output is the reason, even when the program then died of it (SIGPIPE). */
+        return r == 127 || r == -ENOEXEC ? -ENOENT : p.rerr ? p.rerr : r;
 }
 
 int slots_child_run(int (*fn)(void *arg), void *arg, int timeout_ms, unsigned flags)
