@@ -291,7 +291,7 @@ static int skip_layers(struct own *w, int rootfd, const struct cleanup_mount *m,
 static int own_skips(struct own *w, int rootfd, const struct slots_config *c, struct slots_error *e)
 {
         const char *roots[] = { c->docs_root, c->app_root, c->slots_root };
-        struct cleanup_mounts t;
+        struct cleanup_mounts t = { 0 };
         int r = 0;
 
         for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && r == 0; i++)
