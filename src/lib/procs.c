@@ -459,15 +459,12 @@ static void count_and_signal(const struct who *w, const struct slots_proc *p, in
 static void continue_root_parent(int procfd, pid_t ppid, gid_t gid)
 {
         struct slots_proc pp = { 0 };
+        int pidfd = ppid > 1 ? (int) syscall(SYS_pidfd_open, ppid, 0) : -1;
         char name[16];
-        int pidfd;
 
-        if (ppid <= 1)
-                return;
-        snprintf(name, sizeof(name), "%d", (int) ppid);
-        pidfd = (int) syscall(SYS_pidfd_open, ppid, 0);
         if (pidfd < 0)
                 return;
+        snprintf(name, sizeof(name), "%d", (int) ppid);
         if (read_status(procfd, name, gid, &pp) == 0 && pp.state == 'T' &&
             (pp.uid[0] == 0 || pp.uid[1] == 0 || pp.uid[2] == 0))
                 (void) pidfd_signal(pidfd, SIGCONT);
